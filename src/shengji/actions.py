@@ -1,0 +1,113 @@
+"""Actions: the only way anything changes a round or a game.
+
+Each action is a small frozen dataclass with a compact JSON form, e.g.
+`["play", 2, "AS AS"]`; records are lists of these (RULES §3, §4, §6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, as_cards, format_cards
+from .errors import IllegalAction
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """System action: the next card of the deal goes to the next drawer (§3.1)."""
+
+    def to_json(self) -> list[Any]:
+        return ["draw"]
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """Reveal one trump-rank card, two identical trump-rank cards or two identical jokers (§3.3)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> list[Any]:
+        return ["declare", self.seat, format_cards(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """The asked seat declines to declare in the final window (§3.3)."""
+
+    seat: int
+
+    def to_json(self) -> list[Any]:
+        return ["pass", self.seat]
+
+
+@dataclass(frozen=True, slots=True)
+class CloseWindow:
+    """System action: a real-time server closes the final declaration window (§3.3)."""
+
+    def to_json(self) -> list[Any]:
+        return ["close"]
+
+
+@dataclass(frozen=True, slots=True)
+class Bury:
+    """The starter puts 8 cards back as the kitty (§4)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> list[Any]:
+        return ["bury", self.seat, format_cards(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Lead or follow in the current trick (§6)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> list[Any]:
+        return ["play", self.seat, format_cards(self.cards)]
+
+
+Action = Draw | Declare | Pass | CloseWindow | Bury | Play
+
+
+def _seat(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise IllegalAction(f"RULES §1: seat must be 0-3, not {value!r}")
+    return value
+
+
+def _cards(value: Any) -> tuple[Card, ...]:
+    if isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    ):
+        return tuple(as_cards(value))
+    raise IllegalAction("RULES §1: cards must be notation text such as '10H 10H'")
+
+
+def action_from_json(obj: Any) -> Action:
+    """Parse an action from its JSON list form; raises `IllegalAction` if malformed."""
+    if not isinstance(obj, list) or not obj or not isinstance(obj[0], str):
+        raise IllegalAction("malformed action: expected a list like ['play', 0, 'AS']")
+    kind, args = obj[0], obj[1:]
+    arity = {"draw": 0, "close": 0, "pass": 1, "declare": 2, "bury": 2, "play": 2}
+    if kind not in arity:
+        raise IllegalAction(f"malformed action: unknown action {kind!r}")
+    if len(args) != arity[kind]:
+        raise IllegalAction(f"malformed action: {kind!r} takes {arity[kind]} argument(s)")
+    if kind == "draw":
+        return Draw()
+    if kind == "close":
+        return CloseWindow()
+    if kind == "pass":
+        return Pass(_seat(args[0]))
+    seat, cards = _seat(args[0]), _cards(args[1])
+    if kind == "declare":
+        return Declare(seat, cards)
+    if kind == "bury":
+        return Bury(seat, cards)
+    return Play(seat, cards)

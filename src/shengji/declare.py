@@ -1,0 +1,57 @@
+"""Declarations and overturns of the trump suit (RULES §3.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import BJ_ID, CARDS, RANKS, RJ_ID
+from .errors import IllegalAction
+
+
+def declaration_strength(ids: Sequence[int], trump_rank: str) -> int:
+    """Strength of a declaration (§3.3): 1 one trump-rank card, 2 two identical trump-rank
+    cards, 3 two identical jokers. Raises `IllegalAction` for anything else."""
+    r = RANKS.index(trump_rank)
+    if len(ids) == 1:
+        i = ids[0]
+        if i < BJ_ID and i % 13 == r:
+            return 1
+        raise IllegalAction(
+            f"RULES §3.3: a one-card declaration must be a card of the trump rank {trump_rank}"
+        )
+    if len(ids) == 2:
+        a, b = ids
+        if a != b:
+            raise IllegalAction("RULES §3.3: a two-card declaration must be two identical cards")
+        if a in (BJ_ID, RJ_ID):
+            return 3
+        if a % 13 == r:
+            return 2
+        raise IllegalAction(
+            f"RULES §3.3: a pair declaration must be two cards of the trump rank {trump_rank} "
+            "or two identical jokers"
+        )
+    raise IllegalAction("RULES §3.3: a declaration shows one or two cards")
+
+
+def declaration_suit(ids: Sequence[int]) -> str | None:
+    """The trump suit a declaration makes (None for two jokers, §3.3)."""
+    return CARDS[ids[0]].suit
+
+
+def candidate_declarations(hand: Sequence[int], trump_rank: str) -> list[tuple[int, ...]]:
+    """Every declaration a hand can show, weakest first (§3.3)."""
+    r = RANKS.index(trump_rank)
+    out: list[tuple[int, ...]] = []
+    for s in range(4):
+        i = s * 13 + r
+        if hand[i]:
+            out.append((i,))
+    for s in range(4):
+        i = s * 13 + r
+        if hand[i] >= 2:
+            out.append((i, i))
+    for j in (BJ_ID, RJ_ID):
+        if hand[j] >= 2:
+            out.append((j, j))
+    return out

@@ -1,0 +1,75 @@
+"""Turn-based driving of a game or round by agents (bots, terminal play, simulations).
+
+The deal asks the seat that just drew whether to declare (RULES §3.3), then the
+final window asks seats in play order; kitty and tricks ask the seat to act.
+Agents see only their seat's view (§11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from .actions import Action, Declare, Draw, Pass
+from .errors import IllegalAction
+from .game import Game
+from .round import Round
+from .views import View
+
+
+class Agent(Protocol):
+    """Anything that chooses an action from a seat's view."""
+
+    def act(self, view: View) -> Action: ...
+
+
+def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
+    """Ask whoever must act now and apply their action; returns the actions applied.
+
+    In the deal phase this draws the next card and then offers the seat that drew
+    it a declaration (an agent answering `Pass` declines, RULES §3.3).
+    """
+    d = table.decision()
+    if d.phase == "over":
+        raise IllegalAction("RULES §9: the game is over")
+    if d.phase == "deal":
+        table.apply(Draw())
+        done: list[Action] = [Draw()]
+        after = table.decision()
+        if after.phase == "deal" and after.last_drawer is not None:
+            action = agents[after.last_drawer].act(table.view(after.last_drawer))
+            if isinstance(action, Declare):
+                table.apply(action)
+                done.append(action)
+            elif not isinstance(action, Pass):
+                raise IllegalAction("RULES §3.3: during the deal answer a declaration or a pass")
+        return done
+    assert d.seat is not None
+    action = agents[d.seat].act(table.view(d.seat))
+    table.apply(action)
+    return [action]
+
+
+def play_round(
+    rnd: Round, agents: Sequence[Agent], on_action: Callable[[Action], None] | None = None
+) -> Round:
+    """Play a round to its end with these agents (index = seat)."""
+    while not rnd.is_over:
+        for a in step(rnd, agents):
+            if on_action:
+                on_action(a)
+    return rnd
+
+
+def play_game(
+    game: Game,
+    agents: Sequence[Agent],
+    on_action: Callable[[Action], None] | None = None,
+    max_rounds: int | None = None,
+) -> Game:
+    """Play a game until a team passes A (or `max_rounds` rounds are finished)."""
+    while not game.is_over and (max_rounds is None or len(game.results) < max_rounds):
+        for a in step(game, agents):
+            if on_action:
+                on_action(a)
+    return game

@@ -1,0 +1,262 @@
+"""Is a follow legal (RULES §6.2); every distinct legal play, lazily; a uniform random one.
+
+Hands are count arrays (54 ints indexed by card id). The public wrapper
+`is_legal_follow` takes `Card` lists.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+from .cards import CARDS, Card, counts_of
+from .shapes import Shape, count_ids, longest_run, runs_in_hand, shape_of
+from .trump import Trump
+
+Play = tuple[int, ...]
+
+
+def follow_error(
+    hand: Sequence[int], shape: Shape, play: Sequence[int], t: Trump, strict: bool = False
+) -> str | None:
+    """Why `play` (ids, already known to be in `hand`) is not a legal follow, or None (§6.2)."""
+    n = shape.n_cards
+    if len(play) != n:
+        return f"RULES §6: play exactly {n} card(s), as many as the leader"
+    lead_suit = shape.play_suit
+    ps = t.play_suit
+    suit_ids = t.suit_ids[lead_suit]
+    h = 0
+    q = 0
+    for i in suit_ids:
+        c = hand[i]
+        if c:
+            h += c
+            q += c >> 1
+    pc = count_ids(play)
+    k = 0
+    pairs = 0
+    for i, c in pc.items():
+        if ps[i] == lead_suit:
+            k += c
+            pairs += c >> 1
+    need_suit = n if h >= n else h
+    if k != need_suit:
+        return (
+            f"RULES §6.2: follow suit as far as possible: play {need_suit} card(s) "
+            f"of the led suit (you played {k})"
+        )
+    need_pairs = shape.n_pairs if shape.n_pairs < q else q
+    if pairs < need_pairs:
+        return (
+            f"RULES §6.2: play pairs as far as possible: {need_pairs} pair(s) "
+            f"of the led suit are required (you played {pairs})"
+        )
+    if strict and shape.tractor_lengths:
+        held, _ = longest_run(runs_in_hand(hand, t, lead_suit))
+        if held >= 2:
+            req = min(shape.tractor_lengths[0], held)
+            played, _ = longest_run(runs_in_hand(_counts(play), t, lead_suit))
+            if played < req:
+                return (
+                    "RULES §6.2 (strict_tractor_follow): you hold a tractor in the led suit "
+                    f"and must play a tractor of {req} pairs"
+                )
+    return None
+
+
+def _counts(ids: Sequence[int]) -> list[int]:
+    out = [0] * 54
+    for i in ids:
+        out[i] += 1
+    return out
+
+
+def is_legal_follow(
+    hand: Sequence[Card], lead: Sequence[Card], play: Sequence[Card], trump: Trump,
+    strict_tractor_follow: bool = False,
+) -> bool:
+    """Whether `play` is a legal follow to `lead` from `hand` (RULES §6.2).
+
+    `hand` is the follower's whole hand before playing (it must contain `play`);
+    `lead` is the (successful) lead.
+    """
+    counts = counts_of(hand)
+    for i, c in count_ids([c.id for c in play]).items():
+        if counts[i] < c:
+            return False
+    shape = shape_of([c.id for c in lead], trump)
+    err = follow_error(counts, shape, [c.id for c in play], trump, strict_tractor_follow)
+    return err is None
+
+
+# ---------------------------------------------------------------- enumeration
+
+
+def _submultisets(
+    items: Sequence[tuple[int, int]], size: int, min_pairs: int, start: int = 0
+) -> Iterator[list[int]]:
+    """Distinct sub-multisets of `size` cards from (id, count) items with >= min_pairs pairs."""
+    if size == 0:
+        if min_pairs <= 0:
+            yield []
+        return
+    n_items = len(items)
+    if start >= n_items:
+        return
+    # Pruning: cards and pairs still available from items[start:].
+    avail = 0
+    avail_pairs = 0
+    for j in range(start, n_items):
+        avail += items[j][1]
+        avail_pairs += items[j][1] >> 1
+    if avail < size or avail_pairs < min_pairs or 2 * min_pairs > size:
+        return
+    i, c = items[start]
+    for take in range(min(c, size), -1, -1):
+        for rest in _submultisets(items, size - take, min_pairs - (take >> 1), start + 1):
+            yield [i] * take + rest
+
+
+def _items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]:
+    return [(i, hand[i]) for i in ids if hand[i]]
+
+
+def iter_leads(hand: Sequence[int], t: Trump) -> Iterator[Play]:
+    """Every distinct lead (§6.1): any non-empty set of cards of one play suit,
+    singles first, then by size."""
+    per_suit = [_items(hand, ids) for ids in t.suit_ids]
+    max_size = max(sum(c for _, c in items) for items in per_suit)
+    for size in range(1, max_size + 1):
+        for items in per_suit:
+            for combo in _submultisets(items, size, 0):
+                yield tuple(combo)
+
+
+def iter_follows(
+    hand: Sequence[int], shape: Shape, t: Trump, strict: bool = False
+) -> Iterator[Play]:
+    """Every distinct legal follow to a lead of this shape (§6.2), lazily."""
+    lead_suit = shape.play_suit
+    suit_items = _items(hand, t.suit_ids[lead_suit])
+    h = sum(c for _, c in suit_items)
+    q = sum(c >> 1 for _, c in suit_items)
+    n = shape.n_cards
+    gen: Iterator[list[int]]
+    if h >= n:
+        gen = _submultisets(suit_items, n, min(shape.n_pairs, q))
+        base: list[int] = []
+    else:
+        base = [i for i, c in suit_items for _ in range(c)]
+        rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
+        gen = _submultisets(rest, n - h, 0)
+    for combo in gen:
+        play = tuple(base + combo)
+        if strict and shape.tractor_lengths and follow_error(hand, shape, play, t, True):
+            continue
+        yield play
+
+
+# ---------------------------------------------------------------- uniform sampling
+
+
+def _count_table(items: Sequence[tuple[int, int]], size: int, min_pairs: int) -> list[list[list[int]]]:
+    """dp[j][m][r]: number of sub-multisets of items[j:] with m cards and >= r pairs."""
+    n_items = len(items)
+    dp = [[[0] * (min_pairs + 1) for _ in range(size + 1)] for _ in range(n_items + 1)]
+    dp[n_items][0][0] = 1
+    for j in range(n_items - 1, -1, -1):
+        c = items[j][1]
+        nxt = dp[j + 1]
+        cur = dp[j]
+        for m in range(size + 1):
+            row = cur[m]
+            for r in range(min_pairs + 1):
+                total = nxt[m][r]
+                if m >= 1 and c >= 1:
+                    total += nxt[m - 1][r]
+                if m >= 2 and c >= 2:
+                    total += nxt[m - 2][r - 1 if r else 0]
+                row[r] = total
+    return dp
+
+
+def _sample_submultiset(
+    items: Sequence[tuple[int, int]], size: int, min_pairs: int, rng: random.Random
+) -> list[int]:
+    """A uniformly random sub-multiset of `size` cards with >= min_pairs pairs."""
+    if size == 0:
+        return []
+    if min_pairs == 0 and size == 1:
+        return [items[rng.randrange(len(items))][0]]
+    dp = _count_table(items, size, min_pairs)
+    out: list[int] = []
+    m, r = size, min_pairs
+    for j, (i, c) in enumerate(items):
+        nxt = dp[j + 1]
+        options = [(0, nxt[m][r])]
+        if m >= 1 and c >= 1:
+            options.append((1, nxt[m - 1][r]))
+        if m >= 2 and c >= 2:
+            options.append((2, nxt[m - 2][r - 1 if r else 0]))
+        total = sum(w for _, w in options)
+        x = rng.randrange(total)
+        for take, w in options:
+            if x < w:
+                break
+            x -= w
+        out += [i] * take
+        m -= take
+        if take == 2 and r:
+            r -= 1
+        if m == 0 and r == 0:
+            break
+    return out
+
+
+def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
+    """A uniformly random distinct lead: any non-empty set of one play suit's cards (§6.1)."""
+    per_suit = [_items(hand, ids) for ids in t.suit_ids]
+    weights = []
+    for items in per_suit:
+        w = 1
+        for _, c in items:
+            w *= c + 1
+        weights.append(w - 1)
+    x = rng.randrange(sum(weights))
+    for items, w in zip(per_suit, weights, strict=True):
+        if x < w:
+            break
+        x -= w
+    while True:
+        out: list[int] = []
+        for i, c in items:
+            out += [i] * rng.randint(0, c)
+        if out:
+            return tuple(out)
+
+
+def random_follow(
+    hand: Sequence[int], shape: Shape, t: Trump, rng: random.Random, strict: bool = False
+) -> Play:
+    """A uniformly random distinct legal follow (§6.2), without enumerating them."""
+    lead_suit = shape.play_suit
+    suit_items = _items(hand, t.suit_ids[lead_suit])
+    h = sum(c for _, c in suit_items)
+    q = sum(c >> 1 for _, c in suit_items)
+    n = shape.n_cards
+    for _ in range(200):
+        if h >= n:
+            play = tuple(_sample_submultiset(suit_items, n, min(shape.n_pairs, q), rng))
+        else:
+            base = [i for i, c in suit_items for _ in range(c)]
+            rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
+            play = tuple(base + _sample_submultiset(rest, n - h, 0, rng))
+        if not (strict and shape.tractor_lengths) or follow_error(hand, shape, play, t, True) is None:
+            return play
+    # Rejection kept failing (strict option, rare tractor): choose among the enumeration.
+    return rng.choice(list(iter_follows(hand, shape, t, strict)))
+
+
+def cards_of(ids: Sequence[int]) -> tuple[Card, ...]:
+    return tuple(CARDS[i] for i in ids)

@@ -1,0 +1,133 @@
+"""A whole game: levels per team, declaring team, starter rotation, the end (RULES §8.3, §9)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from .actions import Action
+from .cards import Card
+from .errors import IllegalAction
+from .options import RuleOptions
+from .round import Decision, Round, RoundResult, level_index, level_name
+from .views import View, build_view
+
+
+def round_seed(game_seed: int | str, round_no: int) -> int:
+    """The shuffle seed of round `round_no` of a game, derived from the game's seed."""
+    return random.Random(f"shengji:{game_seed}:{round_no}").getrandbits(63)
+
+
+class Game:
+    """A game of Tractor from both teams at 2 until a team passes A (RULES §2, §8.3, §9).
+
+    Round 0 has trump rank 2 and its declarer becomes starter (§3.4); each later
+    round's declaring team, starter and trump rank follow from the previous result.
+    """
+
+    def __init__(self, seed: int | str = 0, options: RuleOptions | None = None) -> None:
+        self.seed = seed
+        self.options = options or RuleOptions()
+        self.levels: list[int] = [0, 0]
+        self.results: list[RoundResult] = []
+        self.actions: list[Action] = []
+        self.winner: int | None = None
+        self.round = Round(round_seed(seed, 0), self.options, trump_rank="2", round_no=0)
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def round_no(self) -> int:
+        return self.round.round_no
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def level_names(self) -> tuple[str, str]:
+        return (level_name(self.levels[0]), level_name(self.levels[1]))
+
+    def decision(self) -> Decision:
+        """What the game waits for now (`phase` "over" once a team has passed A)."""
+        if self.is_over:
+            return Decision("over", None)
+        return self.round.decision()
+
+    def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
+        return [] if self.is_over else self.round.legal_declarations(seat)
+
+    def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
+        if self.is_over:
+            return iter(())
+        return self.round.legal_plays(seat)
+
+    def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
+        return self.round.random_play(seat, rng)
+
+    def random_action(self, rng: random.Random) -> Action:
+        if self.is_over:
+            raise IllegalAction("RULES §9: the game is over")
+        return self.round.random_action(rng)
+
+    def view(self, seat: int | None) -> View:
+        """What `seat` may see now (RULES §11); None for a spectator."""
+        return build_view(
+            self.round,
+            seat,
+            last_result=self.results[-1] if self.results else None,
+            game_over=self.is_over,
+            winner=self.winner,
+        )
+
+    @property
+    def record(self) -> GameRecord:
+        from .record import GameRecord
+
+        return GameRecord(
+            self.options,
+            self.seed,
+            [a.to_json() for a in self.actions],
+            [round_seed(self.seed, i) for i in range(self.round.round_no + 1)],
+        )
+
+    # ------------------------------------------------------------ actions
+
+    def check(self, action: Action) -> None:
+        """Raise `IllegalAction` if the action is not legal now; never changes anything."""
+        if self.is_over:
+            raise IllegalAction("RULES §9: the game is over")
+        self.round.check(action)
+
+    def apply(self, action: Action) -> None:
+        """Validate and apply; on `IllegalAction` nothing changes. Starts the next round
+        when one ends (§8.3) and ends the game when a team passes A (§9)."""
+        if self.is_over:
+            raise IllegalAction("RULES §9: the game is over")
+        self.round.apply(action)
+        self.actions.append(action)
+        if self.round.is_over:
+            self._next_round()
+
+    def _next_round(self) -> None:
+        result = self.round.result
+        assert result is not None
+        self.results.append(result)
+        self.levels = [level_index(x) for x in result.levels_after]
+        if max(self.levels) > 12:
+            self.winner = 0 if self.levels[0] > 12 else 1
+            return
+        team = result.next_declaring_team
+        n = self.round.round_no + 1
+        self.round = Round(
+            round_seed(self.seed, n),
+            self.options,
+            trump_rank=level_name(self.levels[team]),
+            starter=result.next_starter,
+            declaring_team=team,
+            round_no=n,
+            levels=self.level_names,
+        )
+
+
+from .record import GameRecord  # noqa: E402

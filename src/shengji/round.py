@@ -1,0 +1,632 @@
+"""One round as a state machine: deal → declare → kitty → tricks → result (RULES §3-§8).
+
+A round is fully determined by its parameters, its seed and the actions applied.
+Every action is validated completely before anything changes, so an
+`IllegalAction` leaves the round exactly as it was.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
+from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
+from .declare import candidate_declarations, declaration_strength, declaration_suit
+from .errors import IllegalAction
+from .follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from .follow import _items as _hand_items
+from .follow import _sample_submultiset
+from .options import RuleOptions
+from .scoring import level_change
+from .shapes import Shape, count_ids, shape_of
+from .trick import check_throw, winner_index
+from .trump import Trump
+
+HAND_SIZE = 25
+KITTY_SIZE = 8
+PHASES = ("deal", "declare", "kitty", "play", "over")
+
+
+def level_name(index: int) -> str:
+    """`"2"`..`"A"` for a level index 0..12; `"A+"` beyond A (§2, §9)."""
+    return RANKS[index] if index < 13 else "A+"
+
+
+def level_index(name: str) -> int:
+    if name == "A+":
+        return 13
+    if name not in RANKS:
+        raise IllegalAction(f"RULES §2: {name!r} is not a level (2..A)")
+    return RANKS.index(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the round waits for: `phase` and the `seat` to act (None: a system `Draw`).
+
+    In the deal, `last_drawer` is the seat that drew the latest card (the seat a
+    turn-based driver asks whether to declare, §3.3).
+    """
+
+    phase: str
+    seat: int | None
+    last_drawer: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """A trick: who led, every (seat, cards) played in order, its winner and its points."""
+
+    leader: int
+    plays: tuple[tuple[int, tuple[Card, ...]], ...]
+    winner: int | None
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class FailedThrow:
+    """A failed throw (§6.4): what was attempted, the forced unit, who showed what."""
+
+    seat: int
+    attempted: tuple[Card, ...]
+    forced: tuple[Card, ...]
+    blocker: int
+    shown: tuple[Card, ...]
+    penalty: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """The end of a round (§8): points, kitty, level change and the next round's seats."""
+
+    opponents_points: int
+    kitty: tuple[Card, ...]
+    kitty_points: int
+    multiplier: int
+    penalties: int
+    last_trick_winner: int
+    declaring_team: int
+    starter: int
+    gainer: str
+    levels_gained: int
+    next_starter: int
+    next_declaring_team: int
+    levels_before: tuple[str, str]
+    levels_after: tuple[str, str]
+
+
+class Round:
+    """One round of Tractor (RULES §3-§8), driven by actions.
+
+    `starter`/`declaring_team` are None in the first round of a game (the
+    declarer becomes starter, §3.4; nobody declaring means a redeal, §3.5).
+    `seed` fixes the shuffle(s): deal attempt `a` uses the order of
+    `shuffled_deck(f"{seed}:{a}")`.
+    """
+
+    def __init__(
+        self,
+        seed: int | str = 0,
+        options: RuleOptions | None = None,
+        *,
+        trump_rank: str = "2",
+        starter: int | None = None,
+        declaring_team: int | None = None,
+        round_no: int = 0,
+        levels: tuple[str, str] = ("2", "2"),
+    ) -> None:
+        self.options = options or RuleOptions()
+        self.seed = seed
+        if trump_rank not in RANKS:
+            raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
+        self.trump_rank = trump_rank
+        if (starter is None) != (declaring_team is None):
+            raise IllegalAction("RULES §3.4: starter and declaring team are known together")
+        if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
+            raise IllegalAction("RULES §3.4: the starter belongs to the declaring team")
+        self.first_round = starter is None
+        self.starter: int | None = starter
+        self.declaring_team: int | None = declaring_team
+        self.round_no = round_no
+        self.levels = levels
+        self.first_drawer = starter if starter is not None else self.options.first_drawer
+        self.attempt = 0
+        self.actions: list[Action] = []
+        self._start_deal()
+
+    # ------------------------------------------------------------ setup
+
+    def _start_deal(self) -> None:
+        self.deck: list[int] = [c.id for c in shuffled_deck(f"{self.seed}:{self.attempt}")]
+        self.hands: list[list[int]] = [[0] * 54 for _ in range(4)]
+        self.sizes = [0, 0, 0, 0]
+        self.drawn = 0
+        self.declarations: list[tuple[int, tuple[int, ...]]] = []
+        self.standing: tuple[int, int, tuple[int, ...]] | None = None
+        self.phase = "deal"
+        self.ask: int | None = None
+        self.passes = 0
+        self.trump: Trump | None = None
+        self.kitty_flip: tuple[int, ...] = ()
+        self.kitty_taken: tuple[int, ...] = tuple(self.deck[4 * HAND_SIZE :])
+        self.kitty: tuple[int, ...] = ()
+        self.tricks: list[tuple[int, list[tuple[int, tuple[int, ...]]], int, int]] = []
+        self.leader: int | None = None
+        self.current: list[tuple[int, tuple[int, ...]]] = []
+        self.lead_shape: Shape | None = None
+        self.failed_throws: list[FailedThrow] = []
+        self.opponents_points = 0
+        self.point_cards: list[int] = []
+        self.penalties = 0
+        self.result: RoundResult | None = None
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def decision(self) -> Decision:
+        """What the round waits for now."""
+        last = (self.first_drawer + self.drawn - 1) % 4 if self.drawn else None
+        if self.phase == "deal":
+            return Decision("deal", None, last)
+        if self.phase == "declare":
+            return Decision("declare", self.ask, last)
+        if self.phase == "kitty":
+            return Decision("kitty", self.starter)
+        if self.phase == "play":
+            return Decision("play", self.to_act)
+        return Decision("over", None)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is in the play phase (None otherwise)."""
+        if self.phase != "play" or self.leader is None:
+            return None
+        return (self.leader + len(self.current)) % 4
+
+    def hand(self, seat: int) -> list[Card]:
+        """A seat's hand, sorted by play suit and level (engine-side; players get views)."""
+        t = self.trump or self.display_trump()
+        key = t.sort_key
+        out = [CARDS[i] for i in range(54) for _ in range(self.hands[seat][i])]
+        out.sort(key=lambda c: (key[c.id], c.id))
+        return out
+
+    def display_trump(self) -> Trump:
+        """The final trump, or the one the standing declaration would make (for sorting)."""
+        if self.trump is not None:
+            return self.trump
+        suit = declaration_suit(self.standing[2]) if self.standing else None
+        return Trump(self.trump_rank, suit)
+
+    def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
+        """The declarations `seat` may make now (§3.3), weakest first."""
+        if self.phase not in ("deal", "declare"):
+            return []
+        out = []
+        for ids in candidate_declarations(self.hands[seat], self.trump_rank):
+            if self._declare_error(seat, ids) is None:
+                out.append(tuple(CARDS[i] for i in ids))
+        return out
+
+    def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
+        """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
+        if self.phase == "kitty" and seat == self.starter:
+            from .follow import _submultisets
+
+            items = _hand_items(self.hands[seat], range(54))
+            for combo in _submultisets(items, KITTY_SIZE, 0):
+                yield tuple(CARDS[i] for i in combo)
+            return
+        if self.phase != "play" or seat != self.to_act:
+            return
+        assert self.trump is not None
+        hand = self.hands[seat]
+        if not self.current:
+            gen = iter_leads(hand, self.trump)
+        else:
+            assert self.lead_shape is not None
+            gen = iter_follows(
+                hand, self.lead_shape, self.trump, self.options.strict_tractor_follow
+            )
+        for ids in gen:
+            yield tuple(CARDS[i] for i in ids)
+
+    def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
+        """A uniformly random distinct legal play (or kitty) for `seat`, sampled directly."""
+        ids = self._random_ids(seat, rng)
+        return tuple(CARDS[i] for i in ids)
+
+    def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
+        hand = self.hands[seat]
+        if self.phase == "kitty" and seat == self.starter:
+            return tuple(_sample_submultiset(_hand_items(hand, range(54)), KITTY_SIZE, 0, rng))
+        if self.phase != "play" or seat != self.to_act:
+            raise IllegalAction(f"RULES §6: it is not seat {seat}'s turn to play")
+        assert self.trump is not None
+        if not self.current:
+            return random_lead(hand, self.trump, rng)
+        assert self.lead_shape is not None
+        return random_follow(
+            hand, self.lead_shape, self.trump, rng, self.options.strict_tractor_follow
+        )
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A uniformly random legal action for the current decision (drives random play).
+
+        In the deal the drawing seat chooses among passing and its declarations;
+        use `Draw()` to advance the deal itself.
+        """
+        d = self.decision()
+        if d.phase in ("deal", "declare"):
+            seat = d.last_drawer if d.phase == "deal" else d.seat
+            if seat is None:
+                return Draw()
+            decls = self.legal_declarations(seat)
+            k = rng.randrange(len(decls) + 1)
+            if k == len(decls):
+                return Pass(seat) if d.phase == "declare" else Draw()
+            return Declare(seat, decls[k])
+        if d.seat is None:
+            raise IllegalAction("RULES §8: the round is over")
+        ids = self._random_ids(d.seat, rng)
+        cards = tuple(CARDS[i] for i in ids)
+        return Bury(d.seat, cards) if d.phase == "kitty" else Play(d.seat, cards)
+
+    # ------------------------------------------------------------ actions
+
+    def check(self, action: Action) -> None:
+        """Raise `IllegalAction` if the action is not legal now; never changes anything."""
+        self._handle(action, commit=False)
+
+    def apply(self, action: Action) -> None:
+        """Validate and apply an action; on `IllegalAction` the round is unchanged."""
+        self._handle(action, commit=True)
+        self.actions.append(action)
+
+    def _handle(self, action: Action, commit: bool) -> None:
+        if isinstance(action, Draw):
+            self._draw(commit)
+        elif isinstance(action, Play):
+            self._play(action.seat, action.cards, commit)
+        elif isinstance(action, Declare):
+            self._declare(action.seat, action.cards, commit)
+        elif isinstance(action, Pass):
+            self._pass(action.seat, commit)
+        elif isinstance(action, CloseWindow):
+            self._close(commit)
+        elif isinstance(action, Bury):
+            self._bury(action.seat, action.cards, commit)
+        else:
+            raise IllegalAction(f"malformed action: {action!r}")
+
+    def _phase_error(self, want: str, what: str) -> IllegalAction:
+        rule = {"deal": "§3.1", "declare": "§3.3", "kitty": "§4", "play": "§6"}[want]
+        return IllegalAction(
+            f"RULES {rule}: {what} is only possible in the {want} phase (now: {self.phase})"
+        )
+
+    def _draw(self, commit: bool) -> None:
+        if self.phase != "deal":
+            raise self._phase_error("deal", "drawing a card")
+        if not commit:
+            return
+        seat = (self.first_drawer + self.drawn) % 4
+        self.hands[seat][self.deck[self.drawn]] += 1
+        self.sizes[seat] += 1
+        self.drawn += 1
+        if self.drawn == 4 * HAND_SIZE:
+            self.phase = "declare"
+            self.ask = self.first_drawer
+            self.passes = 0
+
+    def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
+        try:
+            strength = declaration_strength(ids, self.trump_rank)
+        except IllegalAction as e:
+            return str(e)
+        hand = self.hands[seat]
+        for i, n in count_ids(ids).items():
+            if hand[i] < n:
+                return "RULES §3.3: you can only declare with cards in your hand at that moment"
+        if self.standing is not None:
+            s_seat, s_strength, _ = self.standing
+            if s_seat == seat and not self.options.self_reinforce:
+                return (
+                    "RULES §3.3: a declaration can only be overturned by another player "
+                    "(option self_reinforce is off)"
+                )
+            if strength <= s_strength:
+                return (
+                    "RULES §3.3: an overturn must be strictly stronger than the standing "
+                    "declaration (a single by a pair or two jokers, a pair by two jokers)"
+                )
+        return None
+
+    def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
+        if self.phase not in ("deal", "declare"):
+            raise IllegalAction(
+                f"RULES §3.3: declarations are only possible during the deal and its final "
+                f"window (now: {self.phase})"
+            )
+        _check_seat(seat)
+        ids = tuple(c.id for c in cards)
+        err = self._declare_error(seat, ids)
+        if err:
+            raise IllegalAction(err)
+        if not commit:
+            return
+        strength = declaration_strength(ids, self.trump_rank)
+        self.declarations.append((seat, ids))
+        self.standing = (seat, strength, ids)
+        if self.phase == "declare":
+            self.passes = 0
+            self.ask = (seat + 1) % 4
+
+    def _pass(self, seat: int, commit: bool) -> None:
+        if self.phase != "declare":
+            raise self._phase_error("declare", "passing")
+        _check_seat(seat)
+        if seat != self.ask:
+            raise IllegalAction(f"RULES §3.3: seat {self.ask} is asked now, not seat {seat}")
+        if not commit:
+            return
+        self.passes += 1
+        self.ask = (seat + 1) % 4
+        if self.passes >= 4:
+            self._finish_declaring()
+
+    def _close(self, commit: bool) -> None:
+        if self.phase != "declare":
+            raise self._phase_error("declare", "closing the declaration window")
+        if commit:
+            self._finish_declaring()
+
+    def _finish_declaring(self) -> None:
+        if self.standing is not None:
+            seat, strength, ids = self.standing
+            if strength == 3:
+                rank = self.trump_rank if self.options.no_trump_keeps_rank else None
+                self.trump = Trump(rank, None)
+            else:
+                self.trump = Trump(self.trump_rank, declaration_suit(ids))
+            if self.first_round:
+                self.starter = seat
+                self.declaring_team = seat % 2
+        elif self.first_round:
+            # §3.5: nobody declared in the first round: reshuffle all 108 cards and deal again.
+            self.attempt += 1
+            self._start_deal()
+            return
+        else:
+            self.trump = Trump(self.trump_rank, self._flip_kitty())
+        assert self.starter is not None
+        hand = self.hands[self.starter]
+        for i in self.kitty_taken:
+            hand[i] += 1
+        self.sizes[self.starter] += KITTY_SIZE
+        self.phase = "kitty"
+        self.ask = None
+
+    def _flip_kitty(self) -> str:
+        """§3.5: turn the kitty up until a trump-rank card shows; its suit is trump. Else
+        the suit of the highest-ranking non-joker kitty card (the first turned among equals)."""
+        flipped: list[int] = []
+        for i in self.kitty_taken:
+            flipped.append(i)
+            card = CARDS[i]
+            if card.rank == self.trump_rank:
+                self.kitty_flip = tuple(flipped)
+                assert card.suit is not None
+                return card.suit
+        self.kitty_flip = tuple(flipped)
+        best = max(
+            (CARDS[i] for i in flipped if i < 52),
+            key=lambda c: c.rank_index,  # max keeps the first of equals
+        )
+        assert best.suit is not None
+        return best.suit
+
+    def _bury(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
+        if self.phase != "kitty":
+            raise self._phase_error("kitty", "burying the kitty")
+        _check_seat(seat)
+        if seat != self.starter:
+            raise IllegalAction(f"RULES §4: only the starter (seat {self.starter}) buries the kitty")
+        if len(cards) != KITTY_SIZE:
+            raise IllegalAction(f"RULES §4: the starter puts back exactly 8 cards, not {len(cards)}")
+        ids = tuple(c.id for c in cards)
+        self._require_in_hand(seat, ids, "§4")
+        if not commit:
+            return
+        hand = self.hands[seat]
+        for i in ids:
+            hand[i] -= 1
+        self.sizes[seat] -= KITTY_SIZE
+        self.kitty = ids
+        self.phase = "play"
+        self.leader = self.starter
+
+    def _require_in_hand(self, seat: int, ids: tuple[int, ...], rule: str) -> None:
+        hand = self.hands[seat]
+        for i, n in count_ids(ids).items():
+            if hand[i] < n:
+                have = hand[i]
+                raise IllegalAction(
+                    f"RULES {rule}: {CARDS[i]} is not in your hand"
+                    + (f" {n} times (you hold {have})" if have else "")
+                )
+
+    def _play(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
+        if self.phase != "play":
+            raise self._phase_error("play", "playing cards")
+        _check_seat(seat)
+        to_act = self.to_act
+        if seat != to_act:
+            raise IllegalAction(f"RULES §6: it is seat {to_act}'s turn, not seat {seat}'s")
+        if not cards:
+            raise IllegalAction("RULES §6: play at least one card")
+        ids = tuple(c.id for c in cards)
+        self._require_in_hand(seat, ids, "§6")
+        t = self.trump
+        assert t is not None
+        if not self.current:
+            shape = shape_of(ids, t)  # raises for mixed suits (§6.1)
+            if not commit:
+                return
+            outcome = check_throw(shape, seat, self.hands, t)
+            if outcome is not None:
+                taken_back = len(ids) - len(outcome.forced)
+                penalty = taken_back * self.options.throw_penalty_per_card
+                assert self.declaring_team is not None
+                sign = 1 if seat % 2 == self.declaring_team else -1
+                self.opponents_points += sign * penalty
+                self.penalties += sign * penalty
+                self.failed_throws.append(
+                    FailedThrow(
+                        seat,
+                        tuple(CARDS[i] for i in sorted(ids)),
+                        tuple(CARDS[i] for i in outcome.forced),
+                        outcome.blocker,
+                        tuple(CARDS[i] for i in outcome.shown),
+                        sign * penalty,
+                        len(self.tricks),
+                    )
+                )
+                ids = outcome.forced
+                shape = shape_of(ids, t)
+            self.lead_shape = shape
+        else:
+            assert self.lead_shape is not None
+            err = follow_error(
+                self.hands[seat], self.lead_shape, ids, t, self.options.strict_tractor_follow
+            )
+            if err:
+                raise IllegalAction(err)
+            if not commit:
+                return
+        hand = self.hands[seat]
+        for i in ids:
+            hand[i] -= 1
+        self.sizes[seat] -= len(ids)
+        self.current.append((seat, ids))
+        if len(self.current) == 4:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        assert self.lead_shape is not None and self.trump is not None
+        assert self.leader is not None and self.declaring_team is not None
+        plays = [ids for _, ids in self.current]
+        w = self.current[winner_index(plays, self.lead_shape, self.trump)][0]
+        pts = 0
+        for ids in plays:
+            for i in ids:
+                pts += POINTS[i]
+        if w % 2 != self.declaring_team:
+            self.opponents_points += pts
+            self.point_cards += [i for ids in plays for i in ids if POINTS[i]]
+        self.tricks.append((self.leader, self.current, w, pts))
+        self.current = []
+        self.lead_shape = None
+        self.leader = w
+        if self.sizes[w] == 0:  # every hand is empty: the last trick is done (§8)
+            self._finish_round()
+
+    def _finish_round(self) -> None:
+        assert self.declaring_team is not None and self.starter is not None
+        leader, plays, last_winner, _ = self.tricks[-1]
+        c = len(plays[0][1])
+        multiplier = 2 * c
+        kitty_pts = 0
+        if last_winner % 2 != self.declaring_team:
+            kitty_pts = sum(POINTS[i] for i in self.kitty) * multiplier
+            self.opponents_points += kitty_pts
+        gainer, n = level_change(self.opponents_points, self.options.band_80_115)
+        before = [level_index(x) for x in self.levels]
+        after = list(before)
+        if gainer == "declarers":
+            team = self.declaring_team
+            next_starter = (self.starter + 2) % 4
+        else:
+            team = 1 - self.declaring_team
+            next_starter = (self.starter + 1) % 4
+        after[team] += n
+        self.result = RoundResult(
+            opponents_points=self.opponents_points,
+            kitty=tuple(CARDS[i] for i in self.kitty),
+            kitty_points=kitty_pts,
+            multiplier=multiplier,
+            penalties=self.penalties,
+            last_trick_winner=last_winner,
+            declaring_team=self.declaring_team,
+            starter=self.starter,
+            gainer=gainer,
+            levels_gained=n,
+            next_starter=next_starter,
+            next_declaring_team=team,
+            levels_before=(level_name(before[0]), level_name(before[1])),
+            levels_after=(level_name(after[0]), level_name(after[1])),
+        )
+        self.phase = "over"
+        self.leader = None
+
+    # ------------------------------------------------------------ views
+
+    def trick_views(self) -> tuple[tuple[TrickView, ...], TrickView | None]:
+        """Completed tricks and the current one, as public `TrickView`s."""
+        done = tuple(
+            TrickView(leader, tuple((s, _cards(ids)) for s, ids in plays), w, pts)
+            for leader, plays, w, pts in self.tricks
+        )
+        cur = None
+        if self.phase == "play" and self.leader is not None:
+            cur = TrickView(
+                self.leader, tuple((s, _cards(ids)) for s, ids in self.current), None,
+                sum(POINTS[i] for _, ids in self.current for i in ids),
+            )
+        return done, cur
+
+    def view(self, seat: int | None) -> View:
+        """What `seat` may see (RULES §11); `None` for a spectator."""
+        from .views import build_view
+
+        return build_view(self, seat)
+
+    def counts_check(self) -> None:
+        """Assert the 108 cards are all accounted for (used by tests)."""
+        total = [0] * 54
+        for h in self.hands:
+            for i, n in enumerate(h):
+                total[i] += n
+        for _, plays, _, _ in self.tricks:
+            for _, ids in plays:
+                for i in ids:
+                    total[i] += 1
+        for _, ids in self.current:
+            for i in ids:
+                total[i] += 1
+        if self.phase in ("deal", "declare"):
+            for i in self.deck[self.drawn :]:
+                total[i] += 1
+        else:
+            for i in self.kitty:
+                total[i] += 1
+        if total != [2] * 54:
+            raise AssertionError("cards not conserved")
+
+
+def _cards(ids: tuple[int, ...]) -> tuple[Card, ...]:
+    return tuple(CARDS[i] for i in ids)
+
+
+def _check_seat(seat: object) -> None:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise IllegalAction(f"RULES §1: seat must be 0-3, not {seat!r}")
+
+
+from .views import View  # noqa: E402  (views import Round types only for typing)

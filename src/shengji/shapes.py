@@ -1,0 +1,239 @@
+"""Pairs, tractors and units: lead classification and shape matching (RULES §6.1, §6.3).
+
+Functions here work on card ids (ints) and a `Trump`'s tables; the public
+wrappers taking `Card` lists live in `shengji.trick` and `shengji.follow`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .cards import CARDS, Card
+from .errors import IllegalAction
+from .trump import Trump
+
+SINGLE = "single"
+PAIR = "pair"
+TRACTOR = "tractor"
+THROW = "throw"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One unit of a lead (§6.1): a single (0 pairs), a pair, or a tractor of `npairs` pairs.
+
+    `top` is the level of its highest card (the deciding level, §6.3); `ids`
+    the card ids it is made of.
+    """
+
+    npairs: int
+    top: int
+    ids: tuple[int, ...]
+
+    @property
+    def kind(self) -> str:
+        return SINGLE if self.npairs == 0 else PAIR if self.npairs == 1 else TRACTOR
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    def cards(self) -> list[Card]:
+        return [CARDS[i] for i in self.ids]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A lead's shape: play suit, kind, and its units, longest tractors first (§6.1)."""
+
+    play_suit: int
+    kind: str
+    units: tuple[Unit, ...]
+    n_cards: int
+    tractor_lengths: tuple[int, ...]  # descending
+    n_pair_units: int
+    n_pairs: int  # all pairs in the lead (p of §6.2)
+    value: int  # level of the deciding unit (§6.3)
+
+
+def play_suit_of_ids(ids: Sequence[int], t: Trump) -> int:
+    """The common play suit of the ids, or -1 if they are mixed (or empty)."""
+    if not ids:
+        return -1
+    ps = t.play_suit
+    s = ps[ids[0]]
+    for i in ids:
+        if ps[i] != s:
+            return -1
+    return s
+
+
+def count_ids(ids: Iterable[int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for i in ids:
+        out[i] = out.get(i, 0) + 1
+    return out
+
+
+def pair_profile(counts: dict[int, int], t: Trump, ps: int) -> list[list[int]]:
+    """For each level of play suit `ps`, the ids held as a pair (count 2)."""
+    levels = t.ids_at_level[ps]
+    return [[i for i in ids if counts.get(i, 0) >= 2] for ids in levels]
+
+
+def longest_run(pairs_at: Sequence[Sequence[int] | int]) -> tuple[int, int]:
+    """(length, top level) of the longest run of consecutive levels holding a pair.
+
+    Among runs of equal length the highest wins. Accepts lists (non-empty means
+    a pair is there) or ints (pair counts).
+    """
+    best_len = 0
+    best_top = -1
+    cur = 0
+    for lvl, p in enumerate(pairs_at):
+        if p:
+            cur += 1
+            if cur >= best_len:
+                best_len = cur
+                best_top = lvl
+        else:
+            cur = 0
+    return best_len, best_top
+
+
+def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
+    """Split cards of one play suit into units: tractors (longest first), pairs, singles (§6.1)."""
+    ps = t.play_suit[ids[0]]
+    counts = count_ids(ids)
+    level = t.level
+    prof = pair_profile(counts, t, ps)
+    units: list[Unit] = []
+    while True:
+        length, top = longest_run(prof)
+        if length < 2:
+            break
+        tids: list[int] = []
+        for lvl in range(top - length + 1, top + 1):
+            i = prof[lvl].pop()
+            counts[i] -= 2
+            tids += [i, i]
+        units.append(Unit(length, top, tuple(tids)))
+    pairs: list[Unit] = []
+    singles: list[Unit] = []
+    for i, n in counts.items():
+        if n >= 2:
+            pairs.append(Unit(1, level[i], (i, i)))
+            n -= 2
+        if n == 1:
+            singles.append(Unit(0, level[i], (i,)))
+    pairs.sort(key=lambda u: -u.top)
+    singles.sort(key=lambda u: -u.top)
+    units.sort(key=lambda u: (-u.npairs, -u.top))
+    return units + pairs + singles
+
+
+def shape_of(ids: Sequence[int], t: Trump) -> Shape:
+    """The shape of a lead (§6.1); raises `IllegalAction` if empty or of mixed play suits."""
+    if not ids:
+        raise IllegalAction("RULES §6.1: a lead has at least one card")
+    ps = play_suit_of_ids(ids, t)
+    if ps < 0:
+        raise IllegalAction("RULES §6.1: all cards of a lead must be of one play suit")
+    units = decompose(ids, t)
+    n = len(ids)
+    if len(units) == 1:
+        kind = units[0].kind
+    else:
+        kind = THROW
+    tractors = tuple(u.npairs for u in units if u.npairs >= 2)
+    n_pair_units = sum(1 for u in units if u.npairs == 1)
+    n_pairs = sum(u.npairs for u in units)
+    # Deciding unit (§6.3): highest unit of the lead's longest kind.
+    if tractors:
+        k = tractors[0]
+        value = max(u.top for u in units if u.npairs == k)
+    elif n_pair_units:
+        value = max(u.top for u in units if u.npairs == 1)
+    else:
+        value = max(u.top for u in units)
+    return Shape(ps, kind, tuple(units), n, tractors, n_pair_units, n_pairs, value)
+
+
+def classify_lead(cards: Sequence[Card], trump: Trump) -> str:
+    """`"single"`, `"pair"`, `"tractor"` or `"throw"` for a lead (RULES §6.1).
+
+    Raises `IllegalAction` if the cards are empty or not all of one play suit.
+    """
+    return shape_of([c.id for c in cards], trump).kind
+
+
+def _pair_counts(ids: Sequence[int], t: Trump, ps: int) -> list[int]:
+    counts = count_ids(ids)
+    return [sum(1 for i in lv if counts.get(i, 0) >= 2) for lv in t.ids_at_level[ps]]
+
+
+def match_value(ids: Sequence[int], shape: Shape, t: Trump) -> int | None:
+    """Deciding level of a play that matches the lead's shape (§6.3), else None.
+
+    The caller has checked that the play is all of one play suit.
+    """
+    if len(ids) != shape.n_cards:
+        return None
+    level = t.level
+    kind = shape.kind
+    if kind == SINGLE:
+        return level[ids[0]]
+    if kind == PAIR:
+        return level[ids[0]] if ids[0] == ids[1] else None
+    ps = t.play_suit[ids[0]]
+    if kind == TRACTOR:
+        k = shape.units[0].npairs
+        counts = count_ids(ids)
+        if any(n != 2 for n in counts.values()):
+            return None
+        lvls = sorted(level[i] for i in counts)
+        if len(set(lvls)) != k or lvls[-1] - lvls[0] != k - 1:
+            return None
+        return lvls[-1]
+    # A throw: split the play into the lead's units (§6.3).
+    prof = _pair_counts(ids, t, ps)
+    if not shape.tractor_lengths:
+        if sum(prof) < shape.n_pair_units:
+            return None
+        if shape.n_pair_units:
+            return max(lvl for lvl, n in enumerate(prof) if n)
+        return max(level[i] for i in ids)
+    k1 = shape.tractor_lengths[0]
+    best = _best_tractor_assignment(prof, list(shape.tractor_lengths), shape.n_pair_units, k1)
+    return None if best < 0 else best
+
+
+def _best_tractor_assignment(prof: list[int], lengths: list[int], n_pairs: int, k1: int) -> int:
+    """Max top among length-`k1` tractors over all ways to carve `lengths` tractors and
+    `n_pairs` further pairs out of the pair profile; -1 if impossible."""
+    best = -1
+
+    def rec(idx: int, cur_best: int) -> None:
+        nonlocal best
+        if idx == len(lengths):
+            if sum(prof) >= n_pairs and cur_best > best:
+                best = cur_best
+            return
+        k = lengths[idx]
+        for top in range(len(prof) - 1, k - 2, -1):
+            lo = top - k + 1
+            if all(prof[lvl] for lvl in range(lo, top + 1)):
+                for lvl in range(lo, top + 1):
+                    prof[lvl] -= 1
+                rec(idx + 1, max(cur_best, top) if k == k1 else cur_best)
+                for lvl in range(lo, top + 1):
+                    prof[lvl] += 1
+
+    rec(0, -1)
+    return best
+
+
+def runs_in_hand(counts: Sequence[int], t: Trump, ps: int) -> list[int]:
+    """Pair counts per level of play suit `ps` in a hand's count array."""
+    return [sum(1 for i in lv if counts[i] >= 2) for lv in t.ids_at_level[ps]]

@@ -1,0 +1,122 @@
+"""A trick's winner (RULES §6.3); the throw check and the failed-throw procedure (§6.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import CARDS, Card, counts_of
+from .shapes import THROW, Shape, Unit, match_value, play_suit_of_ids, runs_in_hand, shape_of
+from .trump import TRUMP, Trump
+
+
+def winner_index(plays: Sequence[Sequence[int]], shape: Shape, t: Trump) -> int:
+    """Index of the winning play (§6.3); `plays[0]` is the lead, of shape `shape`."""
+    lead_suit = shape.play_suit
+    best = 0
+    best_trump = lead_suit == TRUMP
+    best_val = shape.value
+    ps = t.play_suit
+    for idx in range(1, len(plays)):
+        play = plays[idx]
+        s = ps[play[0]]
+        if s != lead_suit and s != TRUMP:
+            continue
+        if len(play) > 1 and play_suit_of_ids(play, t) != s:
+            continue
+        val = match_value(play, shape, t)
+        if val is None:
+            continue
+        is_trump = s == TRUMP
+        if is_trump and not best_trump:
+            best, best_trump, best_val = idx, True, val
+        elif is_trump == best_trump and val > best_val:
+            best, best_val = idx, val
+    return best
+
+
+def trick_winner(plays: Sequence[Sequence[Card]], trump: Trump) -> int:
+    """Index of the winning play of a trick (RULES §6.3); `plays[0]` is the lead."""
+    ids = [[c.id for c in p] for p in plays]
+    return winner_index(ids, shape_of(ids[0], trump), trump)
+
+
+# ---------------------------------------------------------------- throws (§6.1, §6.4)
+
+
+def lowest_beater(hand: Sequence[int], unit: Unit, ps: int, t: Trump) -> tuple[int, ...] | None:
+    """The lowest unit of `hand` (counts) that beats `unit` of play suit `ps`, or None (§6.1)."""
+    levels = t.ids_at_level[ps]
+    if unit.npairs == 0:
+        for lvl in range(unit.top + 1, len(levels)):
+            for i in levels[lvl]:
+                if hand[i]:
+                    return (i,)
+        return None
+    if unit.npairs == 1:
+        for lvl in range(unit.top + 1, len(levels)):
+            for i in levels[lvl]:
+                if hand[i] >= 2:
+                    return (i, i)
+        return None
+    k = unit.npairs
+    prof = runs_in_hand(hand, t, ps)
+    run = 0
+    for lvl in range(len(levels)):
+        run = run + 1 if prof[lvl] else 0
+        if run >= k and lvl > unit.top:
+            out: list[int] = []
+            for low in range(lvl - k + 1, lvl + 1):
+                i = next(j for j in levels[low] if hand[j] >= 2)
+                out += [i, i]
+            return tuple(out)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowCheck:
+    """Outcome of a failed throw (§6.4): the forced unit, who stopped it and the cards shown."""
+
+    forced: tuple[int, ...]
+    blocker: int
+    shown: tuple[int, ...]
+
+
+def check_throw(
+    shape: Shape, leader: int, hands: Sequence[Sequence[int]], t: Trump
+) -> ThrowCheck | None:
+    """None if the lead stands; else the failed-throw outcome (§6.4).
+
+    `hands` are the four seats' count arrays. The forced unit is the beatable
+    unit with fewest cards, among those the lowest; the first player after the
+    leader in play order who can beat it shows their lowest beating unit.
+    """
+    if shape.kind != THROW:
+        return None
+    ps = shape.play_suit
+    others = [(leader + k) % 4 for k in (1, 2, 3)]
+    beatable = [u for u in shape.units if any(lowest_beater(hands[s], u, ps, t) for s in others)]
+    if not beatable:
+        return None
+    forced = min(beatable, key=lambda u: (u.size, u.top))
+    for s in others:
+        shown = lowest_beater(hands[s], forced, ps, t)
+        if shown is not None:
+            return ThrowCheck(tuple(sorted(forced.ids)), s, shown)
+    raise AssertionError("unreachable: a beatable unit has a beater")
+
+
+def failed_throw(
+    lead: Sequence[Card], other_hands: Sequence[Sequence[Card]], trump: Trump
+) -> list[Card] | None:
+    """The unit the leader must lead instead of `lead` (RULES §6.4), or None if it stands.
+
+    `other_hands` are the hands of the three other players (in play order after
+    the leader). Single, pair and tractor leads always stand.
+    """
+    shape = shape_of([c.id for c in lead], trump)
+    hands = [[0] * 54] + [counts_of(h) for h in other_hands]
+    result = check_throw(shape, 0, hands, trump)
+    if result is None:
+        return None
+    return [CARDS[i] for i in result.forced]

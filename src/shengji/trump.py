@@ -1,0 +1,108 @@
+"""The round's trump context: play suit and level of every card (RULES §5).
+
+`Trump(rank, suit)` precomputes per-card tables once, so that play suit and
+level lookups are plain list indexing in the engine's inner loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .cards import BJ_ID, CARDS, N_IDS, RANKS, RJ_ID, SUITS, Card
+from .errors import IllegalAction
+
+TRUMP = 4
+"""Play-suit index of trumps; natural suits are 0-3 in the order S H D C."""
+PLAY_SUIT_NAMES = ("S", "H", "D", "C", "T")
+
+
+class Trump:
+    """Trump rank and suit of a round (RULES §5.2-§5.4).
+
+    `Trump("2", "H")`: rank 2, hearts trump. `Trump(None, None)`: two jokers
+    declared, only the jokers are trumps (§5.3). `Trump("2", None)` is the
+    `no_trump_keeps_rank` reading of §10: trump-rank cards stay trumps, all
+    equal, between the suits and BJ.
+
+    Tables (indexed by card id): `play_suit[id]` (0-3 natural suit, 4 trump),
+    `level[id]` (dense, 0 is the lowest of its play suit; equal cards share a
+    level, adjacent levels are consecutive, §5.4), `ids_at_level[ps][lvl]`.
+    """
+
+    __slots__ = ("rank", "suit", "play_suit", "level", "ids_at_level", "suit_ids", "sort_key")
+
+    def __init__(self, rank: str | None, suit: str | None) -> None:
+        if rank is not None and rank not in RANKS:
+            raise IllegalAction(f"RULES §3.2: {rank!r} is not a trump rank (2..A)")
+        if suit is not None and suit not in SUITS:
+            raise IllegalAction(f"RULES §3.2: {suit!r} is not a suit (S H D C)")
+        self.rank = rank
+        self.suit = suit
+        play_suit = [0] * N_IDS
+        level = [0] * N_IDS
+        # Order every play suit from low to high as a list of "levels", each a list of ids.
+        orders: list[list[list[int]]] = [[] for _ in range(5)]
+        r_idx = RANKS.index(rank) if rank is not None else -1
+        s_idx = SUITS.index(suit) if suit is not None else -1
+        for s in range(4):
+            target = TRUMP if s == s_idx else s
+            for ri in range(13):
+                if ri == r_idx:
+                    continue
+                orders[target].append([s * 13 + ri])
+        if r_idx >= 0:
+            off = [s * 13 + r_idx for s in range(4) if s != s_idx]
+            orders[TRUMP].append(off)
+            if s_idx >= 0:
+                orders[TRUMP].append([s_idx * 13 + r_idx])
+        orders[TRUMP].append([BJ_ID])
+        orders[TRUMP].append([RJ_ID])
+        for ps, levels in enumerate(orders):
+            for lvl, ids in enumerate(levels):
+                for i in ids:
+                    play_suit[i] = ps
+                    level[i] = lvl
+        self.play_suit: list[int] = play_suit
+        self.level: list[int] = level
+        self.ids_at_level: list[list[list[int]]] = orders
+        self.suit_ids: list[list[int]] = [[i for ids in lv for i in ids] for lv in orders]
+        self.sort_key: list[int] = [play_suit[i] * 32 + level[i] for i in range(N_IDS)]
+
+    @property
+    def no_trump_suit(self) -> bool:
+        """True for a round without a trump suit (§5.3)."""
+        return self.suit is None
+
+    def is_trump(self, card: Card) -> bool:
+        """Whether the card is a trump in this round (§5.1)."""
+        return self.play_suit[card.id] == TRUMP
+
+    def play_suit_of(self, card: Card) -> str:
+        """`"T"` for trumps, else the card's natural suit letter (§5.1)."""
+        return PLAY_SUIT_NAMES[self.play_suit[card.id]]
+
+    def level_of(self, card: Card) -> int:
+        """Level of the card within its play suit (§5.4), 0 = lowest."""
+        return self.level[card.id]
+
+    def sort(self, cards: Iterable[Card]) -> list[Card]:
+        """Cards sorted by play suit (S H D C, then trumps) and level, low to high."""
+        key = self.sort_key
+        return sorted(cards, key=lambda c: (key[c.id], c.id))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trump) and (other.rank, other.suit) == (self.rank, self.suit)
+
+    def __hash__(self) -> int:
+        return hash((self.rank, self.suit))
+
+    def __repr__(self) -> str:
+        return f"Trump({self.rank!r}, {self.suit!r})"
+
+
+def card_is_rank(card: Card, rank: str | None) -> bool:
+    """Whether a card is of the given rank (never true for jokers)."""
+    return rank is not None and card.rank == rank
+
+
+__all__ = ["TRUMP", "Trump", "CARDS", "card_is_rank"]

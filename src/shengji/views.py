@@ -1,0 +1,312 @@
+"""What one seat may see (RULES §11): the only thing a bot or a client ever gets.
+
+`build_view(round, seat)` copies the public facts and that seat's own cards into
+a frozen `View`; the view holds no reference back to the round.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .actions import Action, Declare, Pass
+from .cards import CARDS, Card, counts_of, format_cards
+from .declare import candidate_declarations, declaration_strength
+from .follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from .options import RuleOptions
+from .shapes import Shape, count_ids, shape_of
+from .trump import Trump
+
+if TYPE_CHECKING:
+    from .round import FailedThrow, Round, RoundResult, TrickView
+
+
+@dataclass(frozen=True)
+class View:
+    """One seat's view of a round (RULES §11). `seat` None is a spectator."""
+
+    seat: int | None
+    phase: str
+    to_act: int | None
+    round_no: int
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, int, int, int]
+    trump_rank: str | None
+    trump_suit: str | None
+    trump: Trump | None
+    declarations: tuple[tuple[int, tuple[Card, ...]], ...]
+    declarer: int | None
+    kitty_flip: tuple[Card, ...]
+    starter: int | None
+    declaring_team: int | None
+    levels: tuple[str, str]
+    cards_left: int
+    last_drawer: int | None
+    tricks: tuple[TrickView, ...]
+    current_trick: TrickView | None
+    failed_throws: tuple[FailedThrow, ...]
+    opponents_points: int
+    point_cards: tuple[Card, ...]
+    kitty: tuple[Card, ...] | None
+    kitty_taken: tuple[Card, ...] | None
+    result: RoundResult | None
+    options: RuleOptions
+    last_result: RoundResult | None = None
+    game_over: bool = False
+    winner: int | None = None
+    display_trump: Trump | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------ helpers from the view only
+
+    @property
+    def lead(self) -> tuple[Card, ...] | None:
+        """The cards led in the current trick, or None if nobody has led yet."""
+        if self.current_trick is None or not self.current_trick.plays:
+            return None
+        return self.current_trick.plays[0][1]
+
+    def _lead_shape(self) -> Shape | None:
+        lead = self.lead
+        if lead is None or self.trump is None:
+            return None
+        return shape_of([c.id for c in lead], self.trump)
+
+    def _my_turn_to_play(self) -> bool:
+        return self.phase == "play" and self.seat is not None and self.to_act == self.seat
+
+    def legal_plays(self) -> Iterator[tuple[Card, ...]]:
+        """Every distinct legal play of this seat now, lazily (§6.1, §6.2)."""
+        if not self._my_turn_to_play() or self.trump is None:
+            return
+        counts = counts_of(self.hand)
+        shape = self._lead_shape()
+        gen = (
+            iter_leads(counts, self.trump)
+            if shape is None
+            else iter_follows(counts, shape, self.trump, self.options.strict_tractor_follow)
+        )
+        for ids in gen:
+            yield tuple(CARDS[i] for i in ids)
+
+    def play_error(self, cards: tuple[Card, ...] | list[Card]) -> str | None:
+        """Why these cards are not a legal play now (as far as this seat can know), or None.
+
+        A lead of several units may still fail as a throw (§6.4): that depends on the
+        other hands, which a view does not hold.
+        """
+        if not self._my_turn_to_play() or self.trump is None:
+            return "RULES §6: it is not your turn to play"
+        counts = counts_of(self.hand)
+        ids = [c.id for c in cards]
+        if not ids:
+            return "RULES §6: play at least one card"
+        for i, n in count_ids(ids).items():
+            if counts[i] < n:
+                return f"RULES §6: {CARDS[i]} is not in your hand"
+        shape = self._lead_shape()
+        if shape is None:
+            try:
+                shape_of(ids, self.trump)
+            except ValueError as e:
+                return str(e)
+            return None
+        return follow_error(counts, shape, ids, self.trump, self.options.strict_tractor_follow)
+
+    def is_legal(self, cards: tuple[Card, ...] | list[Card]) -> bool:
+        """Whether these cards are a legal play now (§6.1, §6.2)."""
+        return self.play_error(cards) is None
+
+    def random_play(self, rng: random.Random) -> tuple[Card, ...]:
+        """A uniformly random distinct legal play of this seat now."""
+        if not self._my_turn_to_play() or self.trump is None:
+            raise ValueError("not this seat's turn to play")
+        counts = counts_of(self.hand)
+        shape = self._lead_shape()
+        if shape is None:
+            ids = random_lead(counts, self.trump, rng)
+        else:
+            ids = random_follow(
+                counts, shape, self.trump, rng, self.options.strict_tractor_follow
+            )
+        return tuple(CARDS[i] for i in ids)
+
+    def legal_declarations(self) -> list[tuple[Card, ...]]:
+        """The declarations this seat may make now (§3.3), weakest first."""
+        if self.seat is None or self.phase not in ("deal", "declare") or self.trump_rank is None:
+            return []
+        standing: tuple[int, int] | None = None
+        if self.declarations:
+            s, cards = self.declarations[-1]
+            standing = (s, declaration_strength([c.id for c in cards], self.trump_rank))
+        out: list[tuple[Card, ...]] = []
+        for ids in candidate_declarations(counts_of(self.hand), self.trump_rank):
+            if standing is not None:
+                if standing[0] == self.seat and not self.options.self_reinforce:
+                    continue
+                if declaration_strength(ids, self.trump_rank) <= standing[1]:
+                    continue
+            out.append(tuple(CARDS[i] for i in ids))
+        return out
+
+    def random_declaration_action(self, rng: random.Random) -> Action:
+        """Uniformly: pass, or one of this seat's legal declarations (deal and final window)."""
+        assert self.seat is not None
+        decls = self.legal_declarations()
+        k = rng.randrange(len(decls) + 1)
+        return Pass(self.seat) if k == len(decls) else Declare(self.seat, decls[k])
+
+    # ------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as plain JSON (cards in notation), for the web client."""
+        return {
+            "seat": self.seat,
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "round_no": self.round_no,
+            "hand": _cj(self.hand),
+            "hand_sizes": list(self.hand_sizes),
+            "trump_rank": self.trump_rank,
+            "trump_suit": self.trump_suit,
+            "trump_final": self.trump is not None,
+            "declarations": [[s, _cj(c)] for s, c in self.declarations],
+            "declarer": self.declarer,
+            "kitty_flip": _cj(self.kitty_flip),
+            "starter": self.starter,
+            "declaring_team": self.declaring_team,
+            "levels": list(self.levels),
+            "cards_left": self.cards_left,
+            "last_drawer": self.last_drawer,
+            "tricks": [_trick_json(t) for t in self.tricks],
+            "current_trick": _trick_json(self.current_trick) if self.current_trick else None,
+            "failed_throws": [
+                {
+                    "seat": f.seat, "attempted": _cj(f.attempted), "forced": _cj(f.forced),
+                    "blocker": f.blocker, "shown": _cj(f.shown), "penalty": f.penalty,
+                    "trick": f.trick,
+                }
+                for f in self.failed_throws
+            ],
+            "opponents_points": self.opponents_points,
+            "point_cards": _cj(self.point_cards),
+            "kitty": _cj(self.kitty) if self.kitty is not None else None,
+            "kitty_taken": _cj(self.kitty_taken) if self.kitty_taken is not None else None,
+            "result": result_json(self.result),
+            "last_result": result_json(self.last_result),
+            "game_over": self.game_over,
+            "winner": self.winner,
+            "options": self.options.to_json(),
+            "legal_declarations": [_cj(d) for d in self.legal_declarations()],
+            "lead": _cj(self.lead) if self.lead else None,
+        }
+
+
+def _cj(cards: tuple[Card, ...] | list[Card]) -> list[str]:
+    return [c.text for c in cards]
+
+
+def _trick_json(t: TrickView) -> dict[str, Any]:
+    return {
+        "leader": t.leader,
+        "plays": [[s, _cj(c)] for s, c in t.plays],
+        "winner": t.winner,
+        "points": t.points,
+    }
+
+
+def result_json(r: RoundResult | None) -> dict[str, Any] | None:
+    """A round result as plain JSON."""
+    if r is None:
+        return None
+    return {
+        "opponents_points": r.opponents_points,
+        "kitty": _cj(r.kitty),
+        "kitty_points": r.kitty_points,
+        "multiplier": r.multiplier,
+        "penalties": r.penalties,
+        "last_trick_winner": r.last_trick_winner,
+        "declaring_team": r.declaring_team,
+        "starter": r.starter,
+        "gainer": r.gainer,
+        "levels_gained": r.levels_gained,
+        "next_starter": r.next_starter,
+        "next_declaring_team": r.next_declaring_team,
+        "levels_before": list(r.levels_before),
+        "levels_after": list(r.levels_after),
+    }
+
+
+def build_view(
+    rnd: Round,
+    seat: int | None,
+    *,
+    last_result: RoundResult | None = None,
+    game_over: bool = False,
+    winner: int | None = None,
+) -> View:
+    """Copy what `seat` may see of `rnd` (RULES §11) into a new `View`."""
+    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
+        raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
+    shown_trump = rnd.display_trump()
+    key = shown_trump.sort_key
+    hand: tuple[Card, ...] = ()
+    if seat is not None:
+        h = rnd.hands[seat]
+        ids = [i for i in range(54) for _ in range(h[i])]
+        ids.sort(key=lambda i: (key[i], i))
+        hand = tuple(CARDS[i] for i in ids)
+    over = rnd.phase == "over"
+    is_starter = seat is not None and seat == rnd.starter
+    kitty: tuple[Card, ...] | None = None
+    kitty_taken: tuple[Card, ...] | None = None
+    if over or (is_starter and rnd.phase in ("kitty", "play")):
+        kitty_taken = tuple(CARDS[i] for i in rnd.kitty_taken) if is_starter or over else None
+        if rnd.kitty:
+            kitty = tuple(CARDS[i] for i in rnd.kitty)
+    if over and not is_starter:
+        kitty_taken = None
+    tricks, current = rnd.trick_views()
+    standing = rnd.standing
+    trump = rnd.trump
+    if trump is not None:
+        trump_rank, trump_suit = trump.rank, trump.suit
+    else:
+        trump_rank = rnd.trump_rank
+        trump_suit = CARDS[standing[2][0]].suit if standing else None
+    return View(
+        seat=seat,
+        phase=rnd.phase,
+        to_act=rnd.decision().seat,
+        round_no=rnd.round_no,
+        hand=hand,
+        hand_sizes=(rnd.sizes[0], rnd.sizes[1], rnd.sizes[2], rnd.sizes[3]),
+        trump_rank=trump_rank,
+        trump_suit=trump_suit,
+        trump=trump,
+        declarations=tuple((s, tuple(CARDS[i] for i in ids)) for s, ids in rnd.declarations),
+        declarer=standing[0] if standing else None,
+        kitty_flip=tuple(CARDS[i] for i in rnd.kitty_flip),
+        starter=rnd.starter,
+        declaring_team=rnd.declaring_team,
+        levels=rnd.levels,
+        cards_left=100 - rnd.drawn if rnd.phase == "deal" else 0,
+        last_drawer=rnd.decision().last_drawer,
+        tricks=tricks,
+        current_trick=current,
+        failed_throws=tuple(rnd.failed_throws),
+        opponents_points=rnd.opponents_points,
+        point_cards=tuple(CARDS[i] for i in rnd.point_cards),
+        kitty=kitty,
+        kitty_taken=kitty_taken,
+        result=rnd.result,
+        options=rnd.options,
+        last_result=last_result,
+        game_over=game_over,
+        winner=winner,
+        display_trump=shown_trump,
+    )
+
+
+__all__ = ["View", "build_view", "result_json", "format_cards"]
