@@ -160,7 +160,9 @@ def iter_follows(
 # ---------------------------------------------------------------- uniform sampling
 
 
-def _count_table(items: Sequence[tuple[int, int]], size: int, min_pairs: int) -> list[list[list[int]]]:
+def _count_table(
+    items: Sequence[tuple[int, int]], size: int, min_pairs: int
+) -> list[list[list[int]]]:
     """dp[j][m][r]: number of sub-multisets of items[j:] with m cards and >= r pairs."""
     n_items = len(items)
     dp = [[[0] * (min_pairs + 1) for _ in range(size + 1)] for _ in range(n_items + 1)]
@@ -199,12 +201,7 @@ def _sample_submultiset(
             options.append((1, nxt[m - 1][r]))
         if m >= 2 and c >= 2:
             options.append((2, nxt[m - 2][r - 1 if r else 0]))
-        total = sum(w for _, w in options)
-        x = rng.randrange(total)
-        for take, w in options:
-            if x < w:
-                break
-            x -= w
+        take = _weighted_choice([w for _, w in options], rng)
         out += [i] * take
         m -= take
         if take == 2 and r:
@@ -212,6 +209,16 @@ def _sample_submultiset(
         if m == 0 and r == 0:
             break
     return out
+
+
+def _weighted_choice(weights: Sequence[int], rng: random.Random) -> int:
+    """Index k with probability weights[k] / sum(weights)."""
+    x = rng.randrange(sum(weights))
+    for k, w in enumerate(weights):
+        if x < w:
+            return k
+        x -= w
+    raise AssertionError("unreachable")
 
 
 def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
@@ -223,11 +230,7 @@ def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
         for _, c in items:
             w *= c + 1
         weights.append(w - 1)
-    x = rng.randrange(sum(weights))
-    for items, w in zip(per_suit, weights, strict=True):
-        if x < w:
-            break
-        x -= w
+    items = per_suit[_weighted_choice(weights, rng)]
     while True:
         out: list[int] = []
         for i, c in items:
@@ -252,7 +255,9 @@ def random_follow(
             base = [i for i, c in suit_items for _ in range(c)]
             rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
             play = tuple(base + _sample_submultiset(rest, n - h, 0, rng))
-        if not (strict and shape.tractor_lengths) or follow_error(hand, shape, play, t, True) is None:
+        if not (strict and shape.tractor_lengths):
+            return play
+        if follow_error(hand, shape, play, t, True) is None:
             return play
     # Rejection kept failing (strict option, rare tractor): choose among the enumeration.
     return rng.choice(list(iter_follows(hand, shape, t, strict)))

@@ -1,4 +1,7 @@
-"""Game records: options + seed + every action; replay; JSON save/load (DESIGN: the log is the game)."""
+"""Game records: options + seed + every action; replay; JSON save/load.
+
+The log is the game: a record replays to the exact same state.
+"""
 
 from __future__ import annotations
 
@@ -51,8 +54,12 @@ class GameRecord:
             raise IllegalAction("malformed record: actions must be a list")
         for a in actions:
             action_from_json(a)
-        return cls(RuleOptions.from_json(data.get("options")), seed, actions)
-
+        round_seeds = data.get("round_seeds") or []
+        if not isinstance(round_seeds, list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in round_seeds
+        ):
+            raise IllegalAction("malformed record: round_seeds must be a list of ints")
+        return cls(RuleOptions.from_json(data.get("options")), seed, actions, round_seeds)
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:
@@ -69,10 +76,13 @@ class GameRecord:
 def replay(record: GameRecord, upto: int | None = None) -> Game:
     """Rebuild the exact game state from a record (optionally only its first `upto` actions)."""
     game = Game(record.seed, record.options)
+    for i, s in enumerate(record.round_seeds):
+        if s != round_seed(record.seed, i):
+            raise IllegalAction(f"malformed record: round {i}'s seed does not derive from the seed")
     actions = record.actions if upto is None else record.actions[:upto]
     for a in actions:
         game.apply(action_from_json(a))
     return game
 
 
-from .game import Game  # noqa: E402
+from .game import Game, round_seed  # noqa: E402

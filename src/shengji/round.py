@@ -15,9 +15,15 @@ from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
 from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
 from .declare import candidate_declarations, declaration_strength, declaration_suit
 from .errors import IllegalAction
-from .follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
 from .follow import _items as _hand_items
-from .follow import _sample_submultiset
+from .follow import (
+    _sample_submultiset,
+    follow_error,
+    iter_follows,
+    iter_leads,
+    random_follow,
+    random_lead,
+)
 from .options import RuleOptions
 from .scoring import level_change
 from .shapes import Shape, count_ids, shape_of
@@ -437,9 +443,13 @@ class Round:
             raise self._phase_error("kitty", "burying the kitty")
         _check_seat(seat)
         if seat != self.starter:
-            raise IllegalAction(f"RULES §4: only the starter (seat {self.starter}) buries the kitty")
+            raise IllegalAction(
+                f"RULES §4: only the starter (seat {self.starter}) buries the kitty"
+            )
         if len(cards) != KITTY_SIZE:
-            raise IllegalAction(f"RULES §4: the starter puts back exactly 8 cards, not {len(cards)}")
+            raise IllegalAction(
+                f"RULES §4: the starter puts back exactly 8 cards, not {len(cards)}"
+            )
         ids = tuple(c.id for c in cards)
         self._require_in_hand(seat, ids, "§4")
         if not commit:

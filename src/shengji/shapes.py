@@ -142,10 +142,7 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
         raise IllegalAction("RULES §6.1: all cards of a lead must be of one play suit")
     units = decompose(ids, t)
     n = len(ids)
-    if len(units) == 1:
-        kind = units[0].kind
-    else:
-        kind = THROW
+    kind = units[0].kind if len(units) == 1 else THROW
     tractors = tuple(u.npairs for u in units if u.npairs >= 2)
     n_pair_units = sum(1 for u in units if u.npairs == 1)
     n_pairs = sum(u.npairs for u in units)

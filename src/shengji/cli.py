@@ -1,0 +1,198 @@
+"""The `shengji` command (typer + rich)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from .actions import Bury, Declare, Draw, Play
+from .game import Game
+from .options import RuleOptions
+
+app = typer.Typer(help="Tractor (拖拉机, Shengji): play, watch and measure.", no_args_is_help=True)
+console = Console()
+
+SEAT_NAMES = ("South", "East", "North", "West")
+
+
+@app.callback()
+def _root() -> None:
+    """Tractor (拖拉机, Shengji): play, watch and measure."""
+
+
+@app.command()
+def demo(
+    seed: int = typer.Option(1, help="Shuffle seed: the same seed gives the same game."),
+    rounds: int = typer.Option(0, help="Stop after this many rounds (0: play the whole game)."),
+    option: list[str] = typer.Option([], "--option", help="Rule option name=value (RULES §10)."),
+) -> None:
+    """Play one seeded game between random bots and print a readable log of it."""
+    game = Game(seed=seed, options=RuleOptions.parse(option))
+    rng = random.Random(seed)
+    console.print(f"[bold]Tractor demo[/] seed {seed}, options {game.options.to_json()}")
+    while not game.is_over and (rounds == 0 or len(game.results) < rounds):
+        rnd = game.round
+        action = game.random_action(rng)
+        before_tricks = len(rnd.tricks)
+        n_failed = len(rnd.failed_throws)
+        game.apply(action)
+        if isinstance(action, Draw) and rnd.drawn == 1 and rnd.attempt == 0:
+            console.rule(
+                f"Round {rnd.round_no + 1} — levels {rnd.levels[0]}/{rnd.levels[1]}, "
+                f"trump rank {rnd.trump_rank}"
+            )
+        elif isinstance(action, Draw) and rnd.drawn == 1:
+            console.print("[yellow]Nobody declared: redeal (RULES §3.5)[/]")
+        if isinstance(action, Declare):
+            console.print(f"  {SEAT_NAMES[action.seat]} declares {_cards(action.cards)}")
+        if isinstance(action, Bury):
+            t = rnd.trump
+            assert t is not None
+            if rnd.kitty_flip:
+                console.print(f"  kitty turned up: {_ids(rnd.kitty_flip)}")
+            console.print(
+                f"  trump: rank {t.rank or '-'} suit {t.suit or 'none (jokers)'}; "
+                f"starter {SEAT_NAMES[action.seat]} buries {_cards(action.cards)}"
+            )
+        if isinstance(action, Play):
+            if len(rnd.failed_throws) > n_failed:
+                f = rnd.failed_throws[-1]
+                console.print(
+                    f"  [red]{SEAT_NAMES[f.seat]}'s throw {_cards(f.attempted)} fails[/]: "
+                    f"{SEAT_NAMES[f.blocker]} shows {_cards(f.shown)}; "
+                    f"{_cards(f.forced)} is led instead (penalty {abs(f.penalty)})"
+                )
+            if len(rnd.tricks) > before_tricks:
+                leader, plays, winner, pts = rnd.tricks[-1]
+                text = ", ".join(f"{SEAT_NAMES[s][0]} {_ids(ids)}" for s, ids in plays)
+                console.print(
+                    f"  trick {len(rnd.tricks):2}: {text} → {SEAT_NAMES[winner]}"
+                    + (f" (+{pts})" if pts else "")
+                )
+        if rnd.result is not None and game.results and game.results[-1] is rnd.result:
+            r = rnd.result
+            console.print(
+                f"  [bold]opponents' points {r.opponents_points}[/] (kitty {_cards(r.kitty)}: "
+                f"+{r.kitty_points} at ×{r.multiplier}); "
+                f"{r.gainer} +{r.levels_gained}; levels {r.levels_after[0]}/{r.levels_after[1]}; "
+                f"next starter {SEAT_NAMES[r.next_starter]}"
+            )
+    if game.is_over:
+        assert game.winner is not None
+        console.print(
+            f"[bold green]Team {game.winner} (seats {game.winner} and {game.winner + 2}) wins "
+            f"after {len(game.results)} rounds, levels {game.level_names}[/]"
+        )
+
+
+def _cards(cards: object) -> str:
+    from .cards import Card
+
+    assert isinstance(cards, tuple | list)
+    return " ".join(c.pretty for c in cards if isinstance(c, Card))
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    from .cards import CARDS
+
+    return " ".join(CARDS[i].pretty for i in ids)
+
+
+# ---------------------------------------------------------------- play, replay, arena
+# (the terminal client lives in shengji.tui, the arena in shengji.arena; imported
+# lazily so that `shengji --help` stays fast)
+
+
+def _options(items: list[str]) -> RuleOptions:
+    from .errors import IllegalAction
+
+    try:
+        return RuleOptions.parse(items)
+    except IllegalAction as e:
+        raise typer.BadParameter(str(e), param_hint="--option") from None
+
+
+def _kind(value: str) -> str:
+    from .bots import AGENT_KINDS
+
+    if value not in AGENT_KINDS:
+        raise typer.BadParameter(f"{value!r} is not a bot kind ({', '.join(AGENT_KINDS)})")
+    return value
+
+
+@app.command()
+def play(
+    partner: str = typer.Option("heuristic", callback=_kind, help="Your partner's bot (North)."),
+    opponents: str = typer.Option(
+        "heuristic", callback=_kind, help="The opponents' bots (East and West)."
+    ),
+    seed: int | None = typer.Option(None, help="Shuffle seed (default: a random one)."),
+    option: list[str] = typer.Option(
+        [], "--option", help="Rule option name=value (RULES §10), repeatable."
+    ),
+    save: Path | None = typer.Option(None, help="Save the game record here (JSON)."),
+) -> None:
+    """Play a whole game in the terminal: you are South, bots hold the other seats."""
+    from .tui import play_terminal
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(10**6)
+    code = play_terminal(
+        seed=seed, options=_options(option), partner=partner, opponents=opponents, save=save
+    )
+    raise typer.Exit(code)
+
+
+@app.command("replay")
+def replay_cmd(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A saved game (JSON)."),
+    all_: bool = typer.Option(False, "--all", help="Print everything without pausing."),
+) -> None:
+    """Step through a saved game trick by trick (Enter for the next trick)."""
+    from .errors import IllegalAction
+    from .tui import replay_terminal
+
+    try:
+        code = replay_terminal(path, all_=all_)
+    except IllegalAction as e:
+        console.print(f"[red]{e}[/]")
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def arena(
+    a: str = typer.Option("heuristic", "--a", callback=_kind, help="Agent A."),
+    b: list[str] = typer.Option(
+        ["random"], "--b", help="Agent B (repeatable, or comma separated: one pairing each)."
+    ),
+    deals: int = typer.Option(200, min=0, help="Mirrored deals per pairing (each played twice)."),
+    games: int = typer.Option(0, min=0, help="Also play this many mirrored full games."),
+    seed: int = typer.Option(0, help="Arena seed: every deal's shuffle derives from it."),
+    workers: int = typer.Option(0, min=0, help="Processes (0: one per CPU)."),
+    option: list[str] = typer.Option(
+        [], "--option", help="Rule option name=value (RULES §10), repeatable."
+    ),
+    plot: Path | None = typer.Option(None, help="Write a plot (PNG) of the results here."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the results as JSON."),
+) -> None:
+    """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
+    import os
+
+    from .arena import arena_main
+
+    bs = [_kind(x.strip()) for item in b for x in item.split(",") if x.strip()]
+    if deals == 0 and games == 0:
+        raise typer.BadParameter("nothing to play: give --deals and/or --games")
+    arena_main(
+        a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
+        options=_options(option), plot=plot, json_path=json_path, console=console,
+    )
+
+
+def main() -> None:
+    """Entry point of the `shengji` command."""
+    app()

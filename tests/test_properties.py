@@ -1,0 +1,163 @@
+"""Property-based tests (hypothesis): invariants of whole games, generator == checker."""
+
+import itertools
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from helpers import snapshot
+
+from shengji import CARDS, Game, RuleOptions, Trump, replay
+from shengji.cards import POINTS, counts_of
+from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from shengji.shapes import shape_of
+
+options_st = st.builds(
+    RuleOptions,
+    self_reinforce=st.booleans(),
+    strict_tractor_follow=st.booleans(),
+    no_trump_keeps_rank=st.booleans(),
+    band_80_115=st.sampled_from(["swap", "stay"]),
+    first_drawer=st.integers(0, 3),
+)
+
+
+def check_invariants(game: Game) -> None:
+    rnd = game.round
+    rnd.counts_check()  # all 108 cards accounted for
+    assert sum(POINTS[i] * 2 for i in range(54)) == 200
+    played = Counter()
+    for _, plays, _, _ in rnd.tricks:
+        for s, ids in plays:
+            played[s] += len(ids)
+    for s, ids in rnd.current:
+        played[s] += len(ids)
+    for s in range(4):
+        assert sum(rnd.hands[s]) == rnd.sizes[s]
+        if rnd.phase == "deal":
+            assert rnd.sizes[s] == len(
+                [k for k in range(rnd.drawn) if (rnd.first_drawer + k) % 4 == s]
+            )
+        elif rnd.phase == "declare":
+            assert rnd.sizes[s] == 25
+        elif rnd.phase == "kitty":
+            assert rnd.sizes[s] == (33 if s == rnd.starter else 25)
+        else:
+            assert rnd.sizes[s] == 25 - played[s]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), options=options_st, max_rounds=st.integers(1, 3))
+def test_random_games_keep_every_invariant_and_replay_exactly(seed, options, max_rounds):
+    game = Game(seed, options)
+    rng = random.Random(seed)
+    checkpoints = {}
+    while not game.is_over and len(game.results) < max_rounds:
+        game.apply(game.random_action(rng))
+        check_invariants(game)
+        if rng.random() < 0.01:
+            checkpoints[len(game.actions)] = snapshot(game)
+    assert snapshot(replay(game.record)) == snapshot(game)
+    for n, snap in checkpoints.items():
+        assert snapshot(replay(game.record, upto=n)) == snap
+
+
+TRUMPS = [Trump("2", "H"), Trump("5", "S"), Trump(None, None), Trump("7", None)]
+
+
+@st.composite
+def follow_case(draw):
+    trump = draw(st.sampled_from(TRUMPS))
+    # Small pools keep pairs and tractors frequent.
+    ps = draw(st.sampled_from([p for p in range(5) if len(trump.suit_ids[p]) >= 2]))
+    suit_ids = trump.suit_ids[ps]
+    pool = suit_ids[: draw(st.integers(2, min(8, len(suit_ids))))]
+    lead_ids = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=6))
+    lead_ids = [i for i, n in Counter(lead_ids).items() for _ in range(min(n, 2))]
+    other = [i for i in range(54) if trump.play_suit[i] != ps][:10]
+    hand_ids = draw(st.lists(st.sampled_from(pool + other), min_size=len(lead_ids), max_size=12))
+    counts = [0] * 54
+    for i in hand_ids:
+        counts[i] = min(2, counts[i] + 1)
+    if sum(counts) < len(lead_ids):
+        counts[other[0]] = 2
+        counts[other[1]] = 2
+        counts[other[2]] = 2
+    strict = draw(st.booleans())
+    return trump, lead_ids, counts, strict
+
+
+def all_submultisets(counts, size):
+    items = [(i, c) for i, c in enumerate(counts) if c]
+    out = set()
+    for takes in itertools.product(*[range(c + 1) for _, c in items]):
+        if sum(takes) == size:
+            out.add(tuple(sorted(i for (i, _), t in zip(items, takes, strict=True)
+                                 for _ in range(t))))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=follow_case())
+def test_generated_follows_equal_the_checker_rules_6_2(case):
+    trump, lead_ids, counts, strict = case
+    shape = shape_of(lead_ids, trump)
+    generated = [tuple(sorted(p)) for p in iter_follows(counts, shape, trump, strict)]
+    assert len(generated) == len(set(generated)), "duplicates in the generator"
+    accepted = {
+        p for p in all_submultisets(counts, len(lead_ids))
+        if follow_error(counts, shape, p, trump, strict) is None
+    }
+    assert set(generated) == accepted
+    rng = random.Random(len(generated))
+    for _ in range(20):
+        assert tuple(sorted(random_follow(counts, shape, trump, rng, strict))) in accepted
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_generated_leads_are_every_single_suit_subset_rules_6_1(seed):
+    rng = random.Random(seed)
+    trump = rng.choice(TRUMPS)
+    counts = [0] * 54
+    for i in rng.sample(range(54), 6):
+        counts[i] = rng.randint(1, 2)
+    generated = [tuple(sorted(p)) for p in iter_leads(counts, trump)]
+    assert len(generated) == len(set(generated))
+    expected = set()
+    for size in range(1, sum(counts) + 1):
+        for p in all_submultisets(counts, size):
+            if len({trump.play_suit[i] for i in p}) == 1:
+                expected.add(p)
+    assert set(generated) == expected
+    for _ in range(10):
+        assert tuple(sorted(random_lead(counts, trump, rng))) in expected
+
+
+def test_random_follow_is_uniform_over_distinct_plays():
+    trump = Trump("2", "H")
+    hand = counts_of([CARDS[i] for i in (0, 0, 1, 1, 2, 3, 20, 21)])  # spades + some diamonds
+    shape = shape_of([5, 5], trump)  # a pair of spades
+    plays = {tuple(sorted(p)) for p in iter_follows(hand, shape, trump)}
+    rng = random.Random(1)
+    n = 6000
+    freq = Counter(tuple(sorted(random_follow(hand, shape, trump, rng))) for _ in range(n))
+    assert set(freq) == plays
+    expected = n / len(plays)
+    chi2 = sum((freq[p] - expected) ** 2 / expected for p in plays)
+    assert chi2 < 30  # len(plays) - 1 degrees of freedom is small; 30 is far in the tail
+
+
+@pytest.mark.slow
+def test_a_thousand_complete_random_games():
+    rounds = 0
+    for seed in range(1000):
+        game = Game(seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            game.apply(game.random_action(rng))
+        rounds += len(game.results)
+        assert game.winner in (0, 1)
+    assert rounds > 5000
