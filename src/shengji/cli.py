@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -125,15 +126,20 @@ def _kind(value: str) -> str:
 
 @app.command()
 def play(
-    partner: str = typer.Option("heuristic", callback=_kind, help="Your partner's bot (North)."),
-    opponents: str = typer.Option(
-        "heuristic", callback=_kind, help="The opponents' bots (East and West)."
-    ),
-    seed: int | None = typer.Option(None, help="Shuffle seed (default: a random one)."),
-    option: list[str] = typer.Option(
-        [], "--option", help="Rule option name=value (RULES §10), repeatable."
-    ),
-    save: Path | None = typer.Option(None, help="Save the game record here (JSON)."),
+    partner: Annotated[
+        str, typer.Option(callback=_kind, help="Your partner's bot (North).")
+    ] = "heuristic",
+    opponents: Annotated[
+        str, typer.Option(callback=_kind, help="The opponents' bots (East and West).")
+    ] = "heuristic",
+    seed: Annotated[
+        int | None, typer.Option(help="Shuffle seed (default: a random one).")
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", help="Rule option name=value (RULES §10), repeatable."),
+    ] = None,
+    save: Annotated[Path | None, typer.Option(help="Save the game record here (JSON).")] = None,
 ) -> None:
     """Play a whole game in the terminal: you are South, bots hold the other seats."""
     from .tui import play_terminal
@@ -141,15 +147,20 @@ def play(
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     code = play_terminal(
-        seed=seed, options=_options(option), partner=partner, opponents=opponents, save=save
+        seed=seed, options=_options(option or []), partner=partner, opponents=opponents,
+        save=save,
     )
     raise typer.Exit(code)
 
 
 @app.command("replay")
 def replay_cmd(
-    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A saved game (JSON)."),
-    all_: bool = typer.Option(False, "--all", help="Print everything without pausing."),
+    path: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="A saved game (JSON).")
+    ],
+    all_: Annotated[
+        bool, typer.Option("--all", help="Print everything without pausing.")
+    ] = False,
 ) -> None:
     """Step through a saved game trick by trick (Enter for the next trick)."""
     from .errors import IllegalAction
@@ -165,33 +176,42 @@ def replay_cmd(
 
 @app.command()
 def arena(
-    a: str = typer.Option("heuristic", "--a", callback=_kind, help="Agent A."),
-    b: list[str] = typer.Option(
-        ["random"], "--b", help="Agent B (repeatable, or comma separated: one pairing each)."
-    ),
-    deals: int = typer.Option(200, min=0, help="Mirrored deals per pairing (each played twice)."),
-    games: int = typer.Option(0, min=0, help="Also play this many mirrored full games."),
-    seed: int = typer.Option(0, help="Arena seed: every deal's shuffle derives from it."),
-    workers: int = typer.Option(0, min=0, help="Processes (0: one per CPU)."),
-    option: list[str] = typer.Option(
-        [], "--option", help="Rule option name=value (RULES §10), repeatable."
-    ),
-    plot: Path | None = typer.Option(None, help="Write a plot (PNG) of the results here."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the results as JSON."),
+    a: Annotated[str, typer.Option("--a", callback=_kind, help="Agent A.")] = "heuristic",
+    b: Annotated[
+        list[str] | None,
+        typer.Option("--b", help="Agent B (repeatable or comma separated; one pairing each)."),
+    ] = None,
+    deals: Annotated[
+        int, typer.Option(min=0, help="Mirrored deals per pairing (each played twice).")
+    ] = 200,
+    games: Annotated[
+        int, typer.Option(min=0, help="Also play this many mirrored full games.")
+    ] = 0,
+    seed: Annotated[int, typer.Option(help="Arena seed: every deal derives from it.")] = 0,
+    workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU).")] = 0,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", help="Rule option name=value (RULES §10), repeatable."),
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Write a plot (PNG) of the results here.")
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the results as JSON here.")
+    ] = None,
 ) -> None:
     """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
     import os
 
     from .arena import arena_main
 
-    bs = [_kind(x.strip()) for item in b for x in item.split(",") if x.strip()]
+    bs = [_kind(x.strip()) for item in (b or ["random"]) for x in item.split(",") if x.strip()]
     if deals == 0 and games == 0:
         raise typer.BadParameter("nothing to play: give --deals and/or --games")
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
-        options=_options(option), plot=plot, json_path=json_path, console=console,
+        options=_options(option or []), plot=plot, json_path=json_path, console=console,
     )
-
 
 def main() -> None:
     """Entry point of the `shengji` command."""

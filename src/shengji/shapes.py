@@ -76,12 +76,6 @@ def count_ids(ids: Iterable[int]) -> dict[int, int]:
     return out
 
 
-def pair_profile(counts: dict[int, int], t: Trump, ps: int) -> list[list[int]]:
-    """For each level of play suit `ps`, the ids held as a pair (count 2)."""
-    levels = t.ids_at_level[ps]
-    return [[i for i in ids if counts.get(i, 0) >= 2] for ids in levels]
-
-
 def longest_run(pairs_at: Sequence[Sequence[int] | int]) -> tuple[int, int]:
     """(length, top level) of the longest run of consecutive levels holding a pair.
 
@@ -104,21 +98,30 @@ def longest_run(pairs_at: Sequence[Sequence[int] | int]) -> tuple[int, int]:
 
 def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
     """Split cards of one play suit into units: tractors (longest first), pairs, singles (§6.1)."""
-    ps = t.play_suit[ids[0]]
     counts = count_ids(ids)
     level = t.level
-    prof = pair_profile(counts, t, ps)
+    pair_at: dict[int, list[int]] = {}
+    for i, n in counts.items():
+        if n >= 2:
+            pair_at.setdefault(level[i], []).append(i)
     units: list[Unit] = []
-    while True:
-        length, top = longest_run(prof)
-        if length < 2:
+    while len(pair_at) >= 2:
+        best_len, best_top, cur, prev = 0, -1, 0, -2
+        for lvl in sorted(pair_at):
+            cur = cur + 1 if lvl == prev + 1 else 1
+            if cur >= best_len:
+                best_len, best_top = cur, lvl
+            prev = lvl
+        if best_len < 2:
             break
         tids: list[int] = []
-        for lvl in range(top - length + 1, top + 1):
-            i = prof[lvl].pop()
+        for lvl in range(best_top - best_len + 1, best_top + 1):
+            i = pair_at[lvl].pop()
+            if not pair_at[lvl]:
+                del pair_at[lvl]
             counts[i] -= 2
             tids += [i, i]
-        units.append(Unit(length, top, tuple(tids)))
+        units.append(Unit(best_len, best_top, tuple(tids)))
     pairs: list[Unit] = []
     singles: list[Unit] = []
     for i, n in counts.items():
@@ -140,6 +143,11 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     ps = play_suit_of_ids(ids, t)
     if ps < 0:
         raise IllegalAction("RULES §6.1: all cards of a lead must be of one play suit")
+    if len(ids) <= 2 and ids[0] == ids[-1]:  # fast path: a single or a pair
+        lvl = t.level[ids[0]]
+        npairs = len(ids) - 1
+        unit = Unit(npairs, lvl, tuple(ids))
+        return Shape(ps, unit.kind, (unit,), len(ids), (), npairs, npairs, lvl)
     units = decompose(ids, t)
     n = len(ids)
     kind = units[0].kind if len(units) == 1 else THROW
