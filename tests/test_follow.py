@@ -1,7 +1,6 @@
 """RULES §6.2: following."""
 
 from conftest import C
-
 from shengji import Trump, is_legal_follow
 from shengji.follow import iter_follows
 from shengji.shapes import shape_of

@@ -1,7 +1,6 @@
 """RULES §8.3 and §9: a whole game."""
 
 from helpers import play_randomly
-
 from shengji import Game, IllegalAction, RuleOptions
 from shengji.round import level_index
 

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from helpers import snapshot
 
+from helpers import snapshot
 from shengji import CARDS, Game, RuleOptions, Trump, replay
 from shengji.cards import POINTS, counts_of
 from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead

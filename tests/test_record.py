@@ -1,8 +1,8 @@
 """Game records: JSON save/load and exact replay."""
 
 import pytest
-from helpers import play_randomly, snapshot
 
+from helpers import play_randomly, snapshot
 from shengji import Game, GameRecord, IllegalAction, RuleOptions, replay
 
 

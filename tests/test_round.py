@@ -3,9 +3,9 @@
 import random
 
 import pytest
+
 from conftest import C
 from helpers import deal_all, play_randomly, snapshot
-
 from shengji import (
     Bury,
     CloseWindow,

@@ -1,8 +1,8 @@
 """RULES §7, §8: points, kitty multiplier, level changes."""
 
 import pytest
-from conftest import C
 
+from conftest import C
 from shengji import kitty_points, level_change
 
 

@@ -1,8 +1,8 @@
 """RULES §6.1: leads — singles, pairs, tractors, throws."""
 
 import pytest
-from conftest import C
 
+from conftest import C
 from shengji import IllegalAction, Trump, classify_lead
 from shengji.shapes import shape_of
 

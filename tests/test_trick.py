@@ -1,7 +1,6 @@
 """RULES §6.3 and §6.4: who wins a trick; failed throws."""
 
 from conftest import C
-
 from shengji import Trump, failed_throw, trick_winner
 
 T = Trump("2", "H")

@@ -1,7 +1,6 @@
 """RULES §5: play suits and card order."""
 
 from conftest import C
-
 from shengji import Trump
 from shengji.trump import TRUMP
 

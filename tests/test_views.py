@@ -5,7 +5,6 @@ import json
 import random
 
 from helpers import play_randomly
-
 from shengji import Game, Round
 
 
