@@ -1,0 +1,71 @@
+"""Decision time of the bots: median and p99 per decision, fixed seeds.
+
+Run: `python bench/bots.py [--rounds N] [--kind heuristic]`. Each seat's agent
+is timed on every decision it makes (declarations during the deal, the kitty,
+every play) over N rounds of four agents of that kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import defaultdict
+
+from shengji.actions import Action
+from shengji.bots import Agent, make_agent
+from shengji.driver import play_round
+from shengji.round import Round
+from shengji.views import View
+
+
+class Timed:
+    """Wraps an agent and records how long each `act` takes, by phase."""
+
+    def __init__(self, agent: Agent, times: dict[str, list[float]]) -> None:
+        self.agent = agent
+        self.times = times
+
+    def act(self, view: View) -> Action:
+        t0 = time.perf_counter()
+        action = self.agent.act(view)
+        self.times[view.phase].append(time.perf_counter() - t0)
+        return action
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--kind", default="heuristic")
+    ap.add_argument("--seed", type=int, default=12345)
+    args = ap.parse_args()
+    times: dict[str, list[float]] = defaultdict(list)
+    t0 = time.perf_counter()
+    for r in range(args.rounds):
+        rnd = Round(args.seed + r, trump_rank="2", starter=r % 4, declaring_team=r % 2)
+        agents = [Timed(make_agent(args.kind, 1000 * r + s), times) for s in range(4)]
+        play_round(rnd, agents)
+    wall = time.perf_counter() - t0
+    every = [x for xs in times.values() for x in xs]
+    print(f"{args.kind}: {args.rounds} rounds, {len(every)} decisions, {wall:.1f}s wall")
+    print(f"{'phase':<10}{'n':>8}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}")
+    for phase in ("deal", "declare", "kitty", "play"):
+        xs = times.get(phase)
+        if xs:
+            print(
+                f"{phase:<10}{len(xs):>8}{1e3 * statistics.median(xs):>12.3f}"
+                f"{1e3 * pct(xs, 0.99):>10.3f}{1e3 * max(xs):>10.3f}"
+            )
+    print(
+        f"{'all':<10}{len(every):>8}{1e3 * statistics.median(every):>12.3f}"
+        f"{1e3 * pct(every, 0.99):>10.3f}{1e3 * max(every):>10.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

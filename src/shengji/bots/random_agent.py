@@ -1,0 +1,31 @@
+"""The random agent: a uniformly random legal action, seeded."""
+
+from __future__ import annotations
+
+import random
+
+from ..actions import Action, Bury, Play
+from ..views import View
+
+
+class RandomAgent:
+    """Plays a uniformly random distinct legal play (`view.random_play`).
+
+    While cards are drawn and in the final window it picks uniformly among
+    passing and each legal declaration; as the starter it buries 8 random cards.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, view: View) -> Action:
+        seat = view.seat
+        assert seat is not None, "an agent plays a seat"
+        phase = view.phase
+        if phase in ("deal", "declare"):
+            return view.random_declaration_action(self.rng)  # pass or a declaration, uniformly
+        if phase == "kitty":
+            return Bury(seat, tuple(self.rng.sample(list(view.hand), 8)))
+        if phase == "play":
+            return Play(seat, tuple(view.random_play(self.rng)))
+        raise ValueError(f"nothing to do in phase {phase!r}")

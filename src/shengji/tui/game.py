@@ -1,0 +1,513 @@
+"""The interactive terminal game: a human at one seat, bots at the others.
+
+Input is read line by line from any text stream (a terminal, or a script in
+tests); output goes to a rich `Console`. The human sees only their seat's view
+(RULES §11), plus the public record of what was played.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from ..actions import Action, Bury, Declare, Pass, Play
+from ..bots import Agent, make_agent
+from ..cards import Card, parse_cards
+from ..driver import step
+from ..errors import IllegalAction
+from ..game import Game
+from ..options import RuleOptions
+from ..round import Round, RoundResult
+from ..shapes import shape_of
+from ..trump import Trump
+from ..views import View
+from .render import (
+    cards_text,
+    failed_throw_text,
+    hand_text,
+    options_text,
+    result_text,
+    seat_name,
+    team_name,
+    trick_text,
+    trump_text,
+)
+
+HELP = """\
+Commands at any prompt:
+  cards        by notation (10H 10H, as, bj) or by the numbers shown next to your cards (3 4)
+  last         the last trick          tricks   every trick of this round
+  hand         your hand               score    points and levels
+  hint         what the heuristic bot would do in your place
+  help         this text               quit     save (with --save) and stop
+"""
+
+
+class QuitGame(Exception):
+    """The human typed `quit`, or the input ended."""
+
+
+class TerminalGame:
+    """Runs a `Game` with a human at `human` (default seat 0) and agents elsewhere."""
+
+    def __init__(
+        self,
+        game: Game,
+        agents: dict[int, Agent],
+        *,
+        console: Console,
+        stdin: TextIO,
+        human: int = 0,
+        save: Path | None = None,
+        max_rounds: int | None = None,
+        hint_seed: int = 0,
+    ) -> None:
+        if human in agents or sorted([*agents, human]) != [0, 1, 2, 3]:
+            raise ValueError("agents must cover the three seats other than the human's")
+        self.game = game
+        self.console = console
+        self.stdin = stdin
+        self.human = human
+        self.save = save
+        self.max_rounds = max_rounds
+        self.hint_agent = make_agent("heuristic", hint_seed)
+        self.player = _HumanAgent(self)
+        self.agents: list[Agent] = [
+            self.player if s == human else agents[s] for s in range(4)
+        ]
+        isatty = getattr(stdin, "isatty", None)
+        self._tty = bool(isatty()) if callable(isatty) else False
+        self._declined: frozenset[str] | None = None
+        self._last_hand: tuple[Card, ...] = ()
+
+    # ------------------------------------------------------------ I/O helpers
+    def say(self, *objs: object, **kw: object) -> None:
+        self.console.print(*objs, **kw)  # type: ignore[arg-type]
+
+    def ask(self, prompt: str) -> str:
+        """Read one line; `quit` or the end of input ends the game."""
+        self.console.print(Text(prompt, style="bold magenta"), end="")
+        line = self.stdin.readline()
+        if not line:
+            self.console.print()
+            raise QuitGame
+        text = line.strip()
+        if not self._tty:
+            self.console.print(text, style="dim", highlight=False)  # echo scripted input
+        if text.lower() in ("quit", "exit", "q"):
+            raise QuitGame
+        return text
+
+    # ------------------------------------------------------------ the main loop
+    def run(self) -> int:
+        """Play until the game ends (or `max_rounds` rounds); returns a process exit code."""
+        g = self.game
+        self.say(
+            Text.assemble(
+                ("Tractor", "bold"),
+                f" — you play South with North as your partner against East and West. "
+                f"Seed {g.seed}; rules: {options_text(g.options)}. Type 'help' for commands.",
+            )
+        )
+        try:
+            while not g.is_over:
+                if self.max_rounds is not None and len(g.results) >= self.max_rounds:
+                    break
+                self._step()
+        except QuitGame:
+            self.say("Stopped.", style="bold")
+            self._save()
+            return 0
+        self._save()
+        if g.is_over:
+            assert g.winner is not None
+            mine = g.winner == self.human % 2
+            self.say(
+                Text(
+                    f"Game over after {len(g.results)} rounds: {team_name(g.winner, self.human)} "
+                    f"win, levels {g.level_names[0]} / {g.level_names[1]}. "
+                    + ("Well played!" if mine else "Better luck next time."),
+                    style="bold green" if mine else "bold red",
+                )
+            )
+        return 0
+
+    def _step(self) -> None:
+        g = self.game
+        rnd = g.round
+        before_phase = rnd.phase
+        attempt = rnd.attempt
+        n_tricks = len(rnd.tricks)
+        n_failed = len(rnd.failed_throws)
+        n_results = len(g.results)
+        if before_phase == "deal" and rnd.drawn == 0 and attempt == 0:
+            self._round_header(rnd)
+        actions = step(g, self.agents)
+        if rnd.attempt != attempt:
+            self.say(Text("Nobody declared: all cards are reshuffled and dealt again (RULES §3.5).",
+                          style="yellow"))
+        for action in actions:
+            if isinstance(action, Declare):
+                self._announce_declaration(rnd, action)
+            if isinstance(action, Bury) and action.seat != self.human:
+                self.say(
+                    f"{seat_name(action.seat, self.human)} takes the kitty and buries 8 cards."
+                )
+        if before_phase in ("deal", "declare") and rnd.phase not in ("deal", "declare"):
+            self._announce_trump(rnd)
+        if any(isinstance(a, Play) for a in actions):
+            if len(rnd.failed_throws) > n_failed:
+                self.say(failed_throw_text(rnd.failed_throws[-1], self.human))
+            if len(rnd.tricks) > n_tricks:
+                view = rnd.view(self.human)
+                self.say(trick_text(view.tricks[-1], len(view.tricks), self.human))
+        if len(g.results) > n_results:
+            self._round_over(g.results[-1], rnd.trump)
+
+    # ------------------------------------------------------------ announcements
+    def _round_header(self, rnd: Round) -> None:
+        me = self.human
+        self.console.rule(f"Round {rnd.round_no + 1}")
+        lv = rnd.levels
+        line = Text(
+            f"Levels: {team_name(0, me)} {lv[0]}, {team_name(1, me)} {lv[1]}. "
+            f"Trump rank {rnd.trump_rank}. "
+        )
+        if rnd.declaring_team is None:
+            line.append("Whoever's declaration stands becomes the starter (RULES §3.4).")
+        else:
+            assert rnd.starter is not None
+            line.append(
+                f"{team_name(rnd.declaring_team, me)} declare; starter "
+                f"{seat_name(rnd.starter, me)}. A declaration now only picks the trump suit."
+            )
+        self.say(line)
+        self._declined = None
+        self._last_hand = ()
+
+    def _announce_declaration(self, rnd: Round, a: Declare) -> None:
+        me = self.human
+        n_decl = len(rnd.declarations)
+        verb = "overturns with" if n_decl > 1 else "declares"
+        if a.seat == me:
+            verb = "overturn with" if n_decl > 1 else "declare"
+        line = Text.assemble(
+            (seat_name(a.seat, me), "bold"), f" {verb} ", cards_text(a.cards), " — "
+        )
+        if a.cards[0].is_joker:
+            line.append("no trump suit (RULES §5.3)", style="bold")
+        else:
+            line.append_text(trump_text(rnd.trump_rank, a.cards[0].suit, final=False))
+        if rnd.phase == "deal":
+            line.append(f"  ({100 - rnd.drawn} cards left to draw)", style="dim")
+        self.say(line)
+        self._declined = None
+
+    def _announce_trump(self, rnd: Round) -> None:
+        me = self.human
+        view = rnd.view(me)
+        if view.kitty_flip:
+            self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
+                                   cards_text(view.kitty_flip), " (RULES §3.5)."))
+        t = view.trump
+        assert t is not None and view.starter is not None and view.declaring_team is not None
+        self.say(
+            Text.assemble(
+                ("Trump is final: ", "bold"),
+                trump_text(t.rank, t.suit, final=True),
+                f". Declaring team {team_name(view.declaring_team, me)}, "
+                f"starter {seat_name(view.starter, me)}.",
+            )
+        )
+
+    def _round_over(self, result: RoundResult, trump: Trump | None) -> None:
+        self.say("")
+        self.say(result_text(result, self.human, trump))
+        self._save(announce=False)
+        if not self.game.is_over and (
+            self.max_rounds is None or len(self.game.results) < self.max_rounds
+        ):
+            self.ask("Press Enter for the next round (or 'quit')> ")
+
+    def _save(self, announce: bool = True) -> None:
+        if self.save is not None:
+            self.game.record.save(self.save)
+            if announce:
+                self.say(Text(f"Game saved to {self.save}", style="dim"))
+
+    # ------------------------------------------------------------ shared prompt helpers
+    def show_status(self, view: View) -> None:
+        me = self.human
+        line = Text(f"Round {view.round_no + 1} · ", style="dim")
+        line.append_text(trump_text(view.trump_rank, view.trump_suit, view.trump is not None))
+        if view.declaring_team is not None and view.starter is not None:
+            line.append(
+                f" · {team_name(view.declaring_team, me)} declaring "
+                f"(starter {seat_name(view.starter, me)}) · "
+            )
+            line.append(f"opponents' points {view.opponents_points}", style="bold yellow")
+        line.append(f" · levels {view.levels[0]}/{view.levels[1]}")
+        self.say(line)
+
+    def show_hand(self, view: View, *, mark: Sequence[Card] = ()) -> list[Card]:
+        t = view.trump or view.display_trump
+        assert t is not None
+        text, order = hand_text(view.hand, t, mark=mark)
+        n = len(view.hand)
+        self.say(Text(f"Your hand ({n} card{'s' if n != 1 else ''}):", style="bold"))
+        self.say(text)
+        return order
+
+    def command(self, text: str, view: View) -> bool:
+        """Handle a non-card command; True if it was one."""
+        low = text.lower()
+        me = self.human
+        if low in ("help", "?", "h"):
+            self.say(HELP, highlight=False)
+        elif low == "last":
+            if view.tricks:
+                self.say(trick_text(view.tricks[-1], len(view.tricks), me))
+            else:
+                self.say("No trick has been played yet this round.")
+        elif low == "tricks":
+            if not view.tricks:
+                self.say("No trick has been played yet this round.")
+            for k, tr in enumerate(view.tricks, 1):
+                self.say(trick_text(tr, k, me))
+        elif low == "hand":
+            self.show_hand(view)
+        elif low in ("score", "points"):
+            self.show_status(view)
+            if view.point_cards:
+                self.say(Text.assemble("Point cards taken by the opponents: ",
+                                       cards_text(view.point_cards)))
+        elif low == "hint":
+            action = self.hint_agent.act(view)
+            if isinstance(action, (Play, Bury, Declare)):
+                self.say(Text.assemble("The heuristic bot would play ", cards_text(action.cards)))
+            else:
+                self.say("The heuristic bot would pass.")
+        else:
+            return False
+        return True
+
+
+def parse_selection(text: str, order: Sequence[Card]) -> list[Card]:
+    """Cards from typed input: numbers pick cards by the index shown, else notation (§1)."""
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise IllegalAction("type some cards, e.g. '10H 10H', or their numbers, e.g. '3 4'")
+    if all(tok.isdigit() for tok in tokens):
+        picked: list[Card] = []
+        seen: set[int] = set()
+        for tok in tokens:
+            k = int(tok)
+            if not 1 <= k <= len(order):
+                raise IllegalAction(f"there is no card number {k} (your cards are 1-{len(order)})")
+            if k in seen:
+                raise IllegalAction(f"card number {k} is chosen twice")
+            seen.add(k)
+            picked.append(order[k - 1])
+        return picked
+    return parse_cards(text)
+
+
+class _HumanAgent:
+    """The human's `Agent`: prompts on the terminal and validates before answering."""
+
+    def __init__(self, ui: TerminalGame) -> None:
+        self.ui = ui
+
+    def act(self, view: View) -> Action:
+        seat = view.seat
+        assert seat is not None
+        if view.phase == "deal":
+            return self._deal(view, seat)
+        if view.phase == "declare":
+            return self._final_window(view, seat)
+        if view.phase == "kitty":
+            return self._bury(view, seat)
+        return self._play(view, seat)
+
+    # ---------------------------------------------------------------- declarations (§3.3)
+    def _declaration_choice(self, view: View, seat: int, prompt: str) -> Action:
+        ui = self.ui
+        options = view.legal_declarations()
+        ui.show_hand(view)
+        line = Text("You may declare: ")
+        for k, opt in enumerate(options, 1):
+            line.append(f" {k}: ", style="dim")
+            line.append_text(cards_text(opt))
+        if view.declarations:
+            s, cards = view.declarations[-1]
+            line.append(f"   (standing: {seat_name(s, ui.human)} ")
+            line.append_text(cards_text(cards))
+            line.append(")")
+        ui.say(line)
+        while True:
+            text = ui.ask(prompt)
+            if not text:
+                return Pass(seat)
+            if ui.command(text, view):
+                continue
+            try:
+                if text.isdigit():
+                    k = int(text)
+                    if not 1 <= k <= len(options):
+                        raise IllegalAction(f"choose 1-{len(options)}, or Enter to pass")
+                    cards = tuple(options[k - 1])
+                else:
+                    cards = tuple(parse_cards(text))
+                action = Declare(seat, cards)
+                ui.game.check(action)
+            except IllegalAction as e:
+                ui.say(Text(str(e), style="bold red"))
+                continue
+            return action
+
+    def _deal(self, view: View, seat: int) -> Action:
+        ui = self.ui
+        new = _new_cards(ui._last_hand, view.hand)
+        ui._last_hand = view.hand
+        options = view.legal_declarations()
+        key = frozenset(" ".join(c.text for c in o) for o in options)
+        if not options or key == ui._declined:
+            return Pass(seat)
+        drawn = Text.assemble("You drew ", cards_text(new), f" ({view.cards_left} left to draw).")
+        ui.say(drawn)
+        action = self._declaration_choice(
+            view, seat, "Declare? number or cards, Enter to keep drawing> "
+        )
+        if isinstance(action, Pass):
+            ui._declined = key
+        return action
+
+    def _final_window(self, view: View, seat: int) -> Action:
+        ui = self.ui
+        if not view.legal_declarations():
+            return Pass(seat)
+        ui.say(Text("All cards are drawn: last chance to declare (RULES §3.3).", style="bold"))
+        return self._declaration_choice(view, seat, "Declare? number or cards, Enter to pass> ")
+
+    # ---------------------------------------------------------------- the kitty (§4)
+    def _bury(self, view: View, seat: int) -> Action:
+        ui = self.ui
+        ui.say(Text.assemble(
+            ("You are the starter: ", "bold"),
+            "you take the kitty (", cards_text(view.kitty_taken or ()),
+            ", underlined) and put 8 cards back face down (RULES §4).",
+        ))
+        ui.show_status(view)
+        order = ui.show_hand(view, mark=view.kitty_taken or ())
+        while True:
+            text = ui.ask("Bury 8 cards> ")
+            if ui.command(text, view):
+                continue
+            try:
+                cards = parse_selection(text, order)
+                action = Bury(seat, tuple(cards))
+                ui.game.check(action)
+            except IllegalAction as e:
+                ui.say(Text(str(e), style="bold red"))
+                continue
+            ui.say(Text.assemble("You bury ", cards_text(cards), "."))
+            return action
+
+    # ---------------------------------------------------------------- the play (§6)
+    def _play(self, view: View, seat: int) -> Action:
+        ui = self.ui
+        trick = view.current_trick
+        ui.say("")
+        ui.show_status(view)
+        n = len(view.tricks) + 1
+        if trick is not None and trick.plays:
+            ui.say(trick_text(trick, n, ui.human, to_act=seat))
+        else:
+            ui.say(Text(f"Trick {n:>2}: you lead.", style="bold"))
+        order = ui.show_hand(view)
+        while True:
+            text = ui.ask("Your play> ")
+            if not text:
+                continue
+            if ui.command(text, view):
+                continue
+            try:
+                cards = parse_selection(text, order)
+                action = Play(seat, tuple(cards))
+                ui.game.check(action)
+            except IllegalAction as e:
+                ui.say(Text(str(e), style="bold red"))
+                continue
+            if view.lead is None and view.trump is not None:
+                _warn_throw(ui, cards, view.trump)
+            return action
+
+
+def _warn_throw(ui: TerminalGame, cards: Sequence[Card], trump: Trump) -> None:
+    shape = shape_of([c.id for c in cards], trump)
+    if shape.kind == "throw":
+        ui.say(Text("A throw: if another player can beat one of its units it fails "
+                    "(RULES §6.4).", style="dim"))
+
+
+def _new_cards(before: Sequence[Card], after: Sequence[Card]) -> list[Card]:
+    left = list(before)
+    out: list[Card] = []
+    for c in after:
+        if c in left:
+            left.remove(c)
+        else:
+            out.append(c)
+    return out
+
+
+def agents_for(
+    partner: str, opponents: str, seed: int, human: int = 0
+) -> dict[int, Agent]:
+    """Bots for the three other seats: the partner opposite the human, opponents beside."""
+    rng = random.Random(f"shengji-play:{seed}")
+    out: dict[int, Agent] = {}
+    for s in range(4):
+        if s == human:
+            continue
+        kind = partner if s % 2 == human % 2 else opponents
+        out[s] = make_agent(kind, rng.getrandbits(48))
+    return out
+
+
+def play_terminal(
+    *,
+    seed: int,
+    options: RuleOptions,
+    partner: str = "heuristic",
+    opponents: str = "heuristic",
+    save: Path | None = None,
+    console: Console | None = None,
+    stdin: TextIO | None = None,
+    max_rounds: int | None = None,
+) -> int:
+    """Entry point of `shengji play`: a whole game with the human at South (seat 0)."""
+    import sys
+
+    assert isinstance(options, RuleOptions)
+    game = Game(seed=seed, options=options)
+    ui = TerminalGame(
+        game,
+        agents_for(partner, opponents, seed),
+        console=console or Console(highlight=False),
+        stdin=stdin or sys.stdin,
+        save=save,
+        max_rounds=max_rounds,
+        hint_seed=seed,
+    )
+    return ui.run()
+
+
+__all__ = [
+    "QuitGame", "TerminalGame", "agents_for", "parse_selection", "play_terminal",
+]

@@ -1,0 +1,212 @@
+"""The arena: statistics, mirrored deals, determinism, outputs, and A against A."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from shengji import RuleOptions
+from shengji.arena import (
+    DealOutcome,
+    Interval,
+    PairingResult,
+    arena_main,
+    deal_round,
+    deal_seed,
+    mean_ci,
+    play_deal,
+    play_mirrored_deal,
+    proportion_ci,
+    ratio_ci,
+    run_pairing,
+    running_ci,
+    running_mean,
+    t_quantile,
+)
+
+# ---------------------------------------------------------------- statistics
+
+
+@pytest.mark.parametrize(
+    ("df", "expected"),
+    [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228), (30, 2.042), (10**6, 1.960)],
+)
+def test_t_quantile_matches_tables(df: int, expected: float) -> None:
+    assert t_quantile(df) == pytest.approx(expected, abs=5e-3)
+
+
+def test_t_quantile_rejects_no_degrees_of_freedom() -> None:
+    with pytest.raises(ValueError):
+        t_quantile(0)
+
+
+def test_mean_ci_known_values() -> None:
+    ci = mean_ci([1.0, 2.0, 3.0, 4.0])
+    # mean 2.5, sd 1.291, t(3) = 3.182: half width 2.054
+    assert ci.value == pytest.approx(2.5)
+    assert ci.half_width == pytest.approx(3.182 * 1.2910 / 2, abs=0.01)
+    assert ci.contains(2.5) and not ci.contains(5.0)
+    assert mean_ci([7.0]) == Interval(7.0, 7.0, 7.0)
+    with pytest.raises(ValueError):
+        mean_ci([])
+
+
+def test_mean_ci_coverage_is_about_95_percent() -> None:
+    import random
+
+    rng = random.Random(1)
+    hits = 0
+    for _ in range(400):
+        xs = [rng.gauss(0.0, 1.0) for _ in range(12)]
+        hits += mean_ci(xs).contains(0.0)
+    assert 0.91 < hits / 400 < 0.99
+
+
+def test_proportion_ci_wilson() -> None:
+    ci = proportion_ci(95, 100)
+    assert ci.value == pytest.approx(0.95)
+    assert ci.lo == pytest.approx(0.8883, abs=1e-3) and ci.hi == pytest.approx(0.9785, abs=1e-3)
+    full = proportion_ci(10, 10)
+    assert full.hi == 1.0 and full.lo < 1.0  # never degenerate at the edges
+    with pytest.raises(ValueError):
+        proportion_ci(3, 2)
+
+
+def test_ratio_ci() -> None:
+    ci = ratio_ci([1, 2, 0, 3], [2, 2, 1, 3])
+    assert ci is not None and ci.value == pytest.approx(6 / 8)
+    assert 0.0 <= ci.lo < ci.value < ci.hi <= 1.0
+    assert ratio_ci([0, 0], [0, 0]) is None
+    with pytest.raises(ValueError):
+        ratio_ci([1], [1, 2])
+
+
+def test_running_mean_and_ci() -> None:
+    xs = [1.0, 3.0, 2.0, 6.0]
+    assert running_mean(xs) == [1.0, 2.0, 2.0, 3.0]
+    lo, hi = running_ci(xs)
+    for k in range(2, 5):
+        ci = mean_ci(xs[:k])
+        assert lo[k - 1] == pytest.approx(ci.lo) and hi[k - 1] == pytest.approx(ci.hi)
+    assert lo[0] == hi[0] == 1.0
+
+
+def _deal(i: int, a_decl: bool, a_won: bool, la: int, lb: int) -> DealOutcome:
+    return DealOutcome(i, a_decl, a_won, la, lb, 0)
+
+
+def test_pairing_statistics() -> None:
+    r = PairingResult("x", "y")
+    r.deals = [
+        (_deal(0, True, True, 2, 0), _deal(0, False, False, 0, 1)),
+        (_deal(1, True, True, 1, 0), _deal(1, False, True, 0, 0)),
+        (_deal(2, True, False, 0, 1), _deal(2, False, True, 3, 0)),
+    ]
+    assert r.n_deals == 3
+    assert r.pair_levels() == [0.5, 0.5, 1.0]
+    assert r.levels_per_deal().value == pytest.approx(statistics.mean([0.5, 0.5, 1.0]))
+    assert r.deal_win_rate().value == pytest.approx(4 / 6)
+    assert r.levels_gained() == (6, 2)
+    lr = r.leveling_rate()
+    assert lr is not None and lr.value == pytest.approx(6 / 8)
+    # The win-rate interval is never narrower than Wilson over the mirrored deals.
+    w = proportion_ci(4 / 6 * 3, 3)
+    assert r.deal_win_rate().lo <= w.lo + 1e-12 and r.deal_win_rate().hi >= w.hi - 1e-12
+    doc = r.to_json()
+    assert doc["mirrored_deals"] == 3 and doc["levels_gained"] == {"a": 6, "b": 2}
+    json.dumps(doc)
+
+
+# ---------------------------------------------------------------- deals
+
+
+def test_deal_seeds_are_stable_and_distinct() -> None:
+    seeds = [deal_seed(7, i) for i in range(200)]
+    assert len(set(seeds)) == 200
+    assert seeds == [deal_seed(7, i) for i in range(200)]
+    assert deal_seed(7, 0) != deal_seed(8, 0) != deal_seed(7, 0, "game")
+
+
+def test_a_deal_is_a_round_with_a_fixed_setup() -> None:
+    rnd = deal_round(5)
+    assert rnd.trump_rank == "2" and rnd.starter == 0 and rnd.declaring_team == 0
+    assert rnd.levels == ("2", "2")
+
+
+def test_mirrored_deal_swaps_the_teams() -> None:
+    x, y = play_mirrored_deal(0, deal_seed(1, 0), "heuristic", "random")
+    assert x.a_declaring and not y.a_declaring
+    for h in (x, y):
+        assert h.levels_b == 0 if h.a_won else h.levels_a == 0
+    assert play_deal(0, deal_seed(1, 0), "heuristic", "random", 0) == x
+
+
+def test_results_do_not_depend_on_the_number_of_workers() -> None:
+    one = run_pairing("heuristic", "random", 6, games=1, seed=3, workers=1)
+    two = run_pairing("heuristic", "random", 6, games=1, seed=3, workers=2)
+    assert one.deals == two.deals and one.games == two.games
+    assert len(one.games) == 1 and all(g.rounds >= 1 for pair in one.games for g in pair)
+
+
+def test_unknown_kind_fails_early() -> None:
+    with pytest.raises(ValueError):
+        run_pairing("heuristic", "genius", 1)
+
+
+def test_a_against_a_is_zero_within_its_ci() -> None:
+    for kind in ("random", "heuristic"):
+        r = run_pairing(kind, kind, 30, seed=11, workers=2)
+        assert r.levels_per_deal().contains(0.0), (kind, r.levels_per_deal())
+        lr = r.leveling_rate()
+        assert lr is not None and lr.contains(0.5)
+        assert r.deal_win_rate().contains(0.5)
+
+
+def test_heuristic_beats_random_small() -> None:
+    r = run_pairing("heuristic", "random", 20, seed=5, workers=2)
+    assert r.deal_win_rate().value >= 0.9
+    lr = r.leveling_rate()
+    assert lr is not None and lr.value >= 0.95
+
+
+def test_arena_main_writes_table_json_and_plot(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    with out.open("w") as f:
+        console = Console(file=f, width=140, color_system=None)
+        results = arena_main(
+            "heuristic", ["random", "heuristic"], deals=4, games=1, seed=2, workers=1,
+            options=RuleOptions(strict_tractor_follow=True), plot=tmp_path / "p.png",
+            json_path=tmp_path / "r.json", console=console,
+        )
+    assert len(results) == 2
+    text = out.read_text()
+    assert "heuristic vs random" in text and "levels/deal" in text and "leveling rate" in text
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [p["b"] for p in doc["pairings"]] == ["random", "heuristic"]
+    assert doc["pairings"][0]["options"]["strict_tractor_follow"] is True
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ---------------------------------------------------------------- strength (long: CI runs them)
+
+
+@pytest.mark.slow
+def test_heuristic_strength_against_random() -> None:
+    """RULES-level targets: >= 95% leveling rate and >= 90% deal wins over 1,000 mirrored deals."""
+    r = run_pairing("heuristic", "random", 1000, seed=2024, workers=2)
+    lr = r.leveling_rate()
+    assert lr is not None and lr.value >= 0.95
+    assert r.deal_win_rate().value >= 0.90
+    assert r.levels_per_deal().lo > 0
+
+
+@pytest.mark.slow
+def test_heuristic_against_itself_is_even() -> None:
+    r = run_pairing("heuristic", "heuristic", 300, seed=77, workers=2)
+    assert r.levels_per_deal().contains(0.0)
+    assert not math.isnan(r.declaring_win_rate())

@@ -1,0 +1,82 @@
+"""The `shengji` command: play, replay and arena (demo belongs to the engine's tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from shengji import GameRecord, replay
+from shengji.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands() -> None:
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0
+    for cmd in ("demo", "play", "replay", "arena"):
+        assert cmd in res.output
+
+
+def test_play_quit_saves_a_record(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "4", "--option", "strict_tractor_follow=true", "--save", str(path),
+         "--partner", "random"],
+        input="\n" * 30 + "quit\n",
+    )
+    assert res.exit_code == 0, res.output
+    assert "Round 1" in res.output and "Stopped." in res.output
+    rec = GameRecord.load(path)
+    assert rec.options.strict_tractor_follow is True and rec.seed == 4
+    assert replay(rec).round.drawn > 0
+
+
+def test_play_rejects_bad_options() -> None:
+    res = runner.invoke(app, ["play", "--option", "no_such_rule=1"])
+    assert res.exit_code != 0
+    assert "no_such_rule" in res.output
+    res = runner.invoke(app, ["play", "--partner", "genius"])
+    assert res.exit_code != 0
+
+
+def test_replay_all_prints_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    from shengji import Game
+    from shengji.bots import make_agent
+    from shengji.driver import play_game
+
+    game = Game(6)
+    play_game(game, [make_agent("heuristic", s) for s in range(4)], max_rounds=1)
+    game.record.save(path)
+    res = runner.invoke(app, ["replay", str(path), "--all"])
+    assert res.exit_code == 0, res.output
+    assert "Round over." in res.output and "Trick  1:" in res.output
+    res = runner.invoke(app, ["replay", str(path)], input="\nq\n")
+    assert res.exit_code == 0 and "Round over." not in res.output
+
+
+def test_replay_rejects_a_bad_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "nope"}')
+    res = runner.invoke(app, ["replay", str(bad), "--all"])
+    assert res.exit_code == 1 and "malformed record" in res.output
+
+
+def test_arena_command(tmp_path: Path) -> None:
+    res = runner.invoke(
+        app,
+        ["arena", "--a", "heuristic", "--b", "random,heuristic", "--deals", "3", "--seed", "1",
+         "--workers", "1", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"),
+         "--games", "1"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "heuristic vs random" in res.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert len(doc["pairings"]) == 2 and doc["pairings"][0]["mirrored_deals"] == 3
+    assert (tmp_path / "r.png").exists()
+    res = runner.invoke(app, ["arena", "--deals", "0"])
+    assert res.exit_code != 0

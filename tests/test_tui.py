@@ -1,0 +1,227 @@
+"""The terminal client, driven end to end through scripted input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TextIO, cast
+
+import pytest
+from rich.console import Console
+
+from shengji import Game, GameRecord, IllegalAction, RuleOptions, parse_cards, replay
+from shengji.actions import Bury, Declare, Play
+from shengji.bots import make_agent
+from shengji.trump import Trump
+from shengji.tui import Replay, TerminalGame, agents_for, parse_selection
+from shengji.tui.render import hand_text
+
+
+class ScriptedPlayer(io.TextIOBase):
+    """Plays South through the text interface: reads the last prompt printed and types a
+    line as a person would (cards by notation or by index), starting with some mistakes."""
+
+    def __init__(self, out: io.StringIO, mistakes: list[str] | None = None,
+                 declare: bool = True) -> None:
+        self.out = out
+        self.ui: TerminalGame | None = None
+        self.bot = make_agent("heuristic", 4)
+        self.mistakes = list(mistakes or [])
+        self.declare = declare
+        self.lines: list[str] = []
+        self.use_index = False
+
+    def readable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        line = self._answer()
+        self.lines.append(line)
+        return line + "\n"
+
+    def _answer(self) -> str:
+        assert self.ui is not None
+        prompt = self.out.getvalue().rstrip("\n").rsplit("\n", 1)[-1]
+        view = self.ui.game.view(0)
+        if prompt.startswith("Declare?"):
+            return "1" if self.declare else ""
+        if prompt.startswith("Press Enter"):
+            return ""
+        if prompt.startswith("Your play") and self.mistakes:
+            return self.mistakes.pop(0)
+        action = self.bot.act(view)
+        assert isinstance(action, (Bury, Play)), prompt
+        if not self.use_index:
+            self.use_index = True
+            return " ".join(c.text.lower() for c in action.cards)
+        # By index, as shown next to the cards.
+        self.use_index = False
+        t = view.trump
+        assert t is not None
+        _, order = hand_text(view.hand, t)
+        idx: list[int] = []
+        for c in action.cards:
+            k = next(k for k, x in enumerate(order) if x == c and k + 1 not in idx)
+            idx.append(k + 1)
+        return " ".join(map(str, idx))
+
+
+def run_scripted(seed: int, tmp_path: Path, mistakes: list[str], max_rounds: int = 1,
+                 declare: bool = True) -> tuple[TerminalGame, str, ScriptedPlayer]:
+    out = io.StringIO()
+    player = ScriptedPlayer(out, mistakes, declare)
+    game = Game(seed, RuleOptions())
+    ui = TerminalGame(
+        game, agents_for("heuristic", "heuristic", seed),
+        console=Console(file=out, width=120, color_system=None),
+        stdin=cast(TextIO, player), save=tmp_path / "game.json", max_rounds=max_rounds,
+    )
+    player.ui = ui
+    assert ui.run() == 0
+    return ui, out.getvalue(), player
+
+
+def test_a_whole_round_through_the_terminal(tmp_path: Path) -> None:
+    ui, text, player = run_scripted(
+        3, tmp_path, mistakes=["hint", "last", "help", "99", "7X", "BJ RJ RJ BJ BJ"]
+    )
+    game = ui.game
+    assert len(game.results) == 1
+    # The rejected inputs showed the rule and the player tried again.
+    assert "there is no card number 99" in text
+    assert "'7X' is not a card" in text
+    assert "RULES §6" in text and "The heuristic bot would play" in text
+    # The round was shown: declarations, trump, tricks, the summary.
+    assert "You declare 2♦" in text and "overturns with" in text and "Trump is final" in text
+    assert "Trick  1:" in text and "Round over." in text and "Opponents' points" in text
+    assert "Next round:" in text
+    # The saved record replays to the same result.
+    rec = GameRecord.load(tmp_path / "game.json")
+    again = replay(rec)
+    assert again.results == game.results
+
+
+def test_the_starter_exchanges_the_kitty(tmp_path: Path) -> None:
+    # Declaring at the first chance makes South the starter for this seed.
+    for seed in range(20):
+        ui, text, _ = run_scripted(seed, tmp_path, mistakes=[], declare=True)
+        if ui.game.results[0].starter == 0:
+            assert "You are the starter" in text and "You bury" in text
+            return
+    pytest.fail("no seed made South the starter")
+
+
+def test_illegal_follow_shows_the_rule(tmp_path: Path) -> None:
+    out = io.StringIO()
+    game = Game(8)
+    agents = {s: make_agent("heuristic", s) for s in (1, 2, 3)}
+    ui = TerminalGame(game, agents, console=Console(file=out, width=120, color_system=None),
+                      stdin=io.StringIO(""), max_rounds=1)
+    # Play until South must follow a lead, then feed a wrong number of cards.
+    bot = make_agent("heuristic", 0)
+    from shengji.driver import step
+
+    while not (game.decision().phase == "play" and game.decision().seat == 0
+               and game.view(0).lead is not None):
+        step(game, [bot, *[agents[s] for s in (1, 2, 3)]])
+    view = game.view(0)
+    assert view.lead is not None
+    n = len(view.lead)
+    wrong = " ".join(c.text for c in view.hand[: n + 1])
+    right = bot.act(view)
+    assert isinstance(right, Play)
+    ui.stdin = io.StringIO(wrong + "\n" + " ".join(c.text for c in right.cards) + "\n")
+    action = ui.player.act(view)
+    assert action == right
+    assert f"play exactly {n} card" in out.getvalue()
+
+
+def test_quit_saves_and_stops(tmp_path: Path) -> None:
+    out = io.StringIO()
+    game = Game(5)
+    ui = TerminalGame(game, agents_for("random", "random", 5),
+                      console=Console(file=out, width=100, color_system=None),
+                      stdin=io.StringIO("quit\n"), save=tmp_path / "g.json")
+    assert ui.run() == 0
+    assert "Stopped." in out.getvalue()
+    rec = GameRecord.load(tmp_path / "g.json")
+    assert replay(rec).round.round_no == game.round.round_no
+
+
+def test_end_of_input_stops_cleanly() -> None:
+    out = io.StringIO()
+    ui = TerminalGame(Game(2), agents_for("heuristic", "random", 2),
+                      console=Console(file=out, width=100, color_system=None),
+                      stdin=io.StringIO(""))
+    assert ui.run() == 0
+
+
+def test_agents_for_seats() -> None:
+    agents = agents_for("heuristic", "random", 1)
+    assert sorted(agents) == [1, 2, 3]
+    assert type(agents[2]).__name__ == "HeuristicAgent"
+    assert type(agents[1]).__name__ == type(agents[3]).__name__ == "RandomAgent"
+    with pytest.raises(ValueError):
+        TerminalGame(Game(1), {1: agents[1]}, console=Console(file=io.StringIO()),
+                     stdin=io.StringIO())
+
+
+def test_parse_selection_by_index_and_notation() -> None:
+    order = parse_cards("3S 5S 10H 10H BJ")
+    assert parse_selection("3 4", order) == parse_cards("10H 10H")
+    assert parse_selection("10h, th", order) == parse_cards("10H 10H")
+    assert parse_selection("5", order) == parse_cards("BJ")
+    with pytest.raises(IllegalAction, match="no card number 6"):
+        parse_selection("6", order)
+    with pytest.raises(IllegalAction, match="chosen twice"):
+        parse_selection("1 1", order)
+    with pytest.raises(IllegalAction, match="RULES §1"):
+        parse_selection("1 AS", order)
+    with pytest.raises(IllegalAction):
+        parse_selection("   ", order)
+
+
+def test_hand_is_grouped_by_play_suit_in_order() -> None:
+    t = Trump("2", "H")
+    text, order = hand_text(parse_cards("AH 2S 3S KD BJ 4C 2H 5S"), t)
+    lines = text.plain.splitlines()
+    assert [ln.split()[0] for ln in lines] == ["Spades", "Diamonds", "Clubs", "Trumps"]
+    assert [c.text for c in order] == ["3S", "5S", "KD", "4C", "AH", "2S", "2H", "BJ"]
+    assert "1:3♠" in lines[0] and "8:BJ" in lines[3]
+
+
+def test_declaring_during_the_deal(tmp_path: Path) -> None:
+    ui, text, player = run_scripted(3, tmp_path, mistakes=[], declare=True)
+    decls = [a for a in ui.game.actions if isinstance(a, Declare) and a.seat == 0]
+    assert decls, "South declared when offered"
+    assert "You may declare" in text and "You drew" in text
+
+
+def _finished_tricks(text: str) -> list[str]:
+    return [ln.split("   opponents")[0] for ln in text.splitlines()
+            if ln.startswith("Trick ") and "→" in ln]
+
+
+def test_replay_all_and_step_by_step(tmp_path: Path) -> None:
+    _, played_text, _ = run_scripted(3, tmp_path, mistakes=[])
+    rec = GameRecord.load(tmp_path / "game.json")
+    out = io.StringIO()
+    Replay(rec, console=Console(file=out, width=120, color_system=None), stdin=None,
+           all_=True).run()
+    text = out.getvalue()
+    assert "Round over." in text and "South's hand:" in text and "buries" in text
+    # The same tricks as were played (the replay names South instead of "You").
+    played = [t.replace("You ", "South ").replace("→ You", "→ South")
+              for t in _finished_tricks(played_text)]
+    assert [t.rstrip() for t in _finished_tricks(text)] == [t.rstrip() for t in played]
+    # Step by step: the kitty pause, one Enter per trick, then quit.
+    out2 = io.StringIO()
+    Replay(rec, console=Console(file=out2, width=120, color_system=None),
+           stdin=io.StringIO("\n\nq\n"), all_=False).run()
+    steps = out2.getvalue()
+    assert steps.count("Enter: next trick") == 3
+    assert len(_finished_tricks(steps)) == 2
+    assert "Round over." not in steps
