@@ -93,7 +93,7 @@ def is_legal_follow(
 # ---------------------------------------------------------------- enumeration
 
 
-def _submultisets(
+def submultisets(
     items: Sequence[tuple[int, int]], size: int, min_pairs: int, start: int = 0
 ) -> Iterator[list[int]]:
     """Distinct sub-multisets of `size` cards from (id, count) items with >= min_pairs pairs."""
@@ -114,22 +114,22 @@ def _submultisets(
         return
     i, c = items[start]
     for take in range(min(c, size), -1, -1):
-        for rest in _submultisets(items, size - take, min_pairs - (take >> 1), start + 1):
+        for rest in submultisets(items, size - take, min_pairs - (take >> 1), start + 1):
             yield [i] * take + rest
 
 
-def _items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]:
+def hand_items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]:
     return [(i, hand[i]) for i in ids if hand[i]]
 
 
 def iter_leads(hand: Sequence[int], t: Trump) -> Iterator[Play]:
     """Every distinct lead (§6.1): any non-empty set of cards of one play suit,
     singles first, then by size."""
-    per_suit = [_items(hand, ids) for ids in t.suit_ids]
+    per_suit = [hand_items(hand, ids) for ids in t.suit_ids]
     max_size = max(sum(c for _, c in items) for items in per_suit)
     for size in range(1, max_size + 1):
         for items in per_suit:
-            for combo in _submultisets(items, size, 0):
+            for combo in submultisets(items, size, 0):
                 yield tuple(combo)
 
 
@@ -138,18 +138,18 @@ def iter_follows(
 ) -> Iterator[Play]:
     """Every distinct legal follow to a lead of this shape (§6.2), lazily."""
     lead_suit = shape.play_suit
-    suit_items = _items(hand, t.suit_ids[lead_suit])
+    suit_items = hand_items(hand, t.suit_ids[lead_suit])
     h = sum(c for _, c in suit_items)
     q = sum(c >> 1 for _, c in suit_items)
     n = shape.n_cards
     gen: Iterator[list[int]]
     if h >= n:
-        gen = _submultisets(suit_items, n, min(shape.n_pairs, q))
+        gen = submultisets(suit_items, n, min(shape.n_pairs, q))
         base: list[int] = []
     else:
         base = [i for i, c in suit_items for _ in range(c)]
         rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
-        gen = _submultisets(rest, n - h, 0)
+        gen = submultisets(rest, n - h, 0)
     for combo in gen:
         play = tuple(base + combo)
         if strict and shape.tractor_lengths and follow_error(hand, shape, play, t, True):
@@ -183,7 +183,7 @@ def _count_table(
     return dp
 
 
-def _sample_submultiset(
+def sample_submultiset(
     items: Sequence[tuple[int, int]], size: int, min_pairs: int, rng: random.Random
 ) -> list[int]:
     """A uniformly random sub-multiset of `size` cards with >= min_pairs pairs."""
@@ -223,7 +223,7 @@ def _weighted_choice(weights: Sequence[int], rng: random.Random) -> int:
 
 def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
     """A uniformly random distinct lead: any non-empty set of one play suit's cards (§6.1)."""
-    per_suit = [_items(hand, ids) for ids in t.suit_ids]
+    per_suit = [hand_items(hand, ids) for ids in t.suit_ids]
     weights = []
     for items in per_suit:
         w = 1
@@ -244,23 +244,28 @@ def random_follow(
 ) -> Play:
     """A uniformly random distinct legal follow (§6.2), without enumerating them."""
     lead_suit = shape.play_suit
-    suit_items = _items(hand, t.suit_ids[lead_suit])
+    suit_items = hand_items(hand, t.suit_ids[lead_suit])
     h = sum(c for _, c in suit_items)
     q = sum(c >> 1 for _, c in suit_items)
     n = shape.n_cards
     for _ in range(200):
         if h >= n:
-            play = tuple(_sample_submultiset(suit_items, n, min(shape.n_pairs, q), rng))
+            play = tuple(sample_submultiset(suit_items, n, min(shape.n_pairs, q), rng))
         else:
             base = [i for i, c in suit_items for _ in range(c)]
             rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
-            play = tuple(base + _sample_submultiset(rest, n - h, 0, rng))
+            play = tuple(base + sample_submultiset(rest, n - h, 0, rng))
         if not (strict and shape.tractor_lengths):
             return play
         if follow_error(hand, shape, play, t, True) is None:
             return play
     # Rejection kept failing (strict option, rare tractor): choose among the enumeration.
     return rng.choice(list(iter_follows(hand, shape, t, strict)))
+
+
+def random_bury(hand: Sequence[int], rng: random.Random, size: int = 8) -> Play:
+    """A uniformly random distinct set of `size` cards from the hand (the kitty, §4)."""
+    return tuple(sample_submultiset(hand_items(hand, range(54)), size, 0, rng))
 
 
 def cards_of(ids: Sequence[int]) -> tuple[Card, ...]:

@@ -15,14 +15,15 @@ from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
 from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
 from .declare import candidate_declarations, declaration_strength, declaration_suit
 from .errors import IllegalAction
-from .follow import _items as _hand_items
 from .follow import (
-    _sample_submultiset,
     follow_error,
+    hand_items,
     iter_follows,
     iter_leads,
+    random_bury,
     random_follow,
     random_lead,
+    submultisets,
 )
 from .options import RuleOptions
 from .scoring import level_change
@@ -223,10 +224,8 @@ class Round:
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
         if self.phase == "kitty" and seat == self.starter:
-            from .follow import _submultisets
-
-            items = _hand_items(self.hands[seat], range(54))
-            for combo in _submultisets(items, KITTY_SIZE, 0):
+            items = hand_items(self.hands[seat], range(54))
+            for combo in submultisets(items, KITTY_SIZE, 0):
                 yield tuple(CARDS[i] for i in combo)
             return
         if self.phase != "play" or seat != self.to_act:
@@ -251,7 +250,7 @@ class Round:
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
         hand = self.hands[seat]
         if self.phase == "kitty" and seat == self.starter:
-            return tuple(_sample_submultiset(_hand_items(hand, range(54)), KITTY_SIZE, 0, rng))
+            return random_bury(hand, rng, KITTY_SIZE)
         if self.phase != "play" or seat != self.to_act:
             raise IllegalAction(f"RULES §6: it is not seat {seat}'s turn to play")
         assert self.trump is not None

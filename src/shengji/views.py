@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 from .actions import Action, Declare, Pass
 from .cards import CARDS, Card, counts_of, format_cards
 from .declare import candidate_declarations, declaration_strength
-from .follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from .follow import (
+    follow_error,
+    iter_follows,
+    iter_leads,
+    random_bury,
+    random_follow,
+    random_lead,
+)
 from .options import RuleOptions
 from .shapes import Shape, count_ids, shape_of
 from .trump import Trump
@@ -119,7 +126,10 @@ class View:
         return self.play_error(cards) is None
 
     def random_play(self, rng: random.Random) -> tuple[Card, ...]:
-        """A uniformly random distinct legal play of this seat now."""
+        """A uniformly random distinct legal play of this seat now (as the starter in the
+        kitty phase: a uniformly random distinct set of 8 cards to bury, §4)."""
+        if self.phase == "kitty" and self.seat is not None and self.seat == self.starter:
+            return tuple(CARDS[i] for i in random_bury(counts_of(self.hand), rng))
         if not self._my_turn_to_play() or self.trump is None:
             raise ValueError("not this seat's turn to play")
         counts = counts_of(self.hand)

@@ -25,7 +25,7 @@ class RandomAgent:
         if phase in ("deal", "declare"):
             return view.random_declaration_action(self.rng)  # pass or a declaration, uniformly
         if phase == "kitty":
-            return Bury(seat, tuple(self.rng.sample(list(view.hand), 8)))
+            return Bury(seat, view.random_play(self.rng))  # uniform over distinct 8-card sets
         if phase == "play":
             return Play(seat, tuple(view.random_play(self.rng)))
         raise ValueError(f"nothing to do in phase {phase!r}")
