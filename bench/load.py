@@ -1,0 +1,365 @@
+"""Load test of the web server: N tables of bot-driven players over real WebSockets.
+
+Starts `python -m shengji.server` on 127.0.0.1 with a fresh SQLite database, creates N
+tables and seats 4 WebSocket clients at each; every client plays its seat like the random
+bot (declarations, passes, kitty, plays chosen from its own view, as a browser would send
+them). Each table plays `--rounds` rounds, then its clients leave; the run stops by itself
+(at the latest after `--timeout` seconds).
+
+Prints tables/s, actions/s (every action the server applied, draws included) and the
+latency of the players' actions: from sending an action to receiving the state that
+includes it (p50/p99/max).
+
+    python bench/load.py --tables 100
+    python bench/load.py --sweep 50,100,200,400      # one fresh server per N
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from shengji import RuleOptions, Trump, parse_cards
+from shengji.round import TrickView
+from shengji.views import View
+
+
+@lru_cache(maxsize=64)
+def _trump(rank: str | None, suit: str | None) -> Trump:
+    return Trump(rank, suit)
+
+
+@lru_cache(maxsize=16)
+def _options(text: str) -> RuleOptions:
+    return RuleOptions.from_json(json.loads(text))
+
+
+def view_from_json(j: dict[str, Any]) -> View:
+    """Enough of a `View` from its JSON form for `random_play` and `legal_declarations`."""
+    trump = _trump(j["trump_rank"], j["trump_suit"]) if j["trump_final"] else None
+    ct = j["current_trick"]
+    current = None
+    if ct is not None:
+        current = TrickView(
+            ct["leader"],
+            tuple((s, tuple(parse_cards(" ".join(c)))) for s, c in ct["plays"]),
+            None,
+            ct["points"],
+        )
+    return View(
+        seat=j["seat"],
+        phase=j["phase"],
+        to_act=j["to_act"],
+        round_no=j["round_no"],
+        hand=tuple(parse_cards(" ".join(j["hand"]))),
+        hand_sizes=tuple(j["hand_sizes"]),
+        trump_rank=j["trump_rank"],
+        trump_suit=j["trump_suit"],
+        trump=trump,
+        declarations=tuple(
+            (s, tuple(parse_cards(" ".join(c)))) for s, c in j["declarations"]
+        ),
+        declarer=j["declarer"],
+        kitty_flip=(),
+        starter=j["starter"],
+        declaring_team=j["declaring_team"],
+        levels=tuple(j["levels"]),
+        cards_left=j["cards_left"],
+        last_drawer=j["last_drawer"],
+        tricks=(),
+        current_trick=current,
+        failed_throws=(),
+        opponents_points=j["opponents_points"],
+        point_cards=(),
+        kitty=None,
+        kitty_taken=None,
+        result=None,
+        options=_options(json.dumps(j["options"], sort_keys=True)),
+    )
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    actions: int = 0  # applied by the server (from the tables' final seq)
+    tables_done: int = 0
+    messages: int = 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Player:
+    """One seat, driven like the random bot from the JSON views it receives."""
+
+    def __init__(
+        self, seat: int, rng: random.Random, stats: Stats, rounds: int, think_s: float
+    ) -> None:
+        self.seat = seat
+        self.think_s = think_s
+        self.rng = rng
+        self.stats = stats
+        self.rounds = rounds
+        self.pending: tuple[int, float] | None = None  # (seq when sent, time sent)
+        self.acted_seq = -1
+        self.seq = 0
+        self.done = asyncio.Event()
+
+    def choose(self, v: dict[str, Any]) -> list[Any] | None:
+        seat, phase = self.seat, v["phase"]
+        if phase == "deal":
+            decls = v["legal_declarations"]
+            if v["last_drawer"] == seat and decls and self.rng.random() < 0.5:
+                return ["declare", seat, " ".join(self.rng.choice(decls))]
+            return None
+        if v["to_act"] != seat:
+            return None
+        if phase == "declare":
+            decls = v["legal_declarations"]
+            k = self.rng.randrange(len(decls) + 1)
+            return ["pass", seat] if k == len(decls) else ["declare", seat, " ".join(decls[k])]
+        if phase == "kitty":
+            return ["bury", seat, " ".join(self.rng.sample(v["hand"], 8))]
+        if phase == "play":
+            cards = view_from_json(v).random_play(self.rng)
+            return ["play", seat, " ".join(str(c) for c in cards)]
+        return None
+
+    async def run(self, ws: ClientConnection) -> None:
+        async for text in ws:
+            now = time.perf_counter()
+            self.stats.messages += 1
+            msg = json.loads(text)
+            kind = msg["type"]
+            if kind == "error":
+                self.stats.errors.append(msg["message"])
+                if self.pending is not None:
+                    self.pending = None
+                    self.acted_seq = -1  # try again on the next state
+                continue
+            if kind != "state":
+                continue
+            seq = msg["seq"]
+            self.seq = seq
+            if self.pending is not None and seq > self.pending[0]:
+                self.stats.latencies.append(now - self.pending[1])
+                self.pending = None
+            v = msg["view"]
+            if v["game_over"] or v["round_no"] >= self.rounds:
+                self.done.set()
+                return
+            if self.pending is not None or seq == self.acted_seq:
+                continue
+            action = self.choose(v)
+            if action is None:
+                continue
+            self.acted_seq = seq
+            if self.think_s > 0 and v["phase"] != "deal":
+                await asyncio.sleep(self.think_s * (0.5 + self.rng.random()))
+            if v["phase"] != "deal":  # in the deal, other draws move seq anyway
+                self.pending = (seq, time.perf_counter())
+            await ws.send(json.dumps({"type": "action", "action": action}))
+
+
+async def play_table(
+    base: str, ws_base: str, index: int, stats: Stats, rounds: int, started: asyncio.Event,
+    ready: list[int], settings: dict[str, Any], think_s: float, delay_s: float,
+) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        r = await http.post("/api/tables", json={"name": f"load {index}", **settings})
+        r.raise_for_status()
+        tid, host = r.json()["id"], r.json()["host_token"]
+    rng = random.Random(index)
+    players = [
+        Player(s, random.Random(rng.random()), stats, rounds, think_s) for s in range(4)
+    ]
+    conns = [await connect(f"{ws_base}/ws/{tid}", max_size=2**22) for _ in range(4)]
+    try:
+        for seat, ws in enumerate(conns):
+            await ws.send(json.dumps({"type": "hello", "token": host if seat == 0 else None}))
+            await ws.send(json.dumps({"type": "sit", "seat": seat, "name": f"p{seat}"}))
+            while True:
+                m = json.loads(await ws.recv())
+                if m["type"] == "seated":
+                    break
+                if m["type"] == "error":
+                    raise RuntimeError(m["message"])
+        ready.append(index)
+        await started.wait()
+        await asyncio.sleep(delay_s)  # tables start spread over --ramp-s
+        tasks = [asyncio.create_task(p.run(ws)) for p, ws in zip(players, conns, strict=True)]
+        await conns[0].send(json.dumps({"type": "start"}))
+        waits = [asyncio.create_task(p.done.wait()) for p in players]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks + waits:
+            t.cancel()
+        stats.actions += max(p.seq for p in players)
+        stats.tables_done += 1
+    finally:
+        for ws in conns:
+            await ws.close()
+
+
+async def run_load(
+    port: int, tables: int, args: argparse.Namespace, settings: dict[str, Any]
+) -> tuple[Stats, float]:
+    rounds, timeout = args.rounds, args.timeout
+    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    stats = Stats()
+    started = asyncio.Event()
+    ready: list[int] = []
+    sem = asyncio.Semaphore(20)
+
+    async def one(i: int) -> None:
+        async with sem:
+            pass
+        delay = args.ramp_s * i / tables
+        await play_table(base, ws_base, i, stats, rounds, started, ready, settings,
+                         args.think_ms / 1000, delay)
+
+    jobs = [asyncio.create_task(one(i)) for i in range(tables)]
+    t_setup = time.perf_counter()
+    while len(ready) < tables and time.perf_counter() - t_setup < 120:
+        await asyncio.sleep(0.05)
+        for j in jobs:
+            if j.done() and j.exception() is not None:
+                raise j.exception()  # type: ignore[misc]
+    t0 = time.perf_counter()
+    started.set()
+    done, pending = await asyncio.wait(jobs, timeout=timeout)
+    elapsed = time.perf_counter() - t0
+    for j in pending:
+        j.cancel()
+    for j in done:
+        if j.exception() is not None:
+            stats.errors.append(repr(j.exception()))
+    return stats, elapsed
+
+
+def start_server(port: int, db: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
+    # SHENGJI_SERVER replaces "-m shengji.server" (e.g. a profiling wrapper script).
+    cmd = [
+        sys.executable, *os.environ.get("SHENGJI_SERVER", "-m shengji.server").split(),
+        "--port", str(port), "--db", db,
+        "--sqlite-writer", args.sqlite_writer, "--deal-ms", str(args.deal_ms),
+        "--bot-delay-ms", "0", "--round-pause-ms", "0",
+        "--window-ms", str(args.window_ms), "--rate", "1000", "--burst", "1000",
+        "--log-level", "warning",
+    ]
+    proc = subprocess.Popen(cmd)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("server exited")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+
+def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db or f"sqlite+aiosqlite:///{Path(tmp) / 'load.db'}"
+        proc = start_server(port, db, args)
+        try:
+            settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
+                        "window_ms": args.window_ms}
+            stats, elapsed = asyncio.run(run_load(port, n, args, settings))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    lat = [x * 1000 for x in stats.latencies]
+    out: dict[str, Any] = {
+        "tables": n,
+        "completed": stats.tables_done,
+        "elapsed_s": round(elapsed, 2),
+        "tables_per_s": round(stats.tables_done / elapsed, 2),
+        "actions_per_s": round(stats.actions / elapsed, 1),
+        "player_actions": len(lat),
+        "p50_ms": round(pct(lat, 50), 2),
+        "p99_ms": round(pct(lat, 99), 2),
+        "max_ms": round(max(lat), 2) if lat else None,
+        "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
+        "errors": len(stats.errors),
+    }
+    if stats.errors and args.verbose:
+        out["first_errors"] = stats.errors[:5]
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--sweep", default=None, help="comma-separated table counts, e.g. 50,100,200")
+    p.add_argument("--rounds", type=int, default=1, help="rounds each table plays")
+    p.add_argument("--deal-ms", type=int, default=150, help="the tables' deal speed")
+    p.add_argument("--window-ms", type=int, default=None,
+                   help="final declaration window (default: 2000 + 8 x think-ms)")
+    p.add_argument("--think-ms", type=float, default=0.0,
+                   help="players wait 0.5-1.5x this before each move (0: at once)")
+    p.add_argument("--ramp-s", type=float, default=0.0,
+                   help="spread the tables' starts over this many seconds")
+    p.add_argument("--timeout", type=float, default=300.0, help="stop after this many seconds")
+    p.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
+    p.add_argument("--sqlite-writer", choices=("inline", "async"), default="inline")
+    p.add_argument("--json", action="store_true", help="print one JSON line per run")
+    p.add_argument("--verbose", action="store_true")
+    args = p.parse_args()
+    if args.window_ms is None:
+        args.window_ms = int(2000 + 8 * args.think_ms)
+    ns = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.tables]
+    print(f"# shengji load: rounds/table={args.rounds} deal_ms={args.deal_ms} "
+          f"think_ms={args.think_ms} ramp_s={args.ramp_s} "
+          f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()}", flush=True)
+    for n in ns:
+        r = one_run(n, args)
+        if args.json:
+            print(json.dumps(r), flush=True)
+        else:
+            print(
+                f"tables={r['tables']:4d} done={r['completed']:4d} in {r['elapsed_s']:7.2f}s  "
+                f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
+                f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
+                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}",
+                flush=True,
+            )
+            if args.verbose and r.get("first_errors"):
+                print("  errors:", r["first_errors"])
+
+
+if __name__ == "__main__":
+    main()

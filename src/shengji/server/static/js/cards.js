@@ -1,0 +1,201 @@
+// Card notation, play suits and the small rule checks the client does itself
+// (RULES §1, §3.3, §5, §6.2). The server stays authoritative: these only drive
+// the buttons; every action is checked again by the engine.
+
+export const SUITS = ["S", "H", "D", "C"];
+export const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SYMBOL_SUIT = { "♠": "S", "♥": "H", "♦": "D", "♣": "C" };
+
+const cache = new Map();
+
+/** Parse one card in notation ("10H", "AS", "BJ", "RJ", "T♥"). */
+export function parseCard(token) {
+  const key = String(token).trim();
+  let c = cache.get(key);
+  if (c) return c;
+  let t = key.toUpperCase();
+  const last = key.slice(-1);
+  if (SYMBOL_SUIT[last]) t = t.slice(0, -1) + SYMBOL_SUIT[last];
+  if (t === "BJ" || t === "RJ") {
+    c = { text: t, rank: null, suit: null, joker: true, red: t === "RJ", points: 0 };
+  } else {
+    let rank = t.slice(0, -1);
+    const suit = t.slice(-1);
+    if (rank === "T") rank = "10";
+    c = {
+      text: rank + suit,
+      rank,
+      suit,
+      joker: false,
+      red: suit === "H" || suit === "D",
+      points: rank === "10" || rank === "K" ? 10 : rank === "5" ? 5 : 0,
+    };
+  }
+  cache.set(key, c);
+  return c;
+}
+
+/** Cards from whatever the JSON holds: "AS AS", ["AS","AS"], [{text:"AS"}], null. */
+export function cardList(x) {
+  if (x == null) return [];
+  if (typeof x === "string") return x.split(/[\s,]+/).filter(Boolean).map(parseCard);
+  if (Array.isArray(x)) {
+    const out = [];
+    for (const item of x) {
+      if (item == null) continue;
+      if (typeof item === "string") out.push(...cardList(item));
+      else if (typeof item === "object" && (item.text || item.card)) out.push(parseCard(item.text || item.card));
+    }
+    return out;
+  }
+  return [];
+}
+
+export function cardsText(cards) {
+  return cards.map((c) => c.text).join(" ");
+}
+
+/** Cards for reading: "10♥ 10♥ RJ". */
+export function prettyCards(cards) {
+  return cards.map((c) => (c.joker ? c.text : c.rank + SUIT_SYMBOL[c.suit])).join(" ");
+}
+
+/** The round's trump as {rank, suit, final, noTrump} from a view. */
+export function trumpOf(view) {
+  const tr = view && view.trump;
+  let rank = view ? view.trump_rank : null;
+  let suit = view ? view.trump_suit : null;
+  if (tr && typeof tr === "object") {
+    if ("rank" in tr) rank = tr.rank;
+    if ("suit" in tr) suit = tr.suit;
+  }
+  const final = view ? (view.trump_final != null ? !!view.trump_final : !!tr) : false;
+  return { rank: rank || null, suit: suit || null, final, noTrump: final && !suit };
+}
+
+/** Play suit (RULES §5.1): "T" for trump, else the natural suit. */
+export function playSuit(card, trump) {
+  if (card.joker) return "T";
+  if (trump.rank && card.rank === trump.rank) return "T";
+  if (trump.suit && card.suit === trump.suit) return "T";
+  return card.suit;
+}
+
+/**
+ * Level of a card inside its play suit (RULES §5.4): dense, 0 is the lowest, equal
+ * cards share a level and adjacent levels are consecutive (as the engine's Trump).
+ */
+export function cardLevel(card, trump) {
+  const plain = RANKS.filter((r) => r !== trump.rank);
+  if (playSuit(card, trump) !== "T") return plain.indexOf(card.rank);
+  const base = trump.suit ? plain.length : 0; // plain cards of the trump suit first
+  const isRank = !card.joker && trump.rank && card.rank === trump.rank;
+  if (isRank) return card.suit === trump.suit ? base + 1 : base;
+  if (card.joker) {
+    const b = base + (trump.rank ? (trump.suit ? 2 : 1) : 0);
+    return card.red ? b + 1 : b;
+  }
+  return plain.indexOf(card.rank);
+}
+
+/** The lead's kind (RULES §6.1): "single", "pair", "tractor", "throw", or null if not one play suit. */
+export function leadKind(cards, trump) {
+  if (!cards.length) return null;
+  const s = playSuit(cards[0], trump);
+  if (cards.some((c) => playSuit(c, trump) !== s)) return null;
+  if (cards.length === 1) return "single";
+  const n = new Map();
+  for (const c of cards) n.set(c.text, (n.get(c.text) || 0) + 1);
+  const allPairs = [...n.values()].every((v) => v === 2);
+  if (cards.length === 2) return allPairs ? "pair" : "throw";
+  if (!allPairs) return "throw";
+  const levels = [...n.keys()].map((t) => cardLevel(cards.find((c) => c.text === t), trump)).sort((a, b) => a - b);
+  for (let i = 1; i < levels.length; i++) if (levels[i] !== levels[i - 1] + 1) return "throw";
+  return "tractor";
+}
+
+/** Number of disjoint pairs of identical cards. */
+export function pairCount(cards) {
+  const n = new Map();
+  for (const c of cards) n.set(c.text, (n.get(c.text) || 0) + 1);
+  let p = 0;
+  for (const v of n.values()) p += Math.floor(v / 2);
+  return p;
+}
+
+/**
+ * Local legality of a play (RULES §6.1 lead in one play suit; §6.2 following).
+ * Returns {legal, reason} where reason is an i18n key or null. A throw that
+ * can be beaten is still a legal lead (it fails, §6.4): the server decides.
+ */
+export function checkPlay(hand, lead, play, trump) {
+  if (!play.length) return { legal: false, reason: "reason.empty" };
+  if (!lead || !lead.length) {
+    const s = playSuit(play[0], trump);
+    if (play.some((c) => playSuit(c, trump) !== s)) return { legal: false, reason: "reason.lead_one_suit" };
+    return { legal: true, reason: null };
+  }
+  const n = lead.length;
+  if (play.length !== n) return { legal: false, reason: "reason.count" };
+  const L = playSuit(lead[0], trump);
+  const handL = hand.filter((c) => playSuit(c, trump) === L);
+  const playL = play.filter((c) => playSuit(c, trump) === L);
+  if (playL.length < Math.min(n, handL.length)) return { legal: false, reason: "reason.follow_suit" };
+  if (pairCount(playL) < Math.min(pairCount(lead), pairCount(handL))) {
+    return { legal: false, reason: "reason.follow_pairs" };
+  }
+  return { legal: true, reason: null };
+}
+
+/** Strength of a declaration (RULES §3.3): 1 single, 2 pair, 3 two identical jokers. */
+export function declStrength(cards) {
+  if (!cards.length) return 0;
+  if (cards.length === 2 && cards[0].text === cards[1].text) return cards[0].joker ? 3 : 2;
+  return 1;
+}
+
+/** Declarations this seat may make now (RULES §3.3), computed from the view alone. */
+export function legalDeclarations(view, options) {
+  if (!view || view.seat == null) return [];
+  if (Array.isArray(view.legal_declarations)) return view.legal_declarations.map(cardList);
+  if (view.phase !== "deal" && view.phase !== "declare") return [];
+  if (view.trump) return [];
+  const seat = view.seat;
+  const hand = cardList(view.hand);
+  const rank = view.trump_rank;
+  const decls = (view.declarations || []).map(declEntry);
+  const standing = decls.length ? decls[decls.length - 1] : null;
+  const selfReinforce = !!(options && options.self_reinforce);
+  if (standing && standing.seat === seat && !selfReinforce) return [];
+  const floor = standing ? declStrength(standing.cards) : 0;
+  const counts = new Map();
+  for (const c of hand) counts.set(c.text, (counts.get(c.text) || 0) + 1);
+  const out = [];
+  for (const s of SUITS) {
+    if (!rank) break;
+    const txt = rank + s;
+    const k = counts.get(txt) || 0;
+    if (k >= 1 && floor < 1) out.push([parseCard(txt)]);
+    if (k >= 2 && floor < 2) out.push([parseCard(txt), parseCard(txt)]);
+  }
+  for (const j of ["BJ", "RJ"]) {
+    if ((counts.get(j) || 0) >= 2 && floor < 3) out.push([parseCard(j), parseCard(j)]);
+  }
+  return out;
+}
+
+/** A declaration entry from the view: [seat, cards] or {seat, cards}. */
+export function declEntry(d) {
+  if (Array.isArray(d)) return { seat: d[0], cards: cardList(d[1]) };
+  return { seat: d.seat, cards: cardList(d.cards) };
+}
+
+/** A trick from the view: {leader, plays: [{seat, cards}], winner, points}. */
+export function trickOf(t) {
+  if (!t) return null;
+  const plays = (t.plays || []).map((p) =>
+    Array.isArray(p) ? { seat: p[0], cards: cardList(p[1]) } : { seat: p.seat, cards: cardList(p.cards) },
+  );
+  return { leader: t.leader, plays, winner: t.winner ?? null, points: t.points ?? 0 };
+}

@@ -1,0 +1,196 @@
+// Lobby: create a table (name + RULES §10 options), list open tables.
+import { useState, useEffect } from "../vendor/preact-hooks.mjs";
+import { html } from "./ui.js";
+import { t } from "./i18n.js";
+import { setToken } from "./net.js";
+
+// RULES §10 options: [key, kind, default, choices]
+export const RULE_OPTIONS = [
+  ["self_reinforce", "bool", false],
+  ["strict_tractor_follow", "bool", false],
+  ["no_trump_keeps_rank", "bool", false],
+  ["band_80_115", "choice", "swap", ["swap", "stay"]],
+  ["first_drawer", "choice", 0, [0, 1, 2, 3]],
+  ["throw_penalty_per_card", "int", 10],
+];
+
+// Table timings: [key sent to the server, factor from the seconds typed to the value sent]
+export const TIMINGS = [
+  ["deal_ms", 1000],
+  ["window_ms", 1000],
+  ["bot_delay_ms", 1000],
+  ["round_pause_ms", 1000],
+  ["bot_timeout_s", 1],
+];
+
+export function getName() {
+  try {
+    return localStorage.getItem("shengji.name") || "";
+  } catch {
+    return "";
+  }
+}
+
+export function saveName(name) {
+  try {
+    localStorage.setItem("shengji.name", name);
+  } catch {
+    /* ignore */
+  }
+}
+
+function OptionField({ opt, value, onChange }) {
+  const [key, kind, , choices] = opt;
+  const label = t(`opt.${key}`);
+  const hint = t(`opt.${key}.hint`);
+  if (kind === "bool") {
+    return html`<label class="opt opt-bool">
+      <input type="checkbox" name=${key} checked=${!!value} onChange=${(e) => onChange(e.target.checked)} />
+      <span><b>${label}</b><small>${hint}</small></span>
+    </label>`;
+  }
+  if (kind === "choice") {
+    return html`<label class="opt">
+      <span><b>${label}</b><small>${hint}</small></span>
+      <select name=${key} onChange=${(e) => onChange(typeof choices[0] === "number" ? Number(e.target.value) : e.target.value)}>
+        ${choices.map((c) => html`<option value=${c} selected=${c === value}>${t(`opt.${key}.${c}`)}</option>`)}
+      </select>
+    </label>`;
+  }
+  return html`<label class="opt">
+    <span><b>${label}</b><small>${hint}</small></span>
+    <input type="number" name=${key} min="0" max="100" step="5" value=${value} onInput=${(e) => onChange(Number(e.target.value))} />
+  </label>`;
+}
+
+function CreateTable() {
+  const [name, setName] = useState(() => {
+    const n = getName();
+    return n ? t("lobby.default_table", { name: n }) : "";
+  });
+  const [options, setOptions] = useState(() => Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]])));
+  const [timing, setTiming] = useState({});
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState(null);
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true);
+    setErr(null);
+    try {
+      const body = {
+        name: name.trim() || t("lobby.unnamed"),
+        options,
+      };
+      for (const [key, scale] of TIMINGS) {
+        const raw = timing[key];
+        if (raw === undefined || raw === "") continue;
+        body[key] = scale === 1 ? Number(raw) : Math.round(Number(raw) * scale);
+      }
+      const r = await fetch("/api/tables", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
+      const data = await r.json();
+      if (data.host_token) setToken(data.id, data.host_token);
+      location.href = `/t/${encodeURIComponent(data.id)}`;
+    } catch (ex) {
+      setErr(String(ex.message || ex));
+      setBusy(false);
+    }
+  };
+  return html`<form class="panel create" onSubmit=${submit} id="create-form">
+    <h2>${t("lobby.create")}</h2>
+    <label class="field">
+      <span>${t("lobby.table_name")}</span>
+      <input name="table-name" value=${name} maxlength="60" placeholder=${t("lobby.table_name_ph")} onInput=${(e) => setName(e.target.value)} />
+    </label>
+    <details class="options">
+      <summary>${t("lobby.rules")}</summary>
+      ${RULE_OPTIONS.map(
+        (o) => html`<${OptionField} key=${o[0]} opt=${o} value=${options[o[0]]} onChange=${(v) => setOptions({ ...options, [o[0]]: v })} />`,
+      )}
+      <h3 class="opt-head">${t("lobby.timing")}</h3>
+      ${TIMINGS.map(
+        ([key]) => html`<label class="opt" key=${key}>
+          <span><b>${t(`timing.${key}`)}</b><small>${t(`timing.${key}.hint`)}</small></span>
+          <input type="number" name=${key} min="0" step="any" value=${timing[key] ?? ""} placeholder=${t("timing.default")}
+            onInput=${(e) => setTiming({ ...timing, [key]: e.target.value })} />
+        </label>`,
+      )}
+    </details>
+    ${err && html`<p class="error-text">${t("lobby.create_failed")} ${err}</p>`}
+    <button class="btn primary big" type="submit" disabled=${busy} id="create-btn">${t("lobby.create_btn")}</button>
+  </form>`;
+}
+
+function TableList() {
+  const [tables, setTables] = useState(null);
+  const [err, setErr] = useState(false);
+  useEffect(() => {
+    let stop = false;
+    const load = async () => {
+      try {
+        const r = await fetch("/api/tables");
+        if (!r.ok) throw new Error(r.status);
+        const data = await r.json();
+        if (!stop) {
+          setTables(Array.isArray(data) ? data : data.tables || []);
+          setErr(false);
+        }
+      } catch {
+        if (!stop) setErr(true);
+      }
+    };
+    load();
+    const timer = setInterval(load, 4000);
+    return () => {
+      stop = true;
+      clearInterval(timer);
+    };
+  }, []);
+  return html`<section class="panel tables">
+    <h2>${t("lobby.open_tables")}</h2>
+    ${err && html`<p class="error-text">${t("lobby.load_failed")}</p>`}
+    ${tables === null && !err && html`<p class="muted">${t("app.loading")}</p>`}
+    ${tables && !tables.length && html`<p class="muted">${t("lobby.no_tables")}</p>`}
+    <ul class="table-list">
+      ${(tables || []).map((tb) => {
+        const seats = tb.seats || [];
+        const taken = seats.filter(Boolean).length;
+        return html`<li key=${tb.id} class="table-item" data-table=${tb.id}>
+          <div class="ti-main">
+            <b class="ti-name">${tb.name}</b>
+            <span class=${"status status-" + tb.status}>${t(`status.${tb.status}`)}</span>
+          </div>
+          <div class="ti-seats">
+            ${[0, 1, 2, 3].map((i) => {
+              const s = seats[i];
+              return html`<span class=${"ti-seat team" + (i % 2) + (s ? "" : " empty")}>${s ? (s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name) : t("lobby.free")}</span>`;
+            })}
+          </div>
+          <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+        </li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+export function Lobby() {
+  return html`<main class="lobby">
+    <section class="hero">
+      <div class="hero-cards" aria-hidden="true">
+        <span class="hero-card black">A♠</span><span class="hero-card red">K♥</span><span class="hero-card red">★</span>
+      </div>
+      <div>
+        <h1>${t("lobby.headline")}</h1>
+        <p class="muted">${t("lobby.tagline")}</p>
+      </div>
+    </section>
+    <div class="lobby-grid">
+      <${CreateTable} />
+      <${TableList} />
+    </div>
+  </main>`;
+}

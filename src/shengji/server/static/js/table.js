@@ -1,0 +1,654 @@
+// The table page: seating (waiting room), the deal, the kitty, tricks, summaries.
+import { useState, useEffect, useRef, useLayoutEffect } from "../vendor/preact-hooks.mjs";
+import { html, Card, Cards, SuitSym, teamLetter } from "./ui.js";
+import { t, has } from "./i18n.js";
+import { Connection, setToken } from "./net.js";
+import {
+  cardList,
+  cardsText,
+  prettyCards,
+  trumpOf,
+  playSuit,
+  checkPlay,
+  leadKind,
+  legalDeclarations,
+  declEntry,
+  declStrength,
+  trickOf,
+} from "./cards.js";
+import { getName, saveName } from "./lobby.js";
+import { Robot, CardsIcon } from "./icons.js";
+
+const POS = ["bottom", "right", "top", "left"];
+
+/** A server message, localized where we know the rule it cites. */
+export function explain(message) {
+  const msg = String(message || "");
+  const m = msg.match(/^RULES §(\d+(?:\.\d+)?)\s*:?\s*(.*)$/s);
+  if (m) {
+    const major = m[1].split(".")[0];
+    if (has(`rule.${m[1]}`)) return { title: t(`rule.${m[1]}`), detail: msg };
+    if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg };
+  }
+  return { title: t("error.refused"), detail: msg };
+}
+
+/** A seat's shown name: the player's own, or the bot's kind (localized) and seat number. */
+export function displayName(s, seat) {
+  if (s.kind && s.kind !== "human") return t("bot.name", { kind: t(`bot.${s.kind}`), n: seat + 1 });
+  return s.name || t("seat.label", { n: seat + 1 });
+}
+
+function normCards(s) {
+  return String(s || "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((x) => x.toUpperCase())
+    .sort()
+    .join(" ");
+}
+
+function failedThrowOf(f) {
+  if (Array.isArray(f)) {
+    const [seat, attempted, forced, blocker, shown, penalty] = f;
+    return { seat, attempted: cardList(attempted), forced: cardList(forced), blocker, shown: cardList(shown), penalty };
+  }
+  return {
+    seat: f.seat,
+    attempted: cardList(f.attempted),
+    forced: cardList(f.forced),
+    blocker: f.blocker,
+    shown: cardList(f.shown),
+    penalty: f.penalty,
+  };
+}
+
+function Toasts({ toasts, onClose }) {
+  return html`<div class="toasts" aria-live="polite">
+    ${toasts.map(
+      (x) => html`<div key=${x.id} class=${"toast toast-" + x.kind} role=${x.kind === "error" ? "alert" : "status"} onClick=${() => onClose(x.id)}>
+        <b>${x.title}</b>${x.detail && html`<small>${x.detail}</small>`}
+      </div>`,
+    )}
+  </div>`;
+}
+
+function TrumpBadge({ view }) {
+  const tr = trumpOf(view);
+  if (!view) return null;
+  if (tr.final && tr.noTrump) {
+    return html`<b class="trump-badge" id="trump">${tr.rank ? html`<span class="tr-rank">${tr.rank}</span>` : null}<span class="no-trump">${t("trump.none")}</span></b>`;
+  }
+  return html`<b class=${"trump-badge" + (tr.final || !tr.suit ? "" : " tentative")} id="trump" data-rank=${tr.rank || ""} data-suit=${tr.suit || ""} title=${tr.final ? "" : t("trump.undecided")}>
+    <span class="tr-rank">${tr.rank || "—"}</span>
+    ${tr.suit ? html`<${SuitSym} suit=${tr.suit} />` : html`<span class="tr-unknown" title=${t("trump.undecided")}>?</span>`}
+  </b>`;
+}
+
+function InfoBar({ view, seatName, onSummary }) {
+  if (!view) return null;
+  const levels = view.levels || ["2", "2"];
+  const dt = view.declaring_team;
+  return html`<div class="infobar">
+    <div class="ib"><small>${t("info.round")}</small><b id="round-no">${(view.round_no ?? 0) + 1}</b></div>
+    <div class="ib"><small>${t("info.trump")}</small><${TrumpBadge} view=${view} /></div>
+    ${[0, 1].map(
+      (team) => html`<div class=${"ib team-ib team" + team + (dt === team ? " declaring" : "")} title=${seatName(team) + " · " + seatName(team + 2)}>
+        <small>${teamLetter(team)}${dt === team ? html` <span class="decl-flag">${t("info.declarers")}</span>` : ""}</small>
+        <b>${t("info.level_short", { level: levels[team] })}</b>
+      </div>`,
+    )}
+    <div class="ib points-ib"><small>${t("info.opp_points")}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
+    ${view.last_result && html`<button class="btn small ghost" id="summary-btn" onClick=${onSummary}>${t("summary.open")}</button>`}
+  </div>`;
+}
+
+function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, canSit }) {
+  const s = table.seats ? table.seats[seat] : null;
+  const team = seat % 2;
+  const name = s ? displayName(s, seat) : t("seat.empty");
+  const level = view && view.levels ? view.levels[team] : "2";
+  const turn = view && view.to_act === seat && !view.game_over && view.phase !== "deal";
+  const nCards = view && view.hand_sizes ? view.hand_sizes[seat] : null;
+  const isBot = s && s.kind && s.kind !== "human";
+  const badges = [];
+  if (view && view.starter === seat && view.phase !== "deal") badges.push(["starter", t("seat.starter")]);
+  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer")]);
+  if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
+  if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
+  const cls = [
+    "seat",
+    `seat-${pos}`,
+    `team${team}`,
+    turn ? "turn" : "",
+    me === seat ? "me" : "",
+    s ? "" : "empty",
+    swapFrom === seat ? "swap-from" : "",
+  ].join(" ");
+  return html`<div class=${cls} data-seat=${seat} data-pos=${pos}>
+    <div class="seat-head">
+      <span class="avatar" aria-hidden="true">${s ? (isBot ? html`<${Robot} />` : name.slice(0, 1).toUpperCase()) : "+"}</span>
+      <span class="seat-name">${name}</span>
+      ${me === seat && html`<span class="you">${t("seat.you")}</span>`}
+    </div>
+    <div class="seat-meta">
+      <span class=${"chip team-chip team" + team}>${teamLetter(team)}</span>
+      <span class="chip">${t("info.level_short", { level })}</span>
+      ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
+    </div>
+    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label]) => html`<span class=${"badge badge-" + k}>${label}</span>`)}</div>`}
+    ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
+    ${isHost &&
+    waiting &&
+    html`<div class="host-ctl">
+      ${(!s || isBot) &&
+      html`<button class="btn small bot-btn" data-kind="random" title=${t("host.bot_random")} onClick=${() => onBot(seat, "random")}><${Robot} /> ${t("bot.random")}</button>
+        <button class="btn small bot-btn" data-kind="heuristic" title=${t("host.bot_heuristic")} onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>`}
+      ${s && table.host_seat !== seat && html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`}
+      <button class="btn small swap-btn" title=${t("host.swap_hint")} onClick=${() => onSwap(seat)}>⇄</button>
+    </div>`}
+  </div>`;
+}
+
+function TrickArea({ view, bottom, seatName, trumpFn }) {
+  const cur = trickOf(view.current_trick);
+  let trick = cur;
+  let done = false;
+  if ((!cur || !cur.plays.length) && view.phase === "play" && view.tricks && view.tricks.length) {
+    trick = trickOf(view.tricks[view.tricks.length - 1]);
+    done = true;
+  }
+  const slots = {};
+  if (view.phase === "deal" || view.phase === "declare") {
+    // Show each seat's latest declaration where it would play.
+    for (const d of (view.declarations || []).map(declEntry)) slots[d.seat] = { cards: d.cards, decl: true };
+  } else if (trick) {
+    for (const p of trick.plays) slots[p.seat] = { cards: p.cards, lead: p.seat === trick.leader, win: done && p.seat === trick.winner };
+  }
+  return html`<div class=${"trick" + (done ? " done" : "")} id="trick">
+    ${[0, 1, 2, 3].map((seat) => {
+      const pos = POS[(seat - bottom + 4) % 4];
+      const sl = slots[seat];
+      return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat}>
+        ${sl && html`<${Cards} cards=${sl.cards} size="md" trumpOf=${trumpFn} />`}
+        ${sl && sl.lead && html`<span class="slot-tag">${t("trick.lead")}</span>`}
+        ${sl && sl.win && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
+        ${sl && sl.decl && html`<span class="slot-tag">${t("deal.declared")}</span>`}
+      </div>`;
+    })}
+    <div class="trick-center">
+      ${view.phase === "deal" && html`<div class="deal-info"><b>${t("deal.dealing")}</b><small id="cards-left">${t("deal.cards_left", { n: view.cards_left ?? 0 })}</small></div>`}
+      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b></div>`}
+      ${view.phase === "kitty" && view.starter !== view.seat && html`<div class="deal-info"><b>${t("kitty.exchanging", { name: seatName(view.starter) })}</b></div>`}
+      ${done && html`<div class="deal-info small"><small>${t("trick.last_won", { name: seatName(trick.winner) })}</small></div>`}
+    </div>
+  </div>`;
+}
+
+function MiniTrick({ trick, seatName, trumpFn }) {
+  if (!trick) return html`<p class="muted">—</p>`;
+  return html`<div class="mini-trick">
+    ${trick.plays.map(
+      (p) => html`<div class=${"mt-row" + (p.seat === trick.winner ? " win" : "")}>
+        <span class="mt-name">${p.seat === trick.winner ? "★ " : ""}${seatName(p.seat)}</span>
+        <${Cards} cards=${p.cards} size="xs" trumpOf=${trumpFn} />
+      </div>`,
+    )}
+    ${trick.winner != null && html`<small class="muted">${t("trick.won_by", { name: seatName(trick.winner), points: trick.points })}</small>`}
+  </div>`;
+}
+
+function Summary({ view, seatName, onClose, tableId }) {
+  const r = view.result || view.last_result;
+  const before = r.levels_before || [];
+  const after = r.levels_after || view.levels || [];
+  const declTeam = r.declaring_team ?? (r.starter != null ? r.starter % 2 : 0);
+  const oppTeam = 1 - declTeam;
+  const gainerTeam = r.gainer === "declarers" ? declTeam : oppTeam;
+  let verdict;
+  if (r.levels_gained > 0) verdict = t("summary.gain", { team: teamLetter(gainerTeam), n: r.levels_gained });
+  else if (r.next_declaring_team != null && r.next_declaring_team !== declTeam) verdict = t("summary.takeover", { team: teamLetter(oppTeam) });
+  else verdict = t("summary.no_change");
+  const over = view.game_over;
+  return html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="summary-title">
+    <div class="modal summary" id="summary">
+      <h2 id="summary-title">${over ? t("over.title") : t("summary.title", { n: view.round_no })}</h2>
+      <p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>
+      ${over && html`<p class="winner-line" id="winner">${t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) })}</p>`}
+      <p class="verdict">${verdict}</p>
+      <div class="sum-grid">
+        <div class="sum-points"><small>${t("summary.opp_points")}</small><b id="sum-points">${r.opponents_points}</b>${oppTeam != null && html`<small>${teamLetter(oppTeam)}</small>`}</div>
+        <div>
+          <small>${t("summary.kitty")}</small>
+          <${Cards} cards=${cardList(r.kitty)} size="sm" overlap=${false} />
+          <small class="muted">${t("summary.kitty_points", { points: r.kitty_points ?? 0, mult: r.multiplier ?? 0, name: seatName(r.last_trick_winner) })}</small>
+        </div>
+      </div>
+      ${r.penalties ? html`<p class="muted">${t("summary.penalties", { points: r.penalties })}</p>` : null}
+      <table class="levels-table">
+        <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
+        <tbody>
+          ${[0, 1].map(
+            (team) => html`<tr class=${"team" + team}>
+              <th><span class=${"chip team-chip team" + team}>${teamLetter(team)}</span> <small>${seatName(team)} · ${seatName(team + 2)}</small></th>
+              <td>${before[team] ?? "—"}</td><td><b>${after[team] ?? "—"}</b></td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${!over && r.next_starter != null && html`<p>${t("summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
+      <div class="modal-buttons">
+        ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
+        ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
+        <button class="btn primary" id="summary-close" onClick=${onClose}>${over ? t("app.close") : t("summary.continue")}</button>
+      </div>
+    </div>
+  </div>`;
+}
+
+function cssPx(name, fallback) {
+  const v = parseFloat(getComputedStyle(document.documentElement).getPropertyValue(name));
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/**
+ * Lay the hand out in as few rows as fit the width: each card shows at least its
+ * corner index; a gap separates play suits (the engine's order is kept).
+ */
+export function layoutHand(n, gaps, width, cw) {
+  const minStep = cw * 0.42;
+  const maxStep = cw * 0.64;
+  const gapW = cw * 0.3;
+  if (!n) return { rows: [], step: maxStep, gapW };
+  for (let r = 1; r <= 6; r++) {
+    const k = Math.ceil(n / r);
+    const rows = [];
+    for (let i = 0; i < n; i += k) rows.push([i, Math.min(n, i + k)]);
+    let worst = Infinity;
+    for (const [lo, hi] of rows) {
+      const g = gaps.slice(lo + 1, hi).filter(Boolean).length;
+      const cards = hi - lo;
+      const step = cards > 1 ? (width - cw - g * gapW) / (cards - 1) : maxStep;
+      worst = Math.min(worst, step);
+    }
+    if (worst >= minStep || r === 6) return { rows, step: Math.max(Math.min(maxStep, worst), 4), gapW };
+  }
+  return null;
+}
+
+function Hand({ hand, selected, selectable, trumpFn, groupOf, suitOf, marks, onToggle }) {
+  const ref = useRef(null);
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    setWidth(el.clientWidth);
+    const ro = new ResizeObserver((entries) => setWidth(entries[0].contentRect.width));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  const cw = cssPx("--cw-lg", 70);
+  const gaps = hand.map((c, i) => i > 0 && groupOf(c) !== groupOf(hand[i - 1]));
+  const lay = layoutHand(hand.length, gaps, Math.max(width - 4, cw), cw);
+  return html`<div class="hand-wrap">
+    <div class=${"hand" + (selectable ? " selectable" : "")} id="hand" ref=${ref} role="group" aria-label=${t("hand.label")} data-count=${hand.length}>
+      ${lay.rows.map(
+        ([lo, hi], r) => html`<div class="hand-row" key=${r}>
+          ${hand.slice(lo, hi).map((c, j) => {
+            const i = lo + j;
+            const ml = j === 0 ? 0 : lay.step - cw + (gaps[i] ? lay.gapW : 0);
+            return html`<${Card}
+              key=${i}
+              index=${i}
+              card=${c}
+              size="lg"
+              style=${`margin-left:${ml.toFixed(1)}px`}
+              selected=${selected.includes(i)}
+              trump=${trumpFn(c)}
+              gap=${gaps[i]}
+              mark=${marks.has(i)}
+              playSuit=${suitOf(c)}
+              onClick=${() => onToggle(i)}
+            />`;
+          })}
+        </div>`,
+      )}
+    </div>
+  </div>`;
+}
+
+export function Table({ id, lang }) {
+  const [st, setSt] = useState(null);
+  const [net, setNet] = useState("connecting");
+  const [toasts, setToasts] = useState([]);
+  const [sel, setSel] = useState([]);
+  const [checkRes, setCheckRes] = useState(null);
+  const [name, setName] = useState(getName());
+  const [swapFrom, setSwapFrom] = useState(null);
+  const [summaryClosed, setSummaryClosed] = useState(null);
+  const [summaryOpen, setSummaryOpen] = useState(false);
+  const [pending, setPending] = useState(false);
+  const conn = useRef(null);
+  const toastId = useRef(0);
+  const lastFailed = useRef(null);
+
+  const toast = (kind, title, detail) => {
+    const tid = ++toastId.current;
+    // At most one toast of each kind: a newer one replaces the older.
+    setToasts((xs) => [...xs.filter((x) => x.kind !== kind), { id: tid, kind, title, detail }]);
+    setTimeout(() => setToasts((xs) => xs.filter((x) => x.id !== tid)), kind === "error" ? 8000 : 5000);
+  };
+
+  useEffect(() => {
+    const c = new Connection(id, {
+      lang,
+      onStatus: setNet,
+      onMessage: (m) => {
+        if (m.type === "state") {
+          setSt(m);
+          setPending(false);
+        }
+        else if (m.type === "check") setCheckRes(m);
+        else if (m.type === "error") {
+          setPending(false);
+          if (/^invalid token/.test(m.message || "")) setToken(id, null);
+          const e = explain(m.message);
+          toast("error", e.title, e.detail);
+        }
+      },
+    });
+    conn.current = c;
+    return () => c.close();
+  }, [id]);
+  useEffect(() => conn.current && conn.current.setLang(lang), [lang]);
+
+  const send = (m) => conn.current && conn.current.send(m);
+  const table = st ? st.table : null;
+  const view = st ? st.view : null;
+  const me = view && view.seat != null ? view.seat : st ? st.you ?? null : null;
+  const bottom = me ?? 0;
+  const trump = trumpOf(view);
+  const hand = view ? cardList(view.hand) : [];
+  const handKey = cardsText(hand);
+  const phase = view ? view.phase : null;
+  const waiting = !table || table.status === "waiting";
+  const myTurn = me != null && view && view.to_act === me && !view.game_over;
+
+  useEffect(() => setSel([]), [handKey, phase]);
+
+  // Announce a new failed throw (RULES §6.4) once; not the ones already there on arrival.
+  const failed = view && view.failed_throws ? view.failed_throws : [];
+  useEffect(() => {
+    if (!view) return;
+    const prev = lastFailed.current;
+    lastFailed.current = { round: view.round_no, n: failed.length };
+    if (!prev || prev.round !== view.round_no || failed.length <= prev.n) return;
+    const f = failedThrowOf(failed[failed.length - 1]);
+    toast(
+      "info",
+      t("throw.failed", { name: seatName(f.seat) }),
+      t("throw.detail", {
+        forced: prettyCards(f.forced),
+        blocker: seatName(f.blocker),
+        shown: prettyCards(f.shown),
+        penalty: f.penalty ?? 0,
+      }),
+    );
+  }, [failed.length, view && view.round_no]);
+
+  const selIdx = sel.filter((i) => i < hand.length);
+  const selCards = selIdx.map((i) => hand[i]);
+  const selKey = normCards(cardsText(selCards));
+
+  const curTrick = view ? trickOf(view.current_trick) : null;
+  const lead = curTrick && curTrick.plays.length ? curTrick.plays[0].cards : null;
+  const local = phase === "play" ? checkPlay(hand, lead, selCards, trump) : { legal: false, reason: null };
+
+  useEffect(() => {
+    if (phase !== "play" || !myTurn || !selCards.length) return undefined;
+    const timer = setTimeout(() => send({ type: "check", cards: cardsText(selCards) }), 60);
+    return () => clearTimeout(timer);
+  }, [selKey, phase, myTurn, curTrick ? curTrick.plays.length : -1]);
+
+  const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
+  const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
+  let reason = null;
+  let note = null;
+  if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
+    reason = server && server.reason ? explain(server.reason).title + " — " + server.reason : t(local.reason || "reason.illegal");
+  } else if (playable && !lead && leadKind(selCards, trump) === "throw") {
+    note = t("play.throw_note");
+  }
+
+  function seatName(seat) {
+    if (seat == null || !table || !table.seats) return "—";
+    const s = table.seats[seat];
+    return s ? displayName(s, seat) : t("seat.label", { n: seat + 1 });
+  }
+
+  const toggle = (i) => {
+    if (!(phase === "play" || (phase === "kitty" && myTurn))) return;
+    setSel((xs) => (xs.includes(i) ? xs.filter((x) => x !== i) : [...xs, i]));
+  };
+
+  const act = (action) => send({ type: "action", action });
+  const doPlay = () => {
+    if (!playable) return;
+    act(["play", me, cardsText(selCards)]);
+    setPending(true);
+  };
+  const doBury = () => {
+    if (selCards.length !== 8 || pending) return;
+    act(["bury", me, cardsText(selCards)]);
+    setPending(true);
+  };
+  const sit = (seat) => {
+    const n = name.trim();
+    if (!n) {
+      toast("error", t("seat.need_name"));
+      document.getElementById("name-input")?.focus();
+      return;
+    }
+    saveName(n);
+    send({ type: "sit", seat, name: n });
+  };
+  const onSwap = (seat) => {
+    if (swapFrom == null) setSwapFrom(seat);
+    else {
+      if (swapFrom !== seat) send({ type: "swap", a: swapFrom, b: seat });
+      setSwapFrom(null);
+    }
+  };
+
+  // Kitty cards marked in the starter's hand while exchanging (RULES §4).
+  const marks = new Set();
+  if (phase === "kitty" && view.kitty_taken) {
+    const used = new Set();
+    for (const k of cardList(view.kitty_taken)) {
+      for (let i = hand.length - 1; i >= 0; i--) {
+        if (!used.has(i) && hand[i].text === k.text) {
+          used.add(i);
+          marks.add(i);
+          break;
+        }
+      }
+    }
+  }
+
+  const trumpFn = (c) => trump.final && playSuit(c, trump) === "T";
+  const groupOf = (c) => (c.joker || (trump.rank && c.rank === trump.rank) || (trump.suit && c.suit === trump.suit) ? "T" : c.suit);
+
+  if (!st) {
+    return html`<main class="table-page"><div class="center-msg">
+      ${net === "gone" ? html`<p>${t("table.not_found")}</p><a class="btn" href="/">${t("over.lobby")}</a>` : html`<p class="muted">${t("app.connecting")}</p>`}
+    </div></main>`;
+  }
+
+  const decls = me != null && view ? legalDeclarations(view, view.options || table.options) : [];
+  const standing = view && view.declarations && view.declarations.length ? declEntry(view.declarations[view.declarations.length - 1]) : null;
+
+  // The prompt and buttons of the action bar.
+  let prompt = "";
+  const buttons = [];
+  if (waiting) {
+    const filled = (table.seats || []).filter(Boolean).length;
+    prompt = me == null ? t("wait.pick_seat") : t("wait.waiting", { n: 4 - filled });
+    if (st.is_host) {
+      buttons.push(html`<button key="start" class="btn primary" id="start-btn" disabled=${filled < 4} onClick=${() => send({ type: "start" })}>${t("host.start")}</button>`);
+      if (swapFrom != null) prompt = t("host.swap_pick", { name: seatName(swapFrom) });
+    }
+  } else if (!view) {
+    prompt = t("app.connecting");
+  } else if (view.game_over) {
+    prompt = t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) });
+  } else if (phase === "deal" || phase === "declare") {
+    prompt = phase === "deal" ? t("deal.prompt") : t("deal.final_prompt");
+    if (me == null) prompt = t("deal.dealing");
+    for (const d of decls) {
+      const label = standing ? t("deal.overturn") : t("deal.declare");
+      buttons.push(html`<button key=${"decl " + cardsText(d)} class="btn decl-btn ${standing ? "warn" : "primary"}" data-cards=${cardsText(d)} onClick=${() => act(["declare", me, cardsText(d)])}>
+        ${label} <${Cards} cards=${d} size="xs" overlap=${false} />
+      </button>`);
+    }
+    if (phase === "declare" && myTurn) buttons.push(html`<button key="pass" class="btn" id="pass-btn" onClick=${() => act(["pass", me])}>${t("deal.pass")}</button>`);
+  } else if (phase === "kitty") {
+    if (myTurn) {
+      prompt = t("kitty.prompt", { n: selCards.length });
+      buttons.push(html`<button key="bury" class="btn primary" id="bury-btn" disabled=${selCards.length !== 8 || pending} onClick=${doBury}>${t("kitty.bury")}</button>`);
+    } else prompt = t("kitty.exchanging", { name: seatName(view.starter) });
+  } else if (phase === "play") {
+    if (myTurn) {
+      prompt = lead ? t("play.follow", { n: lead.length }) : t("play.lead");
+      buttons.push(html`<button key="play" class="btn primary" id="play-btn" disabled=${!playable} onClick=${doPlay}>${t("play.play")}</button>`);
+    } else prompt = t("play.waiting", { name: seatName(view.to_act) });
+  }
+  if (sel.length && (phase === "play" || phase === "kitty")) {
+    buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" onClick=${() => setSel([])}>${t("play.clear")}</button>`);
+  }
+
+  const resKey = view && view.last_result ? `${view.round_no}` : null;
+  const showSummary =
+    view && view.last_result && (summaryOpen || (summaryClosed !== resKey && (phase === "deal" || phase === "declare" || view.game_over)));
+  const lastTrick = view && view.tricks && view.tricks.length ? trickOf(view.tricks[view.tricks.length - 1]) : null;
+  const pointCards = view ? cardList(view.point_cards) : [];
+  const kitty = view ? cardList(view.kitty) : [];
+
+  return html`<main class=${"table-page" + (waiting ? " waiting" : " phase-" + phase)} data-phase=${phase || ""} data-status=${table.status} data-me=${me ?? ""} data-to-act=${view ? view.to_act ?? "" : ""} data-lead=${lead ? cardsText(lead) : ""} data-lead-suit=${lead ? playSuit(lead[0], trump) : ""}>
+    <${Toasts} toasts=${toasts} onClose=${(x) => setToasts((xs) => xs.filter((y) => y.id !== x))} />
+    ${net !== "open" && html`<div class="net-banner">${t("app.reconnecting")}</div>`}
+    <div class="head">
+      <div class="table-title">
+        <h1>${table.name}</h1>
+        <span class=${"status status-" + table.status}>${t(`status.${table.status}`)}</span>
+        ${me == null && html`<span class="badge">${t("seat.spectating")}</span>`}
+      </div>
+      ${!waiting && html`<${InfoBar} view=${view} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
+    </div>
+    <div class="board">
+      <div class="felt">
+        ${[0, 1, 2, 3].map(
+          (seat) => html`<${SeatPanel}
+            key=${seat}
+            seat=${seat}
+            pos=${POS[(seat - bottom + 4) % 4]}
+            table=${table}
+            view=${view}
+            me=${me}
+            isHost=${st.is_host}
+            waiting=${waiting}
+            swapFrom=${swapFrom}
+            canSit=${me == null}
+            onSit=${sit}
+            onBot=${(s, kind) => send({ type: "bot", seat: s, kind })}
+            onKick=${(s) => send({ type: "kick", seat: s })}
+            onSwap=${onSwap}
+          />`,
+        )}
+        ${waiting
+          ? html`<div class="wait-center">
+              <label class="field name-field">
+                <span>${t("seat.your_name")}</span>
+                <input id="name-input" value=${name} maxlength="24" placeholder=${t("seat.name_ph")} onInput=${(e) => setName(e.target.value)} />
+              </label>
+              <div class="invite">
+                <small>${t("wait.invite")}</small>
+                <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
+              </div>
+            </div>`
+          : view && html`<${TrickArea} view=${view} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} />`}
+      </div>
+      <div class=${"actions" + (myTurn ? " my-turn" : "")}>
+        <div class="prompt" id="prompt">${prompt}</div>
+        <div class="buttons">${buttons}</div>
+        ${reason && html`<div class="reason" id="reason">${reason}</div>`}
+        ${note && html`<div class="note" id="note">${note}</div>`}
+      </div>
+      ${me != null &&
+      !waiting &&
+      html`<${Hand}
+        hand=${hand}
+        selected=${selIdx}
+        selectable=${phase === "play" || (phase === "kitty" && myTurn)}
+        trumpFn=${trumpFn}
+        groupOf=${groupOf}
+        suitOf=${(c) => playSuit(c, trump)}
+        marks=${marks}
+        onToggle=${toggle}
+      />`}
+    </div>
+    ${view &&
+    !waiting &&
+    html`<aside class="side">
+      <section class="side-box" id="points-box">
+        <h3>${t("side.points")} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
+        <${Cards} cards=${pointCards} size="xs" />
+      </section>
+      <section class="side-box" id="last-trick">
+        <h3>${t("side.last_trick")}</h3>
+        <${MiniTrick} trick=${lastTrick} seatName=${seatName} trumpFn=${trumpFn} />
+      </section>
+      <section class="side-box" id="declarations">
+        <h3>${t("side.declarations")}</h3>
+        ${(view.declarations || []).length
+          ? html`<ul class="decl-list">
+              ${(view.declarations || []).map(declEntry).map(
+                (d, i, all) => html`<li class=${i === all.length - 1 ? "standing" : ""}>
+                  <span>${seatName(d.seat)}</span><${Cards} cards=${d.cards} size="xs" overlap=${false} />
+                  <small class="muted">${t(`decl.strength.${declStrength(d.cards)}`)}</small>
+                </li>`,
+              )}
+            </ul>`
+          : html`<p class="muted">${view.kitty_flip && cardList(view.kitty_flip).length ? t("side.kitty_flip") : t("side.no_declarations")}</p>`}
+        ${view.kitty_flip && cardList(view.kitty_flip).length > 0 && html`<${Cards} cards=${cardList(view.kitty_flip)} size="xs" overlap=${false} />`}
+      </section>
+      ${kitty.length > 0 &&
+      html`<section class="side-box" id="kitty-box">
+        <h3>${phase === "play" || phase === "kitty" ? t("side.your_kitty") : t("side.kitty")}</h3>
+        <${Cards} cards=${kitty} size="xs" overlap=${false} trumpOf=${trumpFn} />
+      </section>`}
+      ${failed.length > 0 &&
+      html`<section class="side-box" id="failed-box">
+        <h3>${t("side.failed_throws")}</h3>
+        ${failed.slice(-3).map(failedThrowOf).map(
+          (f) => html`<p class="small-p">${t("throw.failed", { name: seatName(f.seat) })}<br /><small class="muted">${t("throw.detail", {
+            forced: prettyCards(f.forced),
+            blocker: seatName(f.blocker),
+            shown: prettyCards(f.shown),
+            penalty: f.penalty ?? 0,
+          })}</small></p>`,
+        )}
+      </section>`}
+      ${table.status === "finished" && html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`}
+    </aside>`}
+    ${showSummary &&
+    html`<${Summary}
+      view=${view}
+      seatName=${seatName}
+      tableId=${id}
+      onClose=${() => {
+        setSummaryOpen(false);
+        setSummaryClosed(resKey);
+      }}
+    />`}
+  </main>`;
+}

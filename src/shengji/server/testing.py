@@ -1,0 +1,302 @@
+"""Helpers for testing the server through real WebSockets (Starlette's TestClient).
+
+Not imported by the server itself; needs the `test` extra (httpx).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
+
+if TYPE_CHECKING:
+    from starlette.testclient import TestClient, WebSocketTestSession
+
+    from .tables import Table
+
+T = TypeVar("T")
+Msg = dict[str, Any]
+
+
+class WSPlayer:
+    """One WebSocket connection: `send`, `recv` with a timeout, and every message it got."""
+
+    def __init__(self, client: TestClient, table_id: str) -> None:
+        self._cm = client.websocket_connect(f"/ws/{table_id}")
+        self.ws: WebSocketTestSession = self._cm.__enter__()
+        self.table_id = table_id
+        self.log: list[Msg] = []
+        self.raw: list[str] = []
+        self.state: Msg | None = None
+        self.token: str | None = None
+        self.seat: int | None = None
+        self.closed = False
+        self._exited = False
+        players: list[WSPlayer] = client.__dict__.setdefault("_shengji_players", [])
+        players.append(self)
+
+    def send(self, obj: Any) -> None:
+        self.ws.send_text(obj if isinstance(obj, str) else json.dumps(obj))
+
+    def send_text(self, text: str) -> None:
+        self.ws.send_text(text)
+
+    def recv(self, timeout: float = 10.0) -> Msg:
+        """The next message (fails the test after `timeout` seconds)."""
+
+        async def _get() -> Any:
+            with anyio.fail_after(timeout):
+                return await self.ws._send_rx.receive()
+
+        message = self.ws.portal.call(_get)
+        if message["type"] == "websocket.close":
+            self.closed = True
+            raise ConnectionError(f"closed by server: {message.get('code')}")
+        text = message.get("text")
+        if text is None:
+            text = message["bytes"].decode()
+        self.raw.append(text)
+        msg: Msg = json.loads(text)
+        self.log.append(msg)
+        if msg.get("type") == "state":
+            self.state = msg
+        elif msg.get("type") == "seated":
+            self.token, self.seat = msg["token"], msg["seat"]
+        return msg
+
+    def until(self, pred: Callable[[Msg], bool], timeout: float = 10.0) -> Msg:
+        """Receive until a message satisfies `pred`; returns it."""
+        with _Deadline(timeout) as left:
+            while True:
+                msg = self.recv(left())
+                if pred(msg):
+                    return msg
+
+    def drain(self) -> list[Msg]:
+        """Every message already waiting (does not block)."""
+        out: list[Msg] = []
+
+        async def _get() -> Any:
+            try:
+                return self.ws._send_rx.receive_nowait()
+            except anyio.WouldBlock:
+                return None
+
+        while True:
+            message = self.ws.portal.call(_get)
+            if message is None:
+                return out
+            if message["type"] == "websocket.close":
+                self.closed = True
+                return out
+            text = message.get("text") or message["bytes"].decode()
+            self.raw.append(text)
+            msg: Msg = json.loads(text)
+            self.log.append(msg)
+            if msg.get("type") == "state":
+                self.state = msg
+            out.append(msg)
+
+    def sync(self) -> None:
+        """Receive everything the server queued for this connection so far (ping/pong)."""
+        self.send({"type": "ping"})
+        self.until(lambda m: m["type"] == "pong")
+
+    def hello(self, token: str | None = None) -> Msg:
+        self.send({"type": "hello", "token": token, "lang": "en"})
+        return self.until(lambda m: m["type"] == "state")
+
+    def sit(self, seat: int, name: str) -> Msg:
+        self.send({"type": "sit", "seat": seat, "name": name})
+        self.until(lambda m: m["type"] in ("seated", "error"))
+        return self.until(lambda m: m["type"] == "state")
+
+    def error(self, obj: Any, timeout: float = 5.0) -> str:
+        """Send something that must be refused; returns the error message."""
+        self.send(obj)
+        msg = self.until(lambda m: m["type"] in ("error",), timeout)
+        return str(msg["message"])
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run `fn` in the server's event loop thread (to read server state consistently)."""
+
+        async def _run() -> T:
+            return fn()
+
+        return self.ws.portal.call(_run)
+
+    def close(self) -> None:
+        """Close the socket (also needed after the server closed it, to end the session)."""
+        self.closed = True
+        if not self._exited:
+            self._exited = True
+            self._cm.__exit__(None, None, None)
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> Callable[[], float]:
+        import time
+
+        end = time.monotonic() + self.seconds
+
+        def left() -> float:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("timed out waiting for a message")
+            return remaining
+
+        return left
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def freeze(p: WSPlayer, table: Table) -> None:
+    """Stop the table's driver (no more draws, bot moves or timeouts)."""
+
+    def stop() -> None:
+        if table.driver is not None:
+            table.driver.cancel()
+            table.driver = None
+
+    p.call(stop)
+
+
+def table_of(client: TestClient, table_id: str) -> Table:
+    """The live server-side table (read it only through `WSPlayer.call`)."""
+    app: Any = client.app
+    table: Table = app.state.manager.tables[table_id]
+    return table
+
+
+FAST: dict[str, Any] = {
+    "deal_ms": 0,
+    "window_ms": 50,
+    "bot_delay_ms": 0,
+    "round_pause_ms": 0,
+    "rate_per_s": 1000.0,  # the test players are faster than people
+    "burst": 1000.0,
+}
+
+
+@contextlib.contextmanager
+def serve(db_path: str | os.PathLike[str], **settings: Any) -> Iterator[TestClient]:
+    """A running app on a SQLite file (lifespan entered), with fast timings by default."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "use httpx2" (Starlette 1.x)
+        from starlette.testclient import TestClient
+
+    from .app import create_app
+
+    app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
+    with TestClient(app) as client:
+        try:
+            yield client
+        finally:  # open sockets would keep the server's loop from shutting down
+            for p in client.__dict__.get("_shengji_players", []):
+                with contextlib.suppress(Exception):
+                    p.close()
+
+
+def new_table(client: TestClient, **body: Any) -> tuple[str, str]:
+    """POST a table; returns (id, host token)."""
+    r = client.post("/api/tables", json={"name": "test", **body})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    return str(data["id"]), str(data["host_token"])
+
+
+def host_table(
+    client: TestClient, bots: dict[int, str], human_seat: int = 0, **body: Any
+) -> tuple[WSPlayer, Table]:
+    """A started table: the host sits at `human_seat`, `bots` fill the other seats."""
+    tid, host = new_table(client, **body)
+    p = WSPlayer(client, tid)
+    p.hello(host)
+    p.sit(human_seat, "Host")
+    for seat, kind in bots.items():
+        p.send({"type": "bot", "seat": seat, "kind": kind})
+        p.until(lambda m: m["type"] in ("state", "error"))
+    p.send({"type": "start"})
+    p.until(lambda m: m["type"] == "state" and m["table"]["status"] == "playing")
+    return p, table_of(client, tid)
+
+
+class Human:
+    """Plays one seat through the WebSocket like a person would, choosing legal moves
+    from its own view (`View.random_play`) read in the server's loop thread."""
+
+    def __init__(self, p: WSPlayer, table: Table, seed: int = 0, declare: bool = False) -> None:
+        self.p = p
+        self.table = table
+        self.rng = random.Random(seed)
+        self.declare = declare
+        self.acted_at = -1
+        self.declared_at: tuple[int, int] | None = None
+        self.errors: list[str] = []
+
+    def react(self, msg: Msg) -> None:
+        """Answer one message: act if it is this seat's turn."""
+        if msg["type"] == "error":
+            self.errors.append(str(msg["message"]))
+            if "slow down" in msg["message"] and self.p.state is not None:
+                import time
+
+                time.sleep(0.2)
+                self.acted_at = -1
+                self.react(self.p.state)
+            return
+        if msg["type"] != "state" or msg["you"] is None:
+            return
+        seat: int = msg["you"]
+        v = msg["view"]
+        if msg["seq"] == self.acted_at or v["game_over"]:
+            return
+        action: list[Any] | None = None
+        key = (v["round_no"], len(v["declarations"]))
+        if (
+            v["phase"] in ("deal", "declare")
+            and self.declare
+            and v["legal_declarations"]
+            and self.declared_at != key
+        ):
+            self.declared_at = key  # once per round and standing declaration
+            action = ["declare", seat, " ".join(v["legal_declarations"][-1])]
+        elif v["phase"] == "declare" and v["to_act"] == seat:
+            action = ["pass", seat]
+        elif v["phase"] == "kitty" and v["to_act"] == seat:
+            action = ["bury", seat, " ".join(self.rng.sample(v["hand"], 8))]
+        elif v["phase"] == "play" and v["to_act"] == seat:
+            table = self.table
+
+            def choose() -> str | None:
+                view = table.game.view(seat)
+                if view.phase != "play" or view.to_act != seat:
+                    return None
+                return " ".join(str(c) for c in view.random_play(self.rng))
+
+            cards = self.p.call(choose)
+            if cards is not None:
+                action = ["play", seat, cards]
+        if action is not None:
+            self.acted_at = msg["seq"]
+            self.p.send({"type": "action", "action": action})
+
+    def play_until(self, stop: Callable[[Msg], bool], timeout: float = 30.0) -> Msg:
+        """React to every message until `stop(msg)`; returns that message."""
+        with _Deadline(timeout) as left:
+            while True:
+                msg = self.p.recv(left())
+                if stop(msg):
+                    return msg
+                self.react(msg)

@@ -1,0 +1,185 @@
+"""Server storage (SQLAlchemy + Alembic), tokens, rate limit and table settings."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from shengji.server.security import (
+    TokenBucket,
+    hash_token,
+    new_table_id,
+    new_token,
+    token_matches,
+)
+from shengji.server.storage import Store, TableRow, normalize_url
+from shengji.server.tables import Settings
+
+
+def _row(table_id: str = "abc") -> TableRow:
+    return TableRow(
+        id=table_id,
+        name="t",
+        options={"self_reinforce": False},
+        seed=2**61 + 5,
+        host_token_hash=hash_token("host"),
+        seats=[None, {"name": "a", "kind": "human", "token_hash": "x"}, None, None],
+        host_seat=None,
+        status="waiting",
+        settings={"deal_ms": 0},
+    )
+
+
+async def _roundtrip(url: str, writer: str = "inline") -> None:
+    store = Store(url, sqlite_writer=writer, checkpoint_s=0.01)
+    await store.start()
+    try:
+        async with store.engine.connect() as conn:
+            version = (await conn.execute(sa.text("select version_num from alembic_version"))).all()
+        assert version == [("0001",)]
+        await store.create_table(_row())
+        row = await store.get_table("abc")
+        assert row is not None
+        assert row.seed == 2**61 + 5
+        assert row.seats[1] == {"name": "a", "kind": "human", "token_hash": "x"}
+        assert row.created.tzinfo is not None
+        await store.update_table("abc", status="playing", host_seat=1)
+        # Concurrent appends are committed (group commit) and come back in order.
+        await asyncio.gather(*(store.append_action("abc", i, ["draw"]) for i in range(50)))
+        await store.append_action("abc", 50, ["play", 0, "AS AS"])
+        acts = await store.load_actions("abc")
+        assert acts[:2] == [["draw"], ["draw"]] and acts[-1] == ["play", 0, "AS AS"]
+        assert len(acts) == 51
+        if writer == "async" or not store.is_sqlite:
+            assert store.commits < 51  # concurrent writes share commits (group commit)
+        # The log is append-only: the same seq twice is refused, the others still commit.
+        results = await asyncio.gather(
+            store.append_action("abc", 10, ["draw"]),
+            store.append_action("abc", 51, ["draw"]),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], Exception) and results[1] is None
+        assert len(await store.load_actions("abc")) == 52
+        playing = await store.tables_with_status(["playing"])
+        assert [r.id for r in playing] == ["abc"] and playing[0].host_seat == 1
+        assert await store.get_table("nope") is None
+    finally:
+        await store.close()
+    # Reopening runs the migrations again (no-op) and sees the same data.
+    store = Store(url, sqlite_writer=writer)
+    await store.start()
+    try:
+        assert len(await store.load_actions("abc")) == 52
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("writer", ["inline", "async"])
+def test_sqlite_store_roundtrip(tmp_path: Path, writer: str) -> None:
+    asyncio.run(_roundtrip(f"sqlite+aiosqlite:///{tmp_path / 'sub' / 'x.db'}", writer))
+
+
+def test_plain_urls_get_async_drivers() -> None:
+    assert normalize_url("sqlite:///x.db") == "sqlite+aiosqlite:///x.db"
+    assert normalize_url("postgresql://u@h/db") == "postgresql+asyncpg://u@h/db"
+    assert normalize_url("postgres://u@h/db") == "postgresql+asyncpg://u@h/db"
+    assert normalize_url("sqlite+aiosqlite:///x") == "sqlite+aiosqlite:///x"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture()
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on loopback (skipped where PostgreSQL is absent)."""
+    initdb = shutil.which("initdb") or "/usr/lib/postgresql/15/bin/initdb"
+    pg_ctl = shutil.which("pg_ctl") or "/usr/lib/postgresql/15/bin/pg_ctl"
+    if not (os.path.exists(initdb) and os.path.exists(pg_ctl)):
+        pytest.skip("PostgreSQL is not installed")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        runuser = shutil.which("runuser")
+        if runuser is None:
+            pytest.skip("running as root without runuser")
+        prefix = [runuser, "-u", "postgres", "--"]
+    folder = tempfile.mkdtemp(prefix="shengji-pg-")
+    if prefix:
+        shutil.chown(folder, "postgres")
+    data = os.path.join(folder, "data")
+    port = _free_port()
+    try:
+        subprocess.run(
+            [*prefix, initdb, "-D", data, "-U", "shengji", "--auth=trust", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            [
+                *prefix, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"),
+                "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -F",
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+        )
+    except (subprocess.CalledProcessError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"could not start PostgreSQL: {exc}")
+    try:
+        yield f"postgresql+asyncpg://shengji@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_postgres_store_roundtrip(postgres_url: str) -> None:
+    asyncio.run(_roundtrip(postgres_url))
+
+
+def test_tokens_are_hashed_and_compared_in_constant_time() -> None:
+    t = new_token()
+    assert len(t) >= 40 and t != new_token()
+    h = hash_token(t)
+    assert t not in h and len(h) == 64
+    assert token_matches(t, h)
+    assert not token_matches(t + "x", h)
+    assert not token_matches("", h)
+    assert not token_matches(None, h)
+    assert not token_matches(t, None)
+    assert not token_matches("x" * 1000, h)
+    tid = new_table_id()
+    assert len(tid) == 8 and tid.replace("-", "").replace("_", "").isalnum()
+
+
+def test_token_bucket_allows_bursts_then_the_rate() -> None:
+    now = [0.0]
+    b = TokenBucket(rate=2.0, burst=3.0, clock=lambda: now[0])
+    assert [b.allow() for _ in range(4)] == [True, True, True, False]
+    now[0] += 0.5
+    assert b.allow() and not b.allow()
+    now[0] += 100
+    assert sum(b.allow() for _ in range(10)) == 3
+
+
+def test_settings_from_json_validates() -> None:
+    base = Settings(deal_ms=5)
+    s = Settings.from_json({"bot_timeout_s": 30, "window_ms": 0}, base)
+    assert (s.deal_ms, s.bot_timeout_s, s.window_ms) == (5, 30.0, 0)
+    assert Settings.from_json({"bot_timeout_s": None}, s).bot_timeout_s is None
+    for bad in ({"deal_ms": -1}, {"deal_ms": "x"}, {"nope": 1}, {"deal_ms": True},
+                {"bot_timeout_s": float("nan")}, {"deal_ms": 10**9}):
+        with pytest.raises(ValueError):
+            Settings.from_json(bad)
