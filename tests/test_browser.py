@@ -1,0 +1,495 @@
+"""End-to-end tests of the browser client (src/shengji/server/static) in headless Chromium.
+
+The real server runs as a subprocess on 127.0.0.1; Playwright drives Debian's
+Chromium. A person creates a table in the lobby, sits, fills three seats with
+bots, starts and plays a whole round by clicking cards, then sees the round
+summary. Screenshots go to test-artifacts/.
+
+The catalogue tests at the end need no browser.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "src" / "shengji" / "server" / "static"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+LANGS = ["en", "zh", "vi", "th", "ko", "sq", "mn"]
+
+browser_only = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing")
+    tmp = tmp_path_factory.mktemp("browser")
+    port = _free_port()
+    log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "shengji.server",
+            "--port",
+            str(port),
+            "--db",
+            f"sqlite+aiosqlite:///{tmp / 'x.db'}",
+            "--rate",
+            "1000",
+            "--burst",
+            "1000",
+            "--log-level",
+            "warning",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 40
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/api/tables", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                raise RuntimeError("server did not start:\n" + (tmp / "server.log").read_text())
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@contextlib.contextmanager
+def new_page(browser: Any, **ctx: Any) -> Iterator[Any]:
+    ctx.setdefault("locale", "en-US")
+    context = browser.new_context(**ctx)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
+    """Lobby -> new table (fast timings) -> sit at seat 0 -> three bots. Returns the table id."""
+    page.goto(base + "/")
+    page.wait_for_selector("#create-form")
+    page.fill("input[name=table-name]", f"{name}'s test table")
+    page.click("details.options summary")
+    page.fill("input[name=deal_ms]", "0.003")
+    page.fill("input[name=window_ms]", "0.8")
+    page.fill("input[name=bot_delay_ms]", "0.02")
+    page.fill("input[name=round_pause_ms]", "600")
+    page.click("#create-btn")
+    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+    table_id = page.url.rsplit("/", 1)[1]
+    page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
+    page.fill("#name-input", name)
+    page.click(".seat[data-seat='0'] .sit-btn")
+    page.wait_for_selector(".seat[data-seat='0'] .you")
+    token = page.evaluate(f"localStorage.getItem('shengji.token.{table_id}')")
+    assert token, "the seat token is kept in localStorage"
+    for seat, kind in ((1, "heuristic"), (2, "random"), (3, "heuristic")):
+        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
+        page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+    return table_id
+
+
+STATE_JS = """() => {
+  const m = document.querySelector('main.table-page');
+  if (!m) return null;
+  const hand = [...document.querySelectorAll('#hand .card')].map(e => ({
+    i: Number(e.dataset.index), card: e.dataset.card, ps: e.dataset.ps,
+    sel: e.classList.contains('sel')}));
+  const q = (s) => document.querySelector(s);
+  return {
+    phase: m.dataset.phase, me: m.dataset.me, toAct: m.dataset.toAct,
+    lead: m.dataset.lead, leadSuit: m.dataset.leadSuit, hand,
+    summary: !!q('#summary'),
+    decl: [...document.querySelectorAll('.decl-btn')].map(b => b.dataset.cards),
+    pass: !!q('#pass-btn'), bury: !!q('#bury-btn'),
+    play: q('#play-btn') ? !q('#play-btn').disabled : null,
+  };
+}"""
+
+
+def choose_play(hand: list[dict[str, Any]], lead: str, lead_suit: str) -> list[int]:
+    """A legal play from the DOM (RULES §6.2): follow suit and pairs as far as possible."""
+    if not lead:
+        return [hand[0]["i"]]  # a single is always a legal lead
+    led = lead.split()
+    n = len(led)
+    need_pairs = sum(v // 2 for v in Counter(led).values())
+    in_suit = [h for h in hand if h["ps"] == lead_suit]
+    others = [h for h in hand if h["ps"] != lead_suit]
+    chosen: list[int] = []
+    by_card: dict[str, list[int]] = {}
+    for h in in_suit:
+        by_card.setdefault(h["card"], []).append(h["i"])
+    for idx in by_card.values():
+        if need_pairs and len(idx) >= 2 and len(chosen) + 2 <= n:
+            chosen += idx[:2]
+            need_pairs -= 1
+    for h in in_suit + others:
+        if len(chosen) == n:
+            break
+        if h["i"] not in chosen:
+            chosen.append(h["i"])
+    return chosen
+
+
+def click_cards(page: Any, indices: list[int]) -> None:
+    for i in indices:
+        page.click(f"#hand .card[data-index='{i}']")
+
+
+def play_round(page: Any, *, shot_prefix: str, timeout_s: float = 240) -> dict[str, int]:
+    """Act for seat 0 by clicking until the round summary shows."""
+    stats = {"plays": 0, "cards": 0, "declared": 0, "buried": 0, "refused_checked": 0}
+    shots: set[str] = set()
+    declared = False
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        st = page.evaluate(STATE_JS)
+        if st is None:
+            time.sleep(0.05)
+            continue
+        if st["summary"]:
+            return stats
+        phase, mine = st["phase"], st["toAct"] == st["me"] and st["me"] != ""
+        if phase in ("deal", "declare"):
+            # The buttons come and go with the deal: a missed click is not an error.
+            if st["decl"] and not declared:
+                with contextlib.suppress(PlaywrightTimeout):
+                    page.locator(".decl-btn").first.click(timeout=1000)
+                    declared = True
+                    stats["declared"] += 1
+            elif st["pass"]:
+                with contextlib.suppress(PlaywrightTimeout):
+                    page.locator("#pass-btn").click(timeout=1000)
+            time.sleep(0.03)
+        elif phase == "kitty" and mine and st["bury"]:
+            if "kitty" not in shots:
+                shots.add("kitty")
+                page.screenshot(path=str(ARTIFACTS / f"{shot_prefix}-kitty.png"))
+            click_cards(page, [h["i"] for h in st["hand"][:8]])
+            page.wait_for_selector("#bury-btn:not([disabled])")
+            page.click("#bury-btn")
+            page.wait_for_function("() => document.querySelector('main').dataset.phase !== 'kitty'")
+            stats["buried"] += 1
+        elif phase == "play" and mine and st["play"] is not None:
+            hand = st["hand"]
+            # Once: a selection that does not follow suit is refused (Play disabled, a reason).
+            if st["lead"] and not stats["refused_checked"]:
+                led_n = len(st["lead"].split())
+                in_suit = [h for h in hand if h["ps"] == st["leadSuit"]]
+                off = [h for h in hand if h["ps"] != st["leadSuit"]]
+                if led_n == 1 and in_suit and off:
+                    click_cards(page, [off[0]["i"]])
+                    page.wait_for_selector("#reason")
+                    assert page.is_disabled("#play-btn")
+                    page.screenshot(path=str(ARTIFACTS / f"{shot_prefix}-refused.png"))
+                    page.click("#clear-btn")
+                    stats["refused_checked"] += 1
+            choice = choose_play(hand, st["lead"], st["leadSuit"])
+            click_cards(page, choice)
+            page.wait_for_selector("#play-btn:not([disabled])", timeout=5000)
+            if stats["plays"] == 3 and "play" not in shots:
+                shots.add("play")
+                page.screenshot(path=str(ARTIFACTS / f"{shot_prefix}-play.png"))
+            before = len(hand)
+            page.click("#play-btn")
+            page.wait_for_function(
+                f"() => document.querySelectorAll('#hand .card').length < {before}"
+                " || !!document.querySelector('#summary')"
+            )
+            stats["plays"] += 1
+            stats["cards"] += len(choice)
+        else:
+            time.sleep(0.03)
+    raise AssertionError(f"the round did not end in {timeout_s}s; stats {stats}")
+
+
+@browser_only
+@pytest.mark.timeout(400)
+def test_play_a_whole_round(server: str, browser: Any) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
+        table_id = create_table_and_sit(page, server)
+        page.screenshot(path=str(ARTIFACTS / "desktop-waiting.png"))
+        page.click("#start-btn")
+        page.wait_for_selector("main[data-status='playing']")
+        stats = play_round(page, shot_prefix="desktop")
+        assert stats["cards"] == 25, stats  # every card of the hand, trick by trick
+        assert page.inner_text("#round-no").strip() == "2"
+        summary = page.locator("#summary")
+        assert summary.is_visible()
+        assert page.locator("#sum-points").inner_text().strip().lstrip("-").isdigit()
+        assert page.locator("#summary .levels-table tbody tr").count() == 2
+        assert page.locator("#summary [data-card]").count() == 8  # the kitty, shown to all
+        page.screenshot(path=str(ARTIFACTS / "desktop-summary.png"))
+        page.click("#summary-close")
+        assert page.locator("#summary").count() == 0
+        # Reload: the stored token brings the player back to seat 0.
+        page.reload()
+        page.wait_for_selector(".seat[data-seat='0'] .you")
+        assert page.evaluate("document.querySelector('main').dataset.me") == "0"
+        assert table_id in page.url
+
+
+@browser_only
+@pytest.mark.timeout(200)
+def test_phone_viewport(server: str, browser: Any) -> None:
+    phone = {
+        "viewport": {"width": 390, "height": 844},
+        "device_scale_factor": 2,
+        "is_mobile": True,
+        "has_touch": True,
+    }
+    with new_page(browser, **phone) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.screenshot(path=str(ARTIFACTS / "phone-lobby.png"), full_page=True)
+        create_table_and_sit(page, server, name="Bao")
+        page.click("#start-btn")
+        page.wait_for_function(
+            "() => ['play'].includes(document.querySelector('main').dataset.phase)"
+            " || !!document.querySelector('#bury-btn')",
+            timeout=60000,
+        )
+        time.sleep(0.3)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+        # Every hand card shows at least its corner (rank and suit) and fits the screen.
+        boxes = page.eval_on_selector_all(
+            "#hand .card", "els => els.map(e => e.getBoundingClientRect().toJSON())"
+        )
+        assert len(boxes) >= 25
+        page.screenshot(path=str(ARTIFACTS / "phone-table.png"))
+        assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 + 0.5 for b in boxes), boxes
+        page.screenshot(path=str(ARTIFACTS / "phone-table.png"))
+        page.screenshot(path=str(ARTIFACTS / "phone-table-full.png"), full_page=True)
+
+
+def wait_for_heading(page: Any, text: str) -> None:
+    js = "t => document.querySelector('#create-form h2').textContent === t"
+    page.wait_for_function(js, arg=text)
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_language_switcher(server: str, browser: Any) -> None:
+    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    vi = json.loads((STATIC / "i18n" / "vi.json").read_text("utf-8"))
+    with new_page(browser, viewport={"width": 1200, "height": 800}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form h2")
+        assert page.inner_text("#create-form h2") == en["lobby.create"]
+        page.select_option("#lang-select", "zh")
+        wait_for_heading(page, zh["lobby.create"])
+        assert page.inner_text("#create-btn") == zh["lobby.create_btn"]
+        assert page.evaluate("document.documentElement.lang") == "zh"
+        page.screenshot(path=str(ARTIFACTS / "lang-zh.png"))
+        page.reload()  # the choice is remembered
+        page.wait_for_selector("#create-form h2")
+        assert page.inner_text("#create-form h2") == zh["lobby.create"]
+        page.select_option("#lang-select", "en")
+        wait_for_heading(page, en["lobby.create"])
+    # Without a stored choice the browser's language decides.
+    with new_page(browser, locale="vi-VN") as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form h2")
+        assert page.inner_text("#create-form h2") == vi["lobby.create"]
+
+
+# ---------------------------------------------------------------- catalogues (no browser)
+
+
+def _catalogue(lang: str) -> dict[str, str]:
+    data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_catalogues_have_the_same_keys_and_placeholders() -> None:
+    en = _catalogue("en")
+    for lang in LANGS:
+        cat = _catalogue(lang)
+        assert set(cat) == set(en), (lang, sorted(set(en) - set(cat)), sorted(set(cat) - set(en)))
+        for key, text in cat.items():
+            assert isinstance(text, str) and text.strip(), (lang, key)
+            assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", en[key])), (
+                lang,
+                key,
+            )
+        if lang != "en":
+            same = [k for k in en if cat[k] == en[k] and re.search(r"[a-z]{4}", en[k])]
+            assert len(same) < len(en) * 0.1, (lang, "untranslated?", same)
+
+
+def test_every_literal_key_used_by_the_client_is_in_the_catalogue() -> None:
+    en = _catalogue("en")
+    used: set[str] = set()
+    for path in (STATIC / "js").glob("*.js"):
+        text = path.read_text("utf-8")
+        used |= set(re.findall(r"""\bt\(\s*"([a-z_0-9]+\.[a-z_0-9.]+)\"""", text))
+        used |= set(re.findall(r"""\"(reason\.[a-z_]+)\"""", text))
+    missing = sorted(k for k in used if k not in en)
+    assert not missing, missing
+
+
+# ---------------------------------------------------------------- client rules vs the engine
+
+
+def _logic_cases() -> dict[str, Any]:
+    """Positions from random games: the engine's answers for the client's own checks."""
+    import random
+
+    from shengji import Game
+    from shengji.cards import CARDS
+    from shengji.trump import Trump
+
+    rng = random.Random(20240)
+    plays: list[dict[str, Any]] = []
+    decls: list[dict[str, Any]] = []
+    for seed in range(20):
+        g = Game(seed=seed)
+        while not g.is_over and len(g.results) < 1:
+            d = g.decision()
+            if d.phase in ("deal", "declare"):
+                v = g.view(rng.randrange(4)).to_json()
+                expect = v.pop("legal_declarations")
+                if rng.random() < (0.3 if expect else 0.02):
+                    decls.append({"view": v, "expect": sorted(" ".join(x) for x in expect)})
+            if d.phase == "play" and d.seat is not None and rng.random() < 0.25:
+                view = g.view(d.seat)
+                hand = list(view.hand)
+                n = len(view.lead) if view.lead else rng.choice([1, 1, 2, 2, 3, 4])
+                candidates = [list(view.random_play(rng))]
+                if view.lead:  # follow suit but break pairs: tests the §6.2 pair rule
+                    trump = view.trump
+                    assert trump is not None
+                    led = trump.play_suit_of(view.lead[0])
+                    ins = [x for x in hand if trump.play_suit_of(x) == led]
+                    first = list(dict.fromkeys(ins))[:n]
+                    left = list(hand)
+                    for x in first:
+                        left.remove(x)
+                    left.sort(key=lambda x: trump.play_suit_of(x) != led)
+                    candidates.append(first + left[: n - len(first)])
+                for _ in range(4):
+                    if len(hand) >= n:
+                        candidates.append(rng.sample(hand, n))
+                for c in candidates:
+                    plays.append(
+                        {
+                            "hand": [x.text for x in hand],
+                            "lead": [x.text for x in view.lead] if view.lead else [],
+                            "trump": {"rank": view.trump_rank, "suit": view.trump_suit},
+                            "play": [x.text for x in c],
+                            "expect": view.is_legal(tuple(c)),
+                        }
+                    )
+            g.apply(
+                g.random_action(rng) if d.phase != "deal" or d.last_drawer else g.random_action(rng)
+            )
+    levels = []
+    for rank, suit in (("2", "H"), ("A", "S"), ("10", "C"), ("7", None), (None, None)):
+        tr = Trump(rank, suit)
+        for c in CARDS:
+            levels.append(
+                {
+                    "trump": {"rank": rank, "suit": suit},
+                    "card": c.text,
+                    "suit": tr.play_suit_of(c),
+                    "level": tr.level_of(c),
+                }
+            )
+    return {"plays": plays, "decls": decls, "levels": levels}
+
+
+LOGIC_JS = """async (cases) => {
+  const m = await import('/static/js/cards.js');
+  const tr = (t) => ({rank: t.rank, suit: t.suit, final: true, noTrump: !t.suit});
+  const bad = [];
+  for (const c of cases.levels) {
+    const card = m.parseCard(c.card), t = tr(c.trump);
+    const got = [m.playSuit(card, t), m.cardLevel(card, t)];
+    if (got[0] !== c.suit || got[1] !== c.level) bad.push({level: c, got});
+  }
+  for (const c of cases.plays) {
+    const r = m.checkPlay(m.cardList(c.hand), c.lead.length ? m.cardList(c.lead) : null,
+                          m.cardList(c.play), tr(c.trump));
+    if (r.legal !== c.expect) bad.push({play: c, got: r});
+  }
+  for (const c of cases.decls) {
+    const got = m.legalDeclarations(c.view, c.view.options)
+      .map(d => d.map(x => x.text).join(' ')).sort();
+    if (JSON.stringify(got) !== JSON.stringify(c.expect)) bad.push({decl: c.expect, got});
+  }
+  return {bad: bad.slice(0, 5), n: [cases.levels.length, cases.plays.length, cases.decls.length]};
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(200)
+def test_client_rule_checks_agree_with_the_engine(server: str, browser: Any) -> None:
+    cases = _logic_cases()
+    assert len(cases["plays"]) > 100 and len(cases["decls"]) > 10
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        out = page.evaluate(LOGIC_JS, cases)
+    assert not out["bad"], out
