@@ -213,6 +213,33 @@ def arena(
         options=_options(option or []), plot=plot, json_path=json_path, console=console,
     )
 
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+    db: str = typer.Option(
+        "", help="Database URL (default: an SQLite file in your user data directory); "
+        "postgresql+asyncpg://user:pw@host/db uses PostgreSQL."
+    ),
+    deal_ms: int = typer.Option(150, help="Default pause between dealt cards (ms)."),
+    window_ms: int = typer.Option(10_000, help="Final declaration window (ms, RULES §3.3)."),
+    bot_delay_ms: int = typer.Option(700, help="Default pause before a bot moves (ms)."),
+    round_pause_ms: int = typer.Option(6_000, help="Pause between rounds (ms)."),
+) -> None:
+    """Start the web game: open the printed address, create a table, play."""
+    from .server import default_db_url, run
+
+    url_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    console.print(
+        f"[bold]shengji[/] web game: open [link]http://{url_host}:{port}/[/link] in your browser "
+        f"(database: {db or default_db_url()})"
+    )
+    run(
+        host, port, db or None, deal_ms=deal_ms, window_ms=window_ms,
+        bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
+    )
+
+
 def main() -> None:
     """Entry point of the `shengji` command."""
     app()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import IllegalAction
@@ -43,7 +43,8 @@ class RuleOptions:
                 raise IllegalAction(f"RULES §10: {name} must be true or false")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The options as a JSON object (all values are plain bools, ints and strings)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> RuleOptions:

@@ -29,7 +29,7 @@ from .options import RuleOptions
 from .scoring import level_change
 from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
-from .trump import Trump
+from .trump import Trump, trump_for
 
 HAND_SIZE = 25
 KITTY_SIZE = 8
@@ -161,6 +161,7 @@ class Round:
         self.kitty_taken: tuple[int, ...] = tuple(self.deck[4 * HAND_SIZE :])
         self.kitty: tuple[int, ...] = ()
         self.tricks: list[tuple[int, list[tuple[int, tuple[int, ...]]], int, int]] = []
+        self._trick_cache: list[TrickView] = []
         self.leader: int | None = None
         self.current: list[tuple[int, tuple[int, ...]]] = []
         self.lead_shape: Shape | None = None
@@ -209,7 +210,7 @@ class Round:
         if self.trump is not None:
             return self.trump
         suit = declaration_suit(self.standing[2]) if self.standing else None
-        return Trump(self.trump_rank, suit)
+        return trump_for(self.trump_rank, suit)
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now (§3.3), weakest first."""
@@ -397,9 +398,9 @@ class Round:
             seat, strength, ids = self.standing
             if strength == 3:
                 rank = self.trump_rank if self.options.no_trump_keeps_rank else None
-                self.trump = Trump(rank, None)
+                self.trump = trump_for(rank, None)
             else:
-                self.trump = Trump(self.trump_rank, declaration_suit(ids))
+                self.trump = trump_for(self.trump_rank, declaration_suit(ids))
             if self.first_round:
                 self.starter = seat
                 self.declaring_team = seat % 2
@@ -409,7 +410,7 @@ class Round:
             self._start_deal()
             return
         else:
-            self.trump = Trump(self.trump_rank, self._flip_kitty())
+            self.trump = trump_for(self.trump_rank, self._flip_kitty())
         assert self.starter is not None
         hand = self.hands[self.starter]
         for i in self.kitty_taken:
@@ -588,10 +589,13 @@ class Round:
 
     def trick_views(self) -> tuple[tuple[TrickView, ...], TrickView | None]:
         """Completed tricks and the current one, as public `TrickView`s."""
-        done = tuple(
-            TrickView(leader, tuple((s, _cards(ids)) for s, ids in plays), w, pts)
-            for leader, plays, w, pts in self.tricks
-        )
+        cache = self._trick_cache
+        if len(cache) != len(self.tricks):  # completed tricks never change: convert new ones
+            cache += [
+                TrickView(leader, tuple((s, _cards(ids)) for s, ids in plays), w, pts)
+                for leader, plays, w, pts in self.tricks[len(cache) :]
+            ]
+        done = tuple(cache)
         cur = None
         if self.phase == "play" and self.leader is not None:
             cur = TrickView(

@@ -6,6 +6,7 @@ level lookups are plain list indexing in the engine's inner loops.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from .cards import BJ_ID, CARDS, N_IDS, RANKS, RJ_ID, SUITS, Card
@@ -100,9 +101,15 @@ class Trump:
         return f"Trump({self.rank!r}, {self.suit!r})"
 
 
+@functools.cache
+def trump_for(rank: str | None, suit: str | None) -> Trump:
+    """A shared `Trump` for (rank, suit): its tables are built once per process."""
+    return Trump(rank, suit)
+
+
 def card_is_rank(card: Card, rank: str | None) -> bool:
     """Whether a card is of the given rank (never true for jokers)."""
     return rank is not None and card.rank == rank
 
 
-__all__ = ["TRUMP", "Trump", "CARDS", "card_is_rank"]
+__all__ = ["TRUMP", "Trump", "CARDS", "card_is_rank", "trump_for"]
