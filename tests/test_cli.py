@@ -16,7 +16,7 @@ runner = CliRunner()
 def test_help_lists_the_commands() -> None:
     res = runner.invoke(app, ["--help"])
     assert res.exit_code == 0
-    for cmd in ("demo", "play", "replay", "arena"):
+    for cmd in ("demo", "play", "replay", "arena", "serve"):
         assert cmd in res.output
 
 
@@ -80,3 +80,26 @@ def test_arena_command(tmp_path: Path) -> None:
     assert (tmp_path / "r.png").exists()
     res = runner.invoke(app, ["arena", "--deals", "0"])
     assert res.exit_code != 0
+
+
+def test_serve_starts_the_app_on_the_given_address(monkeypatch) -> None:
+    calls: list[tuple[object, ...]] = []
+
+    def fake_run(host: str, port: int, db: str | None, **settings: object) -> None:
+        calls.append((host, port, db, settings))
+
+    monkeypatch.setattr("shengji.server.run", fake_run)
+    result = runner.invoke(app, ["serve", "--port", "8123", "--db", "sqlite:///x.db"])
+    assert result.exit_code == 0, result.output
+    assert "http://127.0.0.1:8123/" in result.output
+    assert calls == [
+        ("127.0.0.1", 8123, "sqlite:///x.db",
+         {"deal_ms": 150, "window_ms": 10_000, "bot_delay_ms": 700, "round_pause_ms": 6_000}),
+    ]
+
+
+def test_demo_prints_a_round() -> None:
+    result = runner.invoke(app, ["demo", "--seed", "1", "--rounds", "1"])
+    assert result.exit_code == 0, result.output
+    assert "Round 1" in result.output and "trick 1" in result.output.replace("  ", " ")
+    assert "opponents' points" in result.output

@@ -391,7 +391,7 @@ export function Table({ id, lang }) {
         forced: prettyCards(f.forced),
         blocker: seatName(f.blocker),
         shown: prettyCards(f.shown),
-        penalty: f.penalty ?? 0,
+        penalty: Math.abs(f.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
       }),
     );
   }, [failed.length, view && view.round_no]);
@@ -634,7 +634,7 @@ export function Table({ id, lang }) {
             forced: prettyCards(f.forced),
             blocker: seatName(f.blocker),
             shown: prettyCards(f.shown),
-            penalty: f.penalty ?? 0,
+            penalty: Math.abs(f.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
           })}</small></p>`,
         )}
       </section>`}
