@@ -318,3 +318,31 @@ def test_actions_after_the_round_ends_are_refused():
     assert rnd.phase == "over"
     assert_refused(rnd, Draw(), r"RULES §3\.1")
     assert_refused(rnd, Play(0, (rnd.hand(0) or C("AS"))[:1]), r"RULES §6")
+
+
+def test_throw_penalty_per_card_option_rules_10():
+    opts = RuleOptions(throw_penalty_per_card=5)
+    for seed in range(20):
+        rnd = Round(seed, opts)
+        play_randomly(rnd, seed)
+        for f in rnd.failed_throws:
+            assert abs(f.penalty) == 5 * (len(f.attempted) - len(f.forced))
+        if rnd.failed_throws:
+            assert rnd.result.penalties == sum(f.penalty for f in rnd.failed_throws)
+            return
+    raise AssertionError("no failed throw in 20 random rounds")
+
+
+def test_no_trump_keeps_rank_option_in_a_joker_round_rules_5_3_10():
+    bj = C("BJ")[0]
+    for keeps in (False, True):
+        def ok(r):
+            return r.hands[0][bj.id] == 2
+
+        seed, _ = find_seed(ok)
+        rnd = deal_all(Round(seed, RuleOptions(no_trump_keeps_rank=keeps)))
+        rnd.apply(Declare(0, (bj, bj)))
+        rnd.apply(CloseWindow())
+        assert rnd.trump.suit is None
+        assert rnd.trump.rank == ("2" if keeps else None)
+        assert rnd.trump.is_trump(C("2S")[0]) == keeps
