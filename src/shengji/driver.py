@@ -8,7 +8,7 @@ Agents see only their seat's view (§11).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .actions import Action, Declare, Draw, Pass
 from .errors import IllegalAction
@@ -17,8 +17,14 @@ from .round import Round
 from .views import View
 
 
+@runtime_checkable
 class Agent(Protocol):
-    """Anything that chooses an action from a seat's view."""
+    """A player: given its seat's view, returns the action it takes (RULES §11).
+
+    Phase "deal" (asked after its own draw) and "declare" (the final window):
+    `Declare(seat, cards)` or `Pass(seat)`; phase "kitty": `Bury(seat, 8 cards)`;
+    phase "play": `Play(seat, cards)`.
+    """
 
     def act(self, view: View) -> Action: ...
 

@@ -1,25 +1,12 @@
-"""The `Agent` protocol and the agent factory."""
+"""The agent factory; the `Agent` protocol itself lives with the engine's driver."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from ..driver import Agent
 
-from ..actions import Action
-from ..views import View
+__all__ = ["AGENT_KINDS", "Agent", "make_agent"]
 
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic")
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """A player: given its seat's view, returns the action it takes (RULES §11).
-
-    Phase "deal" (asked after its own draw) and "declare" (the final window):
-    `Declare(seat, cards)` or `Pass(seat)`; phase "kitty": `Bury(seat, 8 cards)`;
-    phase "play": `Play(seat, cards)`.
-    """
-
-    def act(self, view: View) -> Action: ...
 
 
 def make_agent(kind: str, seed: int) -> Agent:
