@@ -122,11 +122,11 @@ def new_page(browser: Any, **ctx: Any) -> Iterator[Any]:
     assert not errors, f"errors in the page: {errors}"
 
 
-def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
-    """Lobby -> new table (fast timings) -> sit at seat 0 -> three bots. Returns the table id."""
+def create_and_sit(page: Any, base: str, name: str, title: str = "test table") -> str:
+    """Lobby -> new table with fast timings -> sit at seat 0. Returns the table id."""
     page.goto(base + "/")
     page.wait_for_selector("#create-form")
-    page.fill("input[name=table-name]", f"{name}'s test table")
+    page.fill("input[name=table-name]", f"{name}'s {title}")
     page.click("details.options summary")
     page.fill("input[name=deal_ms]", "0.003")
     page.fill("input[name=window_ms]", "0.8")
@@ -134,11 +134,17 @@ def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
     page.fill("input[name=round_pause_ms]", "600")
     page.click("#create-btn")
     page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table_id = page.url.rsplit("/", 1)[1]
+    table_id = str(page.url.rsplit("/", 1)[1])
     page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
     page.fill("#name-input", name)
     page.click(".seat[data-seat='0'] .sit-btn")
     page.wait_for_selector(".seat[data-seat='0'] .you")
+    return table_id
+
+
+def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
+    """Lobby -> new table (fast timings) -> sit at seat 0 -> three bots. Returns the table id."""
+    table_id = create_and_sit(page, base, name)
     token = page.evaluate(f"localStorage.getItem('shengji.token.{table_id}')")
     assert token, "the seat token is kept in localStorage"
     for seat, kind in ((1, "heuristic"), (2, "random"), (3, "heuristic")):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import time
 from collections import Counter
 from typing import Any
@@ -31,6 +30,7 @@ from test_browser import (  # noqa: F401 (server and browser are pytest fixtures
     STATE_JS,
     browser,
     choose_play,
+    create_and_sit,
     new_page,
     server,
 )
@@ -89,26 +89,6 @@ def check_hidden(host: Any, guest: Any, wires: dict[int, Wire]) -> None:
     # Cards the host holds twice can be in no other hand: the friend's page must not show them.
     pairs = {c for c, n in h.items() if n == 2}
     assert not pairs & set(g), (sorted(pairs), sorted(g))
-
-
-def create_and_sit(page: Any, base: str, name: str) -> str:
-    """Lobby -> new table with fast timings -> sit at seat 0. Returns the table id."""
-    page.goto(base + "/")
-    page.wait_for_selector("#create-form")
-    page.fill("input[name=table-name]", f"{name}'s friends table")
-    page.click("details.options summary")
-    page.fill("input[name=deal_ms]", "0.003")
-    page.fill("input[name=window_ms]", "0.8")
-    page.fill("input[name=bot_delay_ms]", "0.02")
-    page.fill("input[name=round_pause_ms]", "600")
-    page.click("#create-btn")
-    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table_id = str(page.url.rsplit("/", 1)[1])
-    page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
-    page.fill("#name-input", name)
-    page.click(".seat[data-seat='0'] .sit-btn")
-    page.wait_for_selector(".seat[data-seat='0'] .you")
-    return table_id
 
 
 def token_of(page: Any, table_id: str) -> str | None:
@@ -208,7 +188,7 @@ def test_two_friends_play_a_round(server: str, browser: Any) -> None:  # noqa: F
         new_page(browser, viewport=VIEWPORT) as guest,
     ):
         wires = {0: Wire(host), 1: Wire(guest)}
-        table_id = create_and_sit(host, server, "Hana")
+        table_id = create_and_sit(host, server, "Hana", "friends table")
         host_token = token_of(host, table_id)
         assert host_token
 
