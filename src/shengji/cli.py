@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,7 @@ import typer
 from rich.console import Console
 
 from .actions import Bury, Declare, Draw, Play
+from .cards import Card
 from .game import Game
 from .options import RuleOptions
 
@@ -89,11 +91,8 @@ def demo(
         )
 
 
-def _cards(cards: object) -> str:
-    from .cards import Card
-
-    assert isinstance(cards, tuple | list)
-    return " ".join(c.pretty for c in cards if isinstance(c, Card))
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(c.pretty for c in cards)
 
 
 def _ids(ids: tuple[int, ...]) -> str:

@@ -34,6 +34,27 @@ def declaration_strength(ids: Sequence[int], trump_rank: str) -> int:
     raise IllegalAction("RULES §3.3: a declaration shows one or two cards")
 
 
+def overturn_error(
+    seat: int, strength: int, standing: tuple[int, int] | None, self_reinforce: bool
+) -> str | None:
+    """Why a declaration of `strength` by `seat` cannot stand against the standing
+    (seat, strength), or None (§3.3: only another player, only strictly stronger)."""
+    if standing is None:
+        return None
+    s_seat, s_strength = standing
+    if s_seat == seat and not self_reinforce:
+        return (
+            "RULES §3.3: a declaration can only be overturned by another player "
+            "(option self_reinforce is off)"
+        )
+    if strength <= s_strength:
+        return (
+            "RULES §3.3: an overturn must be strictly stronger than the standing "
+            "declaration (a single by a pair or two jokers, a pair by two jokers)"
+        )
+    return None
+
+
 def declaration_suit(ids: Sequence[int]) -> str | None:
     """The trump suit a declaration makes (None for two jokers, §3.3)."""
     return CARDS[ids[0]].suit

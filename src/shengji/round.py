@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
 from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
-from .declare import candidate_declarations, declaration_strength, declaration_suit
+from .declare import (
+    candidate_declarations,
+    declaration_strength,
+    declaration_suit,
+    overturn_error,
+)
 from .errors import IllegalAction
 from .follow import (
     follow_error,
@@ -199,8 +204,7 @@ class Round:
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's hand, sorted by play suit and level (engine-side; players get views)."""
-        t = self.trump or self.display_trump()
-        key = t.sort_key
+        key = self.display_trump().sort_key
         out = [CARDS[i] for i in range(54) for _ in range(self.hands[seat][i])]
         out.sort(key=lambda c: (key[c.id], c.id))
         return out
@@ -340,19 +344,8 @@ class Round:
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        if self.standing is not None:
-            s_seat, s_strength, _ = self.standing
-            if s_seat == seat and not self.options.self_reinforce:
-                return (
-                    "RULES §3.3: a declaration can only be overturned by another player "
-                    "(option self_reinforce is off)"
-                )
-            if strength <= s_strength:
-                return (
-                    "RULES §3.3: an overturn must be strictly stronger than the standing "
-                    "declaration (a single by a pair or two jokers, a pair by two jokers)"
-                )
-        return None
+        standing = self.standing[:2] if self.standing else None
+        return overturn_error(seat, strength, standing, self.options.self_reinforce)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self.phase not in ("deal", "declare"):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action, Declare, Pass
 from .cards import CARDS, Card, counts_of, format_cards
-from .declare import candidate_declarations, declaration_strength
+from .declare import candidate_declarations, declaration_strength, overturn_error
 from .follow import (
     follow_error,
     iter_follows,
@@ -150,15 +150,14 @@ class View:
         if self.declarations:
             s, cards = self.declarations[-1]
             standing = (s, declaration_strength([c.id for c in cards], self.trump_rank))
-        out: list[tuple[Card, ...]] = []
-        for ids in candidate_declarations(counts_of(self.hand), self.trump_rank):
-            if standing is not None:
-                if standing[0] == self.seat and not self.options.self_reinforce:
-                    continue
-                if declaration_strength(ids, self.trump_rank) <= standing[1]:
-                    continue
-            out.append(tuple(CARDS[i] for i in ids))
-        return out
+        return [
+            tuple(CARDS[i] for i in ids)
+            for ids in candidate_declarations(counts_of(self.hand), self.trump_rank)
+            if overturn_error(
+                self.seat, declaration_strength(ids, self.trump_rank), standing,
+                self.options.self_reinforce,
+            ) is None
+        ]
 
     def random_declaration_action(self, rng: random.Random) -> Action:
         """Uniformly: pass, or one of this seat's legal declarations (deal and final window)."""
@@ -260,24 +259,17 @@ def build_view(
     if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
         raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
     shown_trump = rnd.display_trump()
-    key = shown_trump.sort_key
-    hand: tuple[Card, ...] = ()
-    if seat is not None:
-        h = rnd.hands[seat]
-        ids = [i for i in range(54) for _ in range(h[i])]
-        ids.sort(key=lambda i: (key[i], i))
-        hand = tuple(CARDS[i] for i in ids)
+    hand = tuple(rnd.hand(seat)) if seat is not None else ()
     over = rnd.phase == "over"
-    is_starter = seat is not None and seat == rnd.starter
-    kitty: tuple[Card, ...] | None = None
-    kitty_taken: tuple[Card, ...] | None = None
-    if over or (is_starter and rnd.phase in ("kitty", "play")):
-        kitty_taken = tuple(CARDS[i] for i in rnd.kitty_taken) if is_starter or over else None
-        if rnd.kitty:
-            kitty = tuple(CARDS[i] for i in rnd.kitty)
-    if over and not is_starter:
-        kitty_taken = None
+    # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
+    # everyone sees the buried kitty when the round ends.
+    starter_sees = (
+        seat is not None and seat == rnd.starter and rnd.phase in ("kitty", "play", "over")
+    )
+    kitty_taken = tuple(CARDS[i] for i in rnd.kitty_taken) if starter_sees else None
+    kitty = tuple(CARDS[i] for i in rnd.kitty) if rnd.kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
+    decision = rnd.decision()
     standing = rnd.standing
     trump = rnd.trump
     if trump is not None:
@@ -288,7 +280,7 @@ def build_view(
     return View(
         seat=seat,
         phase=rnd.phase,
-        to_act=rnd.decision().seat,
+        to_act=decision.seat,
         round_no=rnd.round_no,
         hand=hand,
         hand_sizes=(rnd.sizes[0], rnd.sizes[1], rnd.sizes[2], rnd.sizes[3]),
@@ -302,7 +294,7 @@ def build_view(
         declaring_team=rnd.declaring_team,
         levels=rnd.levels,
         cards_left=100 - rnd.drawn if rnd.phase == "deal" else 0,
-        last_drawer=rnd.decision().last_drawer,
+        last_drawer=decision.last_drawer,
         tricks=tricks,
         current_trick=current,
         failed_throws=tuple(rnd.failed_throws),
