@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .cards import BJ_ID, CARDS, RANKS, RJ_ID
 from .errors import IllegalAction
+from .options import RuleOptions
 
 
 def declaration_strength(ids: Sequence[int], trump_rank: str) -> int:
@@ -34,20 +35,48 @@ def declaration_strength(ids: Sequence[int], trump_rank: str) -> int:
     raise IllegalAction("RULES §3.3: a declaration shows one or two cards")
 
 
+def overturn_power(ids: Sequence[int], strength: int, joker_pairs: str = "equal") -> int:
+    """How strong a declaration is against others (§3.3): its strength, except that with
+    option `joker_pairs="red_over_black"` two red jokers (4) beat two black jokers (3)."""
+    if strength == 3 and joker_pairs == "red_over_black" and ids[0] == RJ_ID:
+        return 4
+    return strength
+
+
 def overturn_error(
-    seat: int, strength: int, standing: tuple[int, int] | None, self_reinforce: bool
+    seat: int,
+    ids: Sequence[int],
+    strength: int,
+    standing: tuple[int, int, tuple[int, ...]] | None,
+    options: RuleOptions,
 ) -> str | None:
-    """Why a declaration of `strength` by `seat` cannot stand against the standing
-    (seat, strength), or None (§3.3: only another player, only strictly stronger)."""
+    """Why the declaration `ids` (of `strength`) by `seat` cannot stand against the
+    standing (seat, strength, ids), or None (§3.3: only another player, only strictly
+    stronger; options `self_reinforce` and `joker_pairs`)."""
     if standing is None:
         return None
-    s_seat, s_strength = standing
-    if s_seat == seat and not self_reinforce:
+    s_seat, s_strength, s_ids = standing
+    if s_seat == seat:
+        if not options.self_reinforce:
+            return (
+                "RULES §3.3: a declaration can only be overturned by another player "
+                "(option self_reinforce is off)"
+            )
+        if len(s_ids) == 1 and len(ids) == 2 and ids[0] == s_ids[0]:
+            return None
         return (
-            "RULES §3.3: a declaration can only be overturned by another player "
-            "(option self_reinforce is off)"
+            "RULES §3.3: a declaration can only be overturned by another player; the "
+            "standing declarer may only reinforce their single into the pair of the same "
+            "card (option self_reinforce)"
         )
-    if strength <= s_strength:
+    jp = options.joker_pairs
+    if overturn_power(ids, strength, jp) <= overturn_power(s_ids, s_strength, jp):
+        if jp == "red_over_black":
+            return (
+                "RULES §3.3: an overturn must be strictly stronger than the standing "
+                "declaration (a single by a pair or two jokers, a pair by two jokers, "
+                "BJ BJ by RJ RJ: option joker_pairs=red_over_black)"
+            )
         return (
             "RULES §3.3: an overturn must be strictly stronger than the standing "
             "declaration (a single by a pair or two jokers, a pair by two jokers)"

@@ -1,87 +1,322 @@
-"""Rule options (RULES §10): every reading players may want otherwise, defaulting to the seed."""
+"""Rule options (RULES §10): every reading players may want otherwise, defaulting to the seed.
+
+`RuleOptions` is one strict schema (pydantic v2, strict mode): the engine, the CLI
+`--option`, stored records and the web server all go through it, so a wrong type,
+NaN, an out-of-range value or an unknown name never reaches a game.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .cards import RANKS
 from .errors import IllegalAction
 
 BAND_CHOICES = ("swap", "stay")
+STOP_RANKS = RANKS[1:]
+"""Ranks a `stop_levels` list may name (§9): 3..A (every team starts at 2)."""
 
 
 @dataclass(frozen=True, slots=True)
-class RuleOptions:
-    """The rule options of RULES §10, stored with every game record.
+class OptionInfo:
+    """How one rule option reads: its RULES section, what it takes, one line of help."""
 
-    - `self_reinforce` (§3.3): the standing declarer may overturn their own declaration.
+    rule: str
+    takes: str
+    help: str
+
+
+OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
+    "self_reinforce": OptionInfo(
+        "§3.3", "true or false",
+        "the standing declarer may strengthen their own single into the pair of the same card",
+    ),
+    "strict_tractor_follow": OptionInfo(
+        "§6.2", "true or false",
+        "a follower holding a tractor in the led suit must play one against a tractor lead",
+    ),
+    "no_trump_keeps_rank": OptionInfo(
+        "§5.3", "true or false",
+        "in a two-joker round the trump-rank cards stay trumps, between BJ and the suits",
+    ),
+    "band_80_115": OptionInfo(
+        "§8.2", "one of 'swap', 'stay'",
+        "80-115 points: the opponents take over (swap) or the declarers stay (stay)",
+    ),
+    "first_drawer": OptionInfo("§3.1", "a seat 0-3", "the seat that draws first in round 1"),
+    "throw_penalty_per_card": OptionInfo(
+        "§6.4", "an integer 0-100", "points paid per card of a failed throw",
+    ),
+    "throw_penalty": OptionInfo(
+        "§6.4", "one of 'returned', 'attempted', 'none'",
+        "which cards of a failed throw are paid for: those taken back, all, or none",
+    ),
+    "kitty_multiplier": OptionInfo(
+        "§8.1", "one of 'per_card', 'flat', 'power'",
+        "kitty points x2 per card of the last trick, x2 always, or x2 per pair of its "
+        "largest unit (single x2, pair x4, tractor of k pairs x2^(k+1))",
+    ),
+    "round1_no_declaration": OptionInfo(
+        "§3.5", "one of 'redeal', 'flip'",
+        "nobody declares in round 1: deal again, or flip the kitty (the first drawer starts)",
+    ),
+    "gap_tractors": OptionInfo(
+        "§5.4", "one of 'on', 'trumps_only'",
+        "the gap left by the trump rank joins tractors in every suit, or in trumps only",
+    ),
+    "throw_tractors": OptionInfo(
+        "§6.1", "one of 'on', 'off'",
+        "tractors count as units of a throw (on), or a throw is read as pairs and singles",
+    ),
+    "joker_pairs": OptionInfo(
+        "§3.3", "one of 'equal', 'red_over_black'",
+        "two red jokers overturn two black jokers (red_over_black) or not (equal)",
+    ),
+    "win_at_a": OptionInfo(
+        "§9", "one of 'pass', 'as_declarers'",
+        "passing A wins (pass), or only a team declaring at A wins by gaining; other "
+        "gains stop at A (as_declarers)",
+    ),
+    "max_levels_per_round": OptionInfo(
+        "§9", "null (no limit) or an integer 1-12", "the most levels a team gains in one round",
+    ),
+    "stop_levels": OptionInfo(
+        "§9", "null or a list of ranks 3..A, e.g. [\"5\", \"10\", \"K\"]",
+        "a team's level stops at each listed rank it would jump over",
+    ),
+})
+
+
+class RuleOptions(BaseModel):
+    """The rule options of RULES §10, stored with every game record; defaults are the seed.
+
+    - `self_reinforce` (§3.3): the standing declarer may strengthen their own single
+      into the pair of the same card (same suit only); never any other self-overturn.
     - `strict_tractor_follow` (§6.2): a follower holding a tractor in the led suit must
       play one against a tractor in the lead.
     - `no_trump_keeps_rank` (§5.3): in a two-joker round the trump-rank cards stay trumps.
     - `band_80_115` (§8.2): `"swap"` (opponents take over, no level change) or `"stay"`
       (the declaring team stays, no level change).
     - `first_drawer` (§3.1): the seat that draws first in the first round.
-    - `throw_penalty_per_card` (§6.4): points paid per card taken back after a failed throw.
+    - `throw_penalty` (§6.4): `"returned"` (the cards taken back), `"attempted"` (every
+      card of the throw) or `"none"`; `throw_penalty_per_card` points each.
+    - `kitty_multiplier` (§8.1): `"per_card"` (2 × cards per player in the last trick),
+      `"flat"` (×2) or `"power"` (×2^(k+1) for the largest unit of the winning play,
+      k its pairs: single ×2, pair ×4, tractor of 2 pairs ×8).
+    - `round1_no_declaration` (§3.5): `"redeal"` or `"flip"` (the kitty is turned up as
+      in later rounds and the first drawer is the starter).
+    - `gap_tractors` (§5.4): `"on"` (the trump rank's gap joins every suit) or
+      `"trumps_only"` (in plain suits the cards either side of it are not consecutive).
+    - `throw_tractors` (§6.1): `"on"` (tractors are units of a throw) or `"off"` (a throw
+      is read as pairs and singles only).
+    - `joker_pairs` (§3.3): `"equal"` or `"red_over_black"` (RJ RJ overturns BJ BJ).
+    - `win_at_a` (§9): `"pass"` or `"as_declarers"`: a team wins only by gaining as
+      declarers while at A; every other gain stops at A (opponents' gains, and gains
+      from below A).
+    - `max_levels_per_round` (§9): None, or the most levels gained in one round.
+    - `stop_levels` (§9): None, or ranks (3..A) that a team's level stops at when it
+      would jump over them; kept sorted and without repeats.
+
+    Construction is strict: `RuleOptions(first_drawer=1.0)` raises `IllegalAction`
+    (`err.field == "first_drawer"`). Read the options as plain attributes.
     """
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
 
     self_reinforce: bool = False
     strict_tractor_follow: bool = False
     no_trump_keeps_rank: bool = False
-    band_80_115: str = "swap"
-    first_drawer: int = 0
-    throw_penalty_per_card: int = 10
+    band_80_115: Literal["swap", "stay"] = "swap"
+    first_drawer: Annotated[int, Field(ge=0, le=3)] = 0
+    throw_penalty_per_card: Annotated[int, Field(ge=0, le=100)] = 10
+    throw_penalty: Literal["returned", "attempted", "none"] = "returned"
+    kitty_multiplier: Literal["per_card", "flat", "power"] = "per_card"
+    round1_no_declaration: Literal["redeal", "flip"] = "redeal"
+    gap_tractors: Literal["on", "trumps_only"] = "on"
+    throw_tractors: Literal["on", "off"] = "on"
+    joker_pairs: Literal["equal", "red_over_black"] = "equal"
+    win_at_a: Literal["pass", "as_declarers"] = "pass"
+    max_levels_per_round: Annotated[int, Field(ge=1, le=12)] | None = None
+    stop_levels: tuple[str, ...] | None = None
 
-    def __post_init__(self) -> None:
-        if self.band_80_115 not in BAND_CHOICES:
-            raise IllegalAction(f"RULES §10: band_80_115 must be one of {BAND_CHOICES}")
-        if self.first_drawer not in (0, 1, 2, 3):
-            raise IllegalAction("RULES §10: first_drawer must be a seat 0-3")
-        if self.throw_penalty_per_card < 0:
-            raise IllegalAction("RULES §10: throw_penalty_per_card must be >= 0")
-        for name in ("self_reinforce", "strict_tractor_follow", "no_trump_keeps_rank"):
-            if not isinstance(getattr(self, name), bool):
-                raise IllegalAction(f"RULES §10: {name} must be true or false")
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise _illegal(e, data) from None
+
+    @field_validator("stop_levels", mode="before")
+    @classmethod
+    def _stop_levels(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("not a list")
+        if not all(isinstance(r, str) and r in STOP_RANKS for r in value):
+            raise ValueError("not ranks")
+        if not value:
+            return None
+        return tuple(r for r in STOP_RANKS if r in value)
+
+    # ------------------------------------------------------------ JSON and text
 
     def to_json(self) -> dict[str, Any]:
-        """The options as a JSON object (all values are plain bools, ints and strings)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The options as a JSON object: plain bools, ints, strings, null, and
+        `stop_levels` as a list of rank strings (or null)."""
+        out = dict(self.__dict__)
+        if self.stop_levels is not None:
+            out["stop_levels"] = list(self.stop_levels)
+        return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> RuleOptions:
-        """Options from a JSON object; unknown names raise `IllegalAction`."""
-        if not data:
+    def from_json(cls, data: Any) -> RuleOptions:
+        """Options from a JSON object (None or {} give the defaults; missing names take
+        their defaults, so old records load unchanged). Anything wrong raises
+        `IllegalAction` naming the field."""
+        if data is None:
             return cls()
         if not isinstance(data, dict):
-            raise IllegalAction("RULES §10: options must be an object")
-        known = {f.name: f for f in fields(cls)}
-        unknown = set(data) - set(known)
-        if unknown:
-            raise IllegalAction(f"RULES §10: unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise IllegalAction("RULES §10: rule options must be a JSON object", field=None)
+        for key in data:
+            if not isinstance(key, str):
+                raise IllegalAction(
+                    f"RULES §10: unknown rule option {_short(key)}", field=_short(key)
+                )
         return cls(**data)
 
     @classmethod
-    def parse(cls, items: list[str]) -> RuleOptions:
-        """Options from `name=value` strings (CLI), e.g. `strict_tractor_follow=true`."""
-        known = {f.name: f for f in fields(cls)}
-        data: dict[str, Any] = {}
+    def parse(cls, items: list[str], base: RuleOptions | None = None) -> RuleOptions:
+        """Options from `name=value` strings (the CLI's `--option`), on top of `base`
+        (a preset; default the seed rules). E.g. `strict_tractor_follow=true`,
+        `kitty_multiplier=power`, `max_levels_per_round=2`, `stop_levels=5,10,K`,
+        `max_levels_per_round=none`."""
+        data = (base or cls()).to_json()
         for item in items:
             name, sep, raw = item.partition("=")
             name = name.strip()
-            if not sep or name not in known:
-                raise IllegalAction(f"RULES §10: unknown rule option {item!r}")
-            default = getattr(cls(), name)
-            value: Any
-            if isinstance(default, bool):
-                low = raw.strip().lower()
-                if low not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
-                    raise IllegalAction(f"RULES §10: {name} takes true or false")
-                value = low in ("true", "1", "on", "yes")
-            elif isinstance(default, int):
-                try:
-                    value = int(raw)
-                except ValueError:
-                    raise IllegalAction(f"RULES §10: {name} takes a number") from None
-            else:
-                value = raw.strip()
-            data[name] = value
+            if not sep or name not in OPTION_INFO:
+                raise IllegalAction(
+                    f"RULES §10: unknown rule option {item!r} (known: "
+                    f"{', '.join(OPTION_INFO)}; write name=value)",
+                    field=name or None,
+                )
+            data[name] = _from_text(name, raw.strip())
         return cls(**data)
+
+    # ------------------------------------------------------------ presets
+
+    @classmethod
+    def preset(cls, name: str) -> RuleOptions:
+        """A named set of options (`PRESETS`): `"seed"` or `"common_online"`."""
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise IllegalAction(
+                f"RULES §10: unknown preset {name!r} (known: {', '.join(PRESETS)})",
+                field="preset",
+            ) from None
+
+    def changed(self) -> dict[str, Any]:
+        """The options that differ from the seed rules, as JSON values."""
+        default = _DEFAULT_JSON
+        return {k: v for k, v in self.to_json().items() if default[k] != v}
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _illegal(e: ValidationError, data: Mapping[str, Any]) -> IllegalAction:
+    """The first error of a failed validation as an `IllegalAction` naming the field."""
+    err = e.errors()[0]
+    loc = err.get("loc") or ()
+    name = str(loc[0]) if loc else ""
+    if err.get("type") == "extra_forbidden" or name not in OPTION_INFO:
+        return IllegalAction(
+            f"RULES §10: unknown rule option {_short(name)} (known: {', '.join(OPTION_INFO)})",
+            field=name[:40] or None,
+        )
+    info = OPTION_INFO[name]
+    value = data.get(name)
+    extra = ""
+    if isinstance(value, float) and not math.isfinite(value):
+        extra = " (NaN and infinity are refused)"
+    return IllegalAction(
+        f"RULES §10: {name} must be {info.takes}, not {_short(value)}{extra} "
+        f"(RULES {info.rule})",
+        field=name,
+    )
+
+
+_TRUE = ("true", "1", "on", "yes")
+_FALSE = ("false", "0", "off", "no")
+
+
+def _from_text(name: str, raw: str) -> Any:
+    """A CLI value for option `name`, converted to the JSON type the schema expects."""
+    field_type = RuleOptions.model_fields[name].annotation
+    low = raw.lower()
+    if field_type is bool:
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise IllegalAction(f"RULES §10: {name} takes true or false, not {raw!r}", field=name)
+    if name == "stop_levels":
+        if low in ("", "none", "null"):
+            return None
+        ranks = [r.strip().upper() for r in raw.replace(" ", ",").split(",") if r.strip()]
+        return ["10" if r == "T" else r for r in ranks]
+    if name in ("first_drawer", "throw_penalty_per_card", "max_levels_per_round"):
+        if name == "max_levels_per_round" and low in ("", "none", "null"):
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            info = OPTION_INFO[name]
+            raise IllegalAction(
+                f"RULES §10: {name} must be {info.takes}, not {raw!r} (RULES {info.rule})",
+                field=name,
+            ) from None
+    return low
+
+
+_DEFAULT_JSON = RuleOptions().to_json()
+
+PRESETS: Mapping[str, RuleOptions] = MappingProxyType({
+    "seed": RuleOptions(),
+    "common_online": RuleOptions(
+        self_reinforce=True,
+        strict_tractor_follow=True,
+        joker_pairs="red_over_black",
+        round1_no_declaration="flip",
+        kitty_multiplier="power",
+        throw_penalty="none",
+        win_at_a="as_declarers",
+    ),
+})
+"""Named option sets (RULES §10).
+
+- `"seed"`: every option at its default, the rules as the seed text states them.
+- `"common_online"`: what the popular online Tractor sites play by default (the
+  reference is shengji.io, the most played English-language site, whose defaults
+  agree with the usual Chinese app rules on each of these points):
+  a standing declarer may reinforce their single into a pair (`self_reinforce`);
+  following a tractor with a tractor when you hold one is enforced
+  (`strict_tractor_follow`); two red jokers outbid two black ones (`joker_pairs`);
+  an undeclared first round turns up the kitty instead of dealing again
+  (`round1_no_declaration=flip`), which also keeps an online table moving; the kitty
+  counts ×2 per pair of the last trick's largest unit (`kitty_multiplier=power`,
+  shengji.io's current default); a failed throw costs nothing beyond being forced to
+  lead the smaller unit (`throw_penalty=none`); and A must be defended: a team at A
+  wins only by winning a round as declarers (`win_at_a=as_declarers`). The rest (gap
+  tractors in every suit, tractors in throws, no level limits, the 80-115 swap) are
+  already the common reading.
+"""

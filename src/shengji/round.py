@@ -31,7 +31,7 @@ from .follow import (
     submultisets,
 )
 from .options import RuleOptions
-from .scoring import level_change
+from .scoring import kitty_multiplier, level_change, new_level, throw_penalty
 from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
@@ -214,7 +214,12 @@ class Round:
         if self.trump is not None:
             return self.trump
         suit = declaration_suit(self.standing[2]) if self.standing else None
-        return trump_for(self.trump_rank, suit)
+        return self._trump_for(self.trump_rank, suit)
+
+    def _trump_for(self, rank: str | None, suit: str | None) -> Trump:
+        """The shared `Trump` for (rank, suit) under this round's unit options (§5.4, §6.1)."""
+        o = self.options
+        return trump_for(rank, suit, o.gap_tractors == "on", o.throw_tractors == "on")
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now (§3.3), weakest first."""
@@ -344,8 +349,7 @@ class Round:
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        standing = self.standing[:2] if self.standing else None
-        return overturn_error(seat, strength, standing, self.options.self_reinforce)
+        return overturn_error(seat, ids, strength, self.standing, self.options)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self.phase not in ("deal", "declare"):
@@ -391,19 +395,24 @@ class Round:
             seat, strength, ids = self.standing
             if strength == 3:
                 rank = self.trump_rank if self.options.no_trump_keeps_rank else None
-                self.trump = trump_for(rank, None)
+                self.trump = self._trump_for(rank, None)
             else:
-                self.trump = trump_for(self.trump_rank, declaration_suit(ids))
+                self.trump = self._trump_for(self.trump_rank, declaration_suit(ids))
             if self.first_round:
                 self.starter = seat
                 self.declaring_team = seat % 2
-        elif self.first_round:
+        elif self.first_round and self.options.round1_no_declaration == "redeal":
             # §3.5: nobody declared in the first round: reshuffle all 108 cards and deal again.
             self.attempt += 1
             self._start_deal()
             return
         else:
-            self.trump = trump_for(self.trump_rank, self._flip_kitty())
+            # §3.5: turn up the kitty; with round1_no_declaration=flip in the first round
+            # the first drawer is the starter.
+            self.trump = self._trump_for(self.trump_rank, self._flip_kitty())
+            if self.first_round:
+                self.starter = self.first_drawer
+                self.declaring_team = self.first_drawer % 2
         assert self.starter is not None
         hand = self.hands[self.starter]
         for i in self.kitty_taken:
@@ -484,8 +493,7 @@ class Round:
                 return
             outcome = check_throw(shape, seat, self.hands, t)
             if outcome is not None:
-                taken_back = len(ids) - len(outcome.forced)
-                penalty = taken_back * self.options.throw_penalty_per_card
+                penalty = throw_penalty(len(ids), len(outcome.forced), self.options)
                 assert self.declaring_team is not None
                 sign = 1 if seat % 2 == self.declaring_team else -1
                 self.opponents_points += sign * penalty
@@ -522,10 +530,11 @@ class Round:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        assert self.lead_shape is not None and self.trump is not None
+        shape = self.lead_shape
+        assert shape is not None and self.trump is not None
         assert self.leader is not None and self.declaring_team is not None
         plays = [ids for _, ids in self.current]
-        w = self.current[winner_index(plays, self.lead_shape, self.trump)][0]
+        w = self.current[winner_index(plays, shape, self.trump)][0]
         pts = 0
         for ids in plays:
             for i in ids:
@@ -538,13 +547,17 @@ class Round:
         self.lead_shape = None
         self.leader = w
         if self.sizes[w] == 0:  # every hand is empty: the last trick is done (§8)
-            self._finish_round()
+            self._finish_round(shape)
 
-    def _finish_round(self) -> None:
+    def _finish_round(self, last_lead: Shape) -> None:
         assert self.declaring_team is not None and self.starter is not None
         leader, plays, last_winner, _ = self.tricks[-1]
-        c = len(plays[0][1])
-        multiplier = 2 * c
+        # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
+        # unit is the lead's largest unit.
+        largest_pairs = max(u.npairs for u in last_lead.units)
+        multiplier = kitty_multiplier(
+            self.options.kitty_multiplier, last_lead.n_cards, largest_pairs
+        )
         kitty_pts = 0
         if last_winner % 2 != self.declaring_team:
             kitty_pts = sum(POINTS[i] for i in self.kitty) * multiplier
@@ -558,7 +571,8 @@ class Round:
         else:
             team = 1 - self.declaring_team
             next_starter = (self.starter + 1) % 4
-        after[team] += n
+        after[team] = new_level(before[team], n, gainer == "declarers", self.options)
+        n = after[team] - before[team]
         self.result = RoundResult(
             opponents_points=self.opponents_points,
             kitty=tuple(CARDS[i] for i in self.kitty),

@@ -1,15 +1,45 @@
-"""Points, the kitty multiplier and level changes (RULES §7, §8)."""
+"""Points, the kitty multiplier, failed-throw penalties and level changes (RULES §6.4, §7-§9)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cards import Card, card_points
+from .cards import RANKS, Card, card_points
+from .options import RuleOptions
+
+A_LEVEL = 12
+"""Level index of A (§2); a level above it has won the game (§9)."""
 
 
 def kitty_points(kitty: Iterable[Card], cards_per_player: int) -> int:
     """Kitty points with the §8.1 multiplier `2 × c` (single ×2, pair ×4, five cards ×10)."""
     return card_points(kitty) * 2 * cards_per_player
+
+
+def kitty_multiplier(mode: str, cards_per_player: int, largest_unit_pairs: int) -> int:
+    """The kitty multiplier of §8.1 for the last trick.
+
+    `mode` is the option `kitty_multiplier`: `"per_card"` gives 2 × the cards each
+    player played to the last trick; `"flat"` always 2; `"power"` 2^(k+1) for the
+    largest unit of the winning play, k its pairs (single ×2, pair ×4, a tractor of
+    k pairs ×2^(k+1)).
+    """
+    if mode == "flat":
+        return 2
+    if mode == "power":
+        return 2 << largest_unit_pairs
+    return 2 * cards_per_player
+
+
+def throw_penalty(attempted: int, forced: int, options: RuleOptions) -> int:
+    """Points a failed throw of `attempted` cards costs when `forced` of them stay led
+    (§6.4): per card taken back (`throw_penalty="returned"`), per card of the throw
+    (`"attempted"`) or nothing (`"none"`), `throw_penalty_per_card` each."""
+    mode = options.throw_penalty
+    if mode == "none":
+        return 0
+    cards = attempted if mode == "attempted" else attempted - forced
+    return cards * options.throw_penalty_per_card
 
 
 def level_change(opponent_points: int, band_80_115: str = "swap") -> tuple[str, int]:
@@ -33,3 +63,31 @@ def level_change(opponent_points: int, band_80_115: str = "swap") -> tuple[str, 
     if t < 200:
         return ("opponents", 2)
     return ("opponents", 3 + (t - 200) // 40)
+
+
+def new_level(level: int, gain: int, as_declarers: bool, options: RuleOptions) -> int:
+    """A team's level index after gaining `gain` levels (§8.2) under the §9 options.
+
+    - `max_levels_per_round`: the gain is at most that many levels;
+    - `stop_levels`: the level stops at the first listed rank it would jump over
+      (landing on it, or starting from it, is not jumping over it);
+    - `win_at_a="as_declarers"`: a team goes beyond A (and wins) only when it is at A
+      and gains as declarers; every other gain stops at A.
+
+    Level indices: 0 is "2", 12 is "A", 13 and above is beyond A (§9).
+    """
+    cap = options.max_levels_per_round
+    if cap is not None and gain > cap:
+        gain = cap
+    new = level + gain
+    stops = options.stop_levels
+    if stops:
+        for rank in stops:
+            stop = RANKS.index(rank)
+            if level < stop < new:
+                new = stop
+                break
+    passes_a = as_declarers and level == A_LEVEL
+    if options.win_at_a == "as_declarers" and new > A_LEVEL and not passes_a:
+        new = A_LEVEL
+    return new

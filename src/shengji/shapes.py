@@ -137,7 +137,11 @@ def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
 
 
 def shape_of(ids: Sequence[int], t: Trump) -> Shape:
-    """The shape of a lead (§6.1); raises `IllegalAction` if empty or of mixed play suits."""
+    """The shape of a lead (§6.1); raises `IllegalAction` if empty or of mixed play suits.
+
+    A throw's tractors are units unless the trump context says `throw_tractors`
+    False (option `throw_tractors=off`): then they count as their pairs.
+    """
     if not ids:
         raise IllegalAction("RULES §6.1: a lead has at least one card")
     ps = play_suit_of_ids(ids, t)
@@ -150,6 +154,8 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
         return Shape(ps, unit.kind, (unit,), len(ids), (), npairs, npairs, lvl)
     units = decompose(ids, t)
     n = len(ids)
+    if len(units) > 1 and not t.throw_tractors and units[0].npairs >= 2:
+        units = _without_tractors(units, t)
     kind = units[0].kind if len(units) == 1 else THROW
     tractors = tuple(u.npairs for u in units if u.npairs >= 2)
     n_pair_units = sum(1 for u in units if u.npairs == 1)
@@ -163,6 +169,22 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     else:
         value = max(u.top for u in units)
     return Shape(ps, kind, tuple(units), n, tractors, n_pair_units, n_pairs, value)
+
+
+def _without_tractors(units: list[Unit], t: Trump) -> list[Unit]:
+    """A throw's units read as pairs and singles (§6.1, option `throw_tractors=off`)."""
+    level = t.level
+    pairs: list[Unit] = []
+    rest: list[Unit] = []
+    for u in units:
+        if u.npairs >= 2:
+            pairs += [Unit(1, level[i], (i, i)) for i in u.ids[::2]]
+        elif u.npairs == 1:
+            pairs.append(u)
+        else:
+            rest.append(u)
+    pairs.sort(key=lambda u: -u.top)
+    return pairs + rest
 
 
 def classify_lead(cards: Sequence[Card], trump: Trump) -> str:

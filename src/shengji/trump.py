@@ -25,20 +25,40 @@ class Trump:
     `no_trump_keeps_rank` reading of §10: trump-rank cards stay trumps, all
     equal, between the suits and BJ.
 
+    The round's reading of units travels with it (RULES §10): `gap_tractors`
+    False is the option `gap_tractors=trumps_only` (§5.4: in a plain suit the
+    cards either side of the missing trump rank are not consecutive);
+    `throw_tractors` False is `throw_tractors=off` (§6.1: a throw is read as
+    pairs and singles, see `shapes.shape_of`).
+
     Tables (indexed by card id): `play_suit[id]` (0-3 natural suit, 4 trump),
-    `level[id]` (dense, 0 is the lowest of its play suit; equal cards share a
-    level, adjacent levels are consecutive, §5.4), `ids_at_level[ps][lvl]`.
+    `level[id]` (0 is the lowest of its play suit; equal cards share a level,
+    adjacent levels are consecutive, §5.4; with `gap_tractors` False a plain
+    suit keeps an empty level where the trump rank is missing),
+    `ids_at_level[ps][lvl]`.
     """
 
-    __slots__ = ("rank", "suit", "play_suit", "level", "ids_at_level", "suit_ids", "sort_key")
+    __slots__ = (
+        "rank", "suit", "gap_tractors", "throw_tractors",
+        "play_suit", "level", "ids_at_level", "suit_ids", "sort_key",
+    )
 
-    def __init__(self, rank: str | None, suit: str | None) -> None:
+    def __init__(
+        self,
+        rank: str | None,
+        suit: str | None,
+        *,
+        gap_tractors: bool = True,
+        throw_tractors: bool = True,
+    ) -> None:
         if rank is not None and rank not in RANKS:
             raise IllegalAction(f"RULES §3.2: {rank!r} is not a trump rank (2..A)")
         if suit is not None and suit not in SUITS:
             raise IllegalAction(f"RULES §3.2: {suit!r} is not a suit (S H D C)")
         self.rank = rank
         self.suit = suit
+        self.gap_tractors = gap_tractors
+        self.throw_tractors = throw_tractors
         play_suit = [0] * N_IDS
         level = [0] * N_IDS
         # Order every play suit from low to high as a list of "levels", each a list of ids.
@@ -49,6 +69,10 @@ class Trump:
             target = TRUMP if s == s_idx else s
             for ri in range(13):
                 if ri == r_idx:
+                    # §5.4 gap_tractors=trumps_only: the missing rank leaves a hole in a
+                    # plain suit (not at its ends, where it separates nothing).
+                    if not gap_tractors and target != TRUMP and 0 < ri < 12:
+                        orders[target].append([])
                     continue
                 orders[target].append([s * 13 + ri])
         if r_idx >= 0:
@@ -91,20 +115,29 @@ class Trump:
         key = self.sort_key
         return sorted(cards, key=lambda c: (key[c.id], c.id))
 
+    def _key(self) -> tuple[str | None, str | None, bool, bool]:
+        return (self.rank, self.suit, self.gap_tractors, self.throw_tractors)
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Trump) and (other.rank, other.suit) == (self.rank, self.suit)
+        return isinstance(other, Trump) and other._key() == self._key()
 
     def __hash__(self) -> int:
-        return hash((self.rank, self.suit))
+        return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Trump({self.rank!r}, {self.suit!r})"
+        flags = ("" if self.gap_tractors else ", gap_tractors=False") + (
+            "" if self.throw_tractors else ", throw_tractors=False"
+        )
+        return f"Trump({self.rank!r}, {self.suit!r}{flags})"
 
 
 @functools.cache
-def trump_for(rank: str | None, suit: str | None) -> Trump:
-    """A shared `Trump` for (rank, suit): its tables are built once per process."""
-    return Trump(rank, suit)
+def trump_for(
+    rank: str | None, suit: str | None, gap_tractors: bool = True, throw_tractors: bool = True
+) -> Trump:
+    """A shared `Trump` for (rank, suit) and the round's unit options (RULES §5.4, §6.1):
+    its tables are built once per process."""
+    return Trump(rank, suit, gap_tractors=gap_tractors, throw_tractors=throw_tractors)
 
 
 def card_is_rank(card: Card, rank: str | None) -> bool:

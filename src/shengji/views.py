@@ -146,16 +146,17 @@ class View:
         """The declarations this seat may make now (§3.3), weakest first."""
         if self.seat is None or self.phase not in ("deal", "declare") or self.trump_rank is None:
             return []
-        standing: tuple[int, int] | None = None
+        standing: tuple[int, int, tuple[int, ...]] | None = None
         if self.declarations:
             s, cards = self.declarations[-1]
-            standing = (s, declaration_strength([c.id for c in cards], self.trump_rank))
+            s_ids = tuple(c.id for c in cards)
+            standing = (s, declaration_strength(s_ids, self.trump_rank), s_ids)
         return [
             tuple(CARDS[i] for i in ids)
             for ids in candidate_declarations(counts_of(self.hand), self.trump_rank)
             if overturn_error(
-                self.seat, declaration_strength(ids, self.trump_rank), standing,
-                self.options.self_reinforce,
+                self.seat, ids, declaration_strength(ids, self.trump_rank), standing,
+                self.options,
             ) is None
         ]
 
