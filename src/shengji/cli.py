@@ -13,12 +13,22 @@ from rich.console import Console
 from .actions import Bury, Declare, Draw, Play
 from .cards import Card
 from .game import Game
-from .options import RuleOptions
+from .options import OPTION_INFO, PRESETS, RuleOptions
 
 app = typer.Typer(help="Tractor (拖拉机, Shengji): play, watch and measure.", no_args_is_help=True)
 console = Console()
 
 SEAT_NAMES = ("South", "East", "North", "West")
+
+OPTION_HELP = (
+    "Rule option name=value (RULES §10), repeatable; applied on top of --preset. "
+    + "; ".join(f"{name}: {info.takes_text}" for name, info in OPTION_INFO.items())
+    + ". See docs/RULES.md."
+)
+PRESET_HELP = (
+    f"Named rule set ({', '.join(PRESETS)}): seed is the rules as written, common_online "
+    "what popular online Tractor sites play."
+)
 
 
 @app.callback()
@@ -30,10 +40,11 @@ def _root() -> None:
 def demo(
     seed: int = typer.Option(1, help="Shuffle seed: the same seed gives the same game."),
     rounds: int = typer.Option(0, help="Stop after this many rounds (0: play the whole game)."),
-    option: list[str] = typer.Option([], "--option", help="Rule option name=value (RULES §10)."),
+    option: list[str] = typer.Option([], "--option", help=OPTION_HELP),
+    preset: str = typer.Option("seed", "--preset", help=PRESET_HELP),
 ) -> None:
     """Play one seeded game between random bots and print a readable log of it."""
-    game = Game(seed=seed, options=RuleOptions.parse(option))
+    game = Game(seed=seed, options=_options(option, preset))
     rng = random.Random(seed)
     console.print(f"[bold]Tractor demo[/] seed {seed}, options {game.options.to_json()}")
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
@@ -106,11 +117,16 @@ def _ids(ids: tuple[int, ...]) -> str:
 # lazily so that `shengji --help` stays fast)
 
 
-def _options(items: list[str]) -> RuleOptions:
+def _options(items: list[str], preset: str = "seed") -> RuleOptions:
+    """The rule options of `--preset` with each `--option name=value` on top (RULES §10)."""
     from .errors import IllegalAction
 
     try:
-        return RuleOptions.parse(items)
+        base = RuleOptions.preset(preset)
+    except IllegalAction as e:
+        raise typer.BadParameter(str(e), param_hint="--preset") from None
+    try:
+        return RuleOptions.parse(items, base)
     except IllegalAction as e:
         raise typer.BadParameter(str(e), param_hint="--option") from None
 
@@ -134,10 +150,8 @@ def play(
     seed: Annotated[
         int | None, typer.Option(help="Shuffle seed (default: a random one).")
     ] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", help="Rule option name=value (RULES §10), repeatable."),
-    ] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help=OPTION_HELP)] = None,
+    preset: Annotated[str, typer.Option("--preset", help=PRESET_HELP)] = "seed",
     save: Annotated[Path | None, typer.Option(help="Save the game record here (JSON).")] = None,
 ) -> None:
     """Play a whole game in the terminal: you are South, bots hold the other seats."""
@@ -146,7 +160,8 @@ def play(
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     code = play_terminal(
-        seed=seed, options=_options(option or []), partner=partner, opponents=opponents,
+        seed=seed, options=_options(option or [], preset), partner=partner,
+        opponents=opponents,
         save=save,
     )
     raise typer.Exit(code)
@@ -188,10 +203,8 @@ def arena(
     ] = 0,
     seed: Annotated[int, typer.Option(help="Arena seed: every deal derives from it.")] = 0,
     workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU).")] = 0,
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", help="Rule option name=value (RULES §10), repeatable."),
-    ] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help=OPTION_HELP)] = None,
+    preset: Annotated[str, typer.Option("--preset", help=PRESET_HELP)] = "seed",
     plot: Annotated[
         Path | None, typer.Option(help="Write a plot (PNG) of the results here.")
     ] = None,
@@ -209,7 +222,7 @@ def arena(
         raise typer.BadParameter("nothing to play: give --deals and/or --games")
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
-        options=_options(option or []), plot=plot, json_path=json_path, console=console,
+        options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
     )
 
 @app.command()

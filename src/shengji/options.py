@@ -25,11 +25,18 @@ STOP_RANKS = RANKS[1:]
 
 @dataclass(frozen=True, slots=True)
 class OptionInfo:
-    """How one rule option reads: its RULES section, what it takes, one line of help."""
+    """How one rule option reads: its RULES section, what it takes (in JSON, and as
+    `name=value` text where that differs), one line of help."""
 
     rule: str
     takes: str
     help: str
+    text: str = ""
+
+    @property
+    def takes_text(self) -> str:
+        """What `RuleOptions.parse` accepts for it (the CLI's `--option`)."""
+        return self.text or self.takes
 
 
 OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
@@ -85,10 +92,12 @@ OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
     ),
     "max_levels_per_round": OptionInfo(
         "§9", "null (no limit) or an integer 1-12", "the most levels a team gains in one round",
+        "none or 1-12",
     ),
     "stop_levels": OptionInfo(
         "§9", "null or a list of ranks 3..A, e.g. [\"5\", \"10\", \"K\"]",
         "a team's level stops at each listed rank it would jump over",
+        "none or ranks 3..A such as 5,10,K",
     ),
 })
 
