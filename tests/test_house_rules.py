@@ -4,6 +4,7 @@ as RULES says, shown on hand-built positions (one example per option value)."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import get_args
 
 import pytest
 
@@ -13,6 +14,7 @@ from shengji import (
     CloseWindow,
     Declare,
     Draw,
+    Game,
     IllegalAction,
     Pass,
     Play,
@@ -22,8 +24,11 @@ from shengji import (
     classify_lead,
     trick_winner,
 )
+from shengji.bots import make_agent
 from shengji.cards import CARDS, RANKS, counts_of
+from shengji.driver import play_game
 from shengji.options import PRESETS
+from shengji.round import level_index
 from shengji.scoring import kitty_multiplier, new_level
 
 # ---------------------------------------------------------------- positions
@@ -353,3 +358,49 @@ def test_common_online_preset_plays_the_common_house_rules_rules_10():
     rnd = position(THROW_HANDS, suit="S", options=o)
     rnd.apply(Play(0, tuple(C("AH AH QH"))))
     assert rnd.failed_throws and rnd.opponents_points == 0
+
+
+# ---------------------------------------------------------------- bots under every option
+
+
+def every_option_value() -> list[tuple[str, object]]:
+    """Each option with each of its non-default values (read from the schema: a new
+    choice is covered as soon as it is added), plus a few for the numeric ones."""
+    numeric: dict[str, list[object]] = {
+        "first_drawer": [1, 2, 3],
+        "throw_penalty_per_card": [0, 100],
+        "max_levels_per_round": [1],
+        "stop_levels": [["5", "10", "K"], ["A"]],
+    }
+    out: list[tuple[str, object]] = []
+    for name, info in RuleOptions.model_fields.items():
+        if name in numeric:
+            out += [(name, v) for v in numeric[name]]
+        elif info.annotation is bool:
+            out.append((name, not info.default))
+        else:
+            out += [(name, v) for v in get_args(info.annotation) if v != info.default]
+    return out
+
+
+@pytest.mark.parametrize(("name", "value"), every_option_value())
+def test_random_and_heuristic_bots_complete_games_under_every_option_value_rules_10(
+    name, value
+):
+    options = RuleOptions(**{name: value})
+    seed = sum(map(ord, name)) % 1000
+    kinds = ["heuristic", "random"] if seed % 2 else ["random", "heuristic"]
+    game = Game(seed, options)
+    play_game(game, [make_agent(kinds[s % 2], seed + s) for s in range(4)])
+    assert game.is_over and game.winner in (0, 1)
+    assert game.options == options
+    last = game.results[-1]
+    assert max(level_index(x) for x in last.levels_after) == 13  # someone passed A
+    game.round.counts_check()
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_heuristic_bots_complete_a_game_under_each_preset_rules_10(preset):
+    game = Game(21, RuleOptions.preset(preset))
+    play_game(game, [make_agent("heuristic", 21 + s) for s in range(4)])
+    assert game.is_over and game.record.options == PRESETS[preset]

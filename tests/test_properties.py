@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import snapshot
-from shengji import CARDS, Game, RuleOptions, Trump, replay
-from shengji.cards import POINTS, counts_of
+from shengji import CARDS, Game, Play, RuleOptions, Trump, replay
+from shengji.cards import POINTS, RANKS, counts_of
 from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
 from shengji.shapes import shape_of
 
@@ -21,6 +21,16 @@ options_st = st.builds(
     no_trump_keeps_rank=st.booleans(),
     band_80_115=st.sampled_from(["swap", "stay"]),
     first_drawer=st.integers(0, 3),
+    throw_penalty_per_card=st.integers(0, 100),
+    throw_penalty=st.sampled_from(["returned", "attempted", "none"]),
+    kitty_multiplier=st.sampled_from(["per_card", "flat", "power"]),
+    round1_no_declaration=st.sampled_from(["redeal", "flip"]),
+    gap_tractors=st.sampled_from(["on", "trumps_only"]),
+    throw_tractors=st.sampled_from(["on", "off"]),
+    joker_pairs=st.sampled_from(["equal", "red_over_black"]),
+    win_at_a=st.sampled_from(["pass", "as_declarers"]),
+    max_levels_per_round=st.none() | st.integers(1, 12),
+    stop_levels=st.none() | st.lists(st.sampled_from(list(RANKS[1:])), max_size=4),
 )
 
 
@@ -64,7 +74,58 @@ def test_random_games_keep_every_invariant_and_replay_exactly(seed, options, max
         assert snapshot(replay(game.record, upto=n)) == snap
 
 
-TRUMPS = [Trump("2", "H"), Trump("5", "S"), Trump(None, None), Trump("7", None)]
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32), options=options_st)
+def test_under_any_options_the_generators_agree_with_the_checker_in_play_rules_6(
+    seed, options
+):
+    """In whole random rounds under random house rules: every generated follow is
+    accepted by `check`, the uniform random play is among them, and every level
+    result respects the §9 options."""
+    game = Game(seed, options)
+    rng = random.Random(seed)
+    checked = 0
+    while not game.is_over and len(game.results) < 2:
+        rnd = game.round
+        d = game.decision()
+        if d.phase == "play" and rnd.current and checked < 40:
+            follows = list(itertools.islice(game.legal_plays(d.seat), 300))
+            assert follows, "a seat to act always has a legal follow"
+            assert len(set(map(frozenset_multiset, follows))) == len(follows)
+            for cards in follows[:: max(1, len(follows) // 25)]:
+                game.check(Play(d.seat, cards))
+            pick = game.random_play(d.seat, rng)
+            if len(follows) < 300:
+                assert frozenset_multiset(pick) in set(map(frozenset_multiset, follows))
+            checked += 1
+        game.apply(game.random_action(rng))
+        check_invariants(game)
+    for r in game.results:
+        before = [RANKS.index(x) if x != "A+" else 13 for x in r.levels_before]
+        after = [RANKS.index(x) if x != "A+" else 13 for x in r.levels_after]
+        gain = max(a - b for a, b in zip(after, before, strict=True))
+        if options.max_levels_per_round is not None:
+            assert gain <= options.max_levels_per_round
+        if options.win_at_a == "as_declarers" and max(after) > 12:
+            team = 0 if after[0] > 12 else 1
+            assert before[team] == 12 and r.gainer == "declarers"
+        for stop in options.stop_levels or ():
+            k = RANKS.index(stop)
+            assert not any(b < k < a for a, b in zip(after, before, strict=True))
+    assert snapshot(replay(game.record)) == snapshot(game)
+
+
+def frozenset_multiset(cards):
+    return tuple(sorted(c.id for c in cards))
+
+
+TRUMPS = [
+    Trump("2", "H"), Trump("5", "S"), Trump(None, None), Trump("7", None),
+    # the unit options of RULES §5.4 and §6.1 travel with the trump context
+    Trump("5", "S", gap_tractors=False), Trump("7", None, gap_tractors=False),
+    Trump("9", "D", throw_tractors=False), Trump("5", "H", gap_tractors=False,
+                                                throw_tractors=False),
+]
 
 
 @st.composite
