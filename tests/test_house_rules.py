@@ -311,9 +311,10 @@ def test_win_at_a_as_declarers_stops_opponents_at_a_rules_9():
     assert round_levels(170, ("K", "A"), 0, win_at_a="as_declarers") == ("K", "A")
     # Declaring at A and winning the round passes A: the game is won.
     assert round_levels(0, ("K", "A"), 1, win_at_a="as_declarers") == ("K", "A+")
-    # A gain from below A stops at A, even as declarers.
-    assert round_levels(0, ("Q", "2"), 0) == ("A+", "2")
-    assert round_levels(0, ("Q", "2"), 0, win_at_a="as_declarers") == ("A", "2")
+    # Opponents' gains stop at A from below A too; the declarers' gains do not.
+    assert round_levels(250, ("Q", "K"), 0) == ("Q", "A+")
+    assert round_levels(250, ("Q", "K"), 0, win_at_a="as_declarers") == ("Q", "A")
+    assert round_levels(0, ("Q", "2"), 0, win_at_a="as_declarers") == ("A+", "2")
 
 
 def test_max_levels_per_round_caps_a_rounds_gain_rules_9():
@@ -339,6 +340,9 @@ def test_new_level_combines_the_level_options_rules_9():
     assert new_level(RANKS.index("10"), 3, True, both) == RANKS.index("Q")  # capped at +2
     assert new_level(RANKS.index("Q"), 2, True, both) == RANKS.index("K")  # stops at K
     assert new_level(RANKS.index("A"), 2, False, both) == RANKS.index("A")
+    assert new_level(RANKS.index("J"), 2, False, both) == RANKS.index("K")  # stops at K
+    assert new_level(RANKS.index("K"), 2, False, both) == RANKS.index("A")  # stops at A
+    assert new_level(RANKS.index("K"), 2, True, both) == 13
     assert new_level(RANKS.index("A"), 2, True, both) == 14
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from .actions import Action
 from .cards import Card
 from .errors import IllegalAction
-from .options import RuleOptions
+from .options import SEED_RULES, RuleOptions
 from .round import Decision, Round, RoundResult, level_index, level_name
 from .views import View, build_view
 
@@ -27,7 +27,7 @@ class Game:
 
     def __init__(self, seed: int | str = 0, options: RuleOptions | None = None) -> None:
         self.seed = seed
-        self.options = options or RuleOptions()
+        self.options = options if options is not None else SEED_RULES
         self.levels: list[int] = [0, 0]
         self.results: list[RoundResult] = []
         self.actions: list[Action] = []

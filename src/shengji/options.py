@@ -87,8 +87,8 @@ OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
     ),
     "win_at_a": OptionInfo(
         "§9", "one of 'pass', 'as_declarers'",
-        "passing A wins (pass), or only a team declaring at A wins by gaining; other "
-        "gains stop at A (as_declarers)",
+        "passing A wins (pass), or the opponents' gains stop at A, so a team at A wins "
+        "only by gaining as declarers (as_declarers)",
     ),
     "max_levels_per_round": OptionInfo(
         "§9", "null (no limit) or an integer 1-12", "the most levels a team gains in one round",
@@ -125,9 +125,8 @@ class RuleOptions(BaseModel):
     - `throw_tractors` (§6.1): `"on"` (tractors are units of a throw) or `"off"` (a throw
       is read as pairs and singles only).
     - `joker_pairs` (§3.3): `"equal"` or `"red_over_black"` (RJ RJ overturns BJ BJ).
-    - `win_at_a` (§9): `"pass"` or `"as_declarers"`: a team wins only by gaining as
-      declarers while at A; every other gain stops at A (opponents' gains, and gains
-      from below A).
+    - `win_at_a` (§9): `"pass"` or `"as_declarers"`: the opponents' gains stop at A,
+      so a team at A wins only by gaining as declarers.
     - `max_levels_per_round` (§9): None, or the most levels gained in one round.
     - `stop_levels` (§9): None, or ranks (3..A) that a team's level stops at when it
       would jump over them; kept sorted and without repeats.
@@ -297,10 +296,13 @@ def _from_text(name: str, raw: str) -> Any:
     return low
 
 
-_DEFAULT_JSON = RuleOptions().to_json()
+SEED_RULES = RuleOptions()
+"""The default options (the seed rules), shared: options are immutable."""
+
+_DEFAULT_JSON = SEED_RULES.to_json()
 
 PRESETS: Mapping[str, RuleOptions] = MappingProxyType({
-    "seed": RuleOptions(),
+    "seed": SEED_RULES,
     "common_online": RuleOptions(
         self_reinforce=True,
         strict_tractor_follow=True,
@@ -325,7 +327,8 @@ PRESETS: Mapping[str, RuleOptions] = MappingProxyType({
   counts ×2 per pair of the last trick's largest unit (`kitty_multiplier=power`,
   shengji.io's current default); a failed throw costs nothing beyond being forced to
   lead the smaller unit (`throw_penalty=none`); and A must be defended: a team at A
-  wins only by winning a round as declarers (`win_at_a=as_declarers`). The rest (gap
+  wins only by gaining as declarers, the opponents' gains stop at A
+  (`win_at_a=as_declarers`). The rest (gap
   tractors in every suit, tractors in throws, no level limits, the 80-115 swap) are
   already the common reading.
 """

@@ -30,7 +30,7 @@ from .follow import (
     random_lead,
     submultisets,
 )
-from .options import RuleOptions
+from .options import SEED_RULES, RuleOptions
 from .scoring import kitty_multiplier, level_change, new_level, throw_penalty
 from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
@@ -130,7 +130,7 @@ class Round:
         round_no: int = 0,
         levels: tuple[str, str] = ("2", "2"),
     ) -> None:
-        self.options = options or RuleOptions()
+        self.options = options if options is not None else SEED_RULES
         self.seed = seed
         if trump_rank not in RANKS:
             raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")

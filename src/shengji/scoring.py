@@ -71,8 +71,8 @@ def new_level(level: int, gain: int, as_declarers: bool, options: RuleOptions) -
     - `max_levels_per_round`: the gain is at most that many levels;
     - `stop_levels`: the level stops at the first listed rank it would jump over
       (landing on it, or starting from it, is not jumping over it);
-    - `win_at_a="as_declarers"`: a team goes beyond A (and wins) only when it is at A
-      and gains as declarers; every other gain stops at A.
+    - `win_at_a="as_declarers"`: the opponents' gains stop at A, so a team at A wins
+      only by gaining as declarers (a declaring team's gain is not stopped).
 
     Level indices: 0 is "2", 12 is "A", 13 and above is beyond A (§9).
     """
@@ -87,7 +87,6 @@ def new_level(level: int, gain: int, as_declarers: bool, options: RuleOptions) -
             if level < stop < new:
                 new = stop
                 break
-    passes_a = as_declarers and level == A_LEVEL
-    if options.win_at_a == "as_declarers" and new > A_LEVEL and not passes_a:
+    if options.win_at_a == "as_declarers" and new > A_LEVEL and not as_declarers:
         new = A_LEVEL
     return new
