@@ -4,7 +4,6 @@ as RULES says, shown on hand-built positions (one example per option value)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import get_args
 
 import pytest
 
@@ -27,7 +26,7 @@ from shengji import (
 from shengji.bots import make_agent
 from shengji.cards import CARDS, RANKS, counts_of
 from shengji.driver import play_game
-from shengji.options import PRESETS
+from shengji.options import OPTION_CHOICES, OPTION_INFO, PRESETS
 from shengji.round import level_index
 from shengji.scoring import kitty_multiplier, new_level
 
@@ -377,13 +376,14 @@ def every_option_value() -> list[tuple[str, object]]:
         "stop_levels": [["5", "10", "K"], ["A"]],
     }
     out: list[tuple[str, object]] = []
-    for name, info in RuleOptions.model_fields.items():
+    for name, default in RuleOptions().to_json().items():
         if name in numeric:
             out += [(name, v) for v in numeric[name]]
-        elif info.annotation is bool:
-            out.append((name, not info.default))
+        elif isinstance(default, bool):
+            out.append((name, not default))
         else:
-            out += [(name, v) for v in get_args(info.annotation) if v != info.default]
+            out += [(name, v) for v in OPTION_CHOICES[name] if v != default]
+    assert {name for name, _ in out} == set(OPTION_INFO)
     return out
 
 

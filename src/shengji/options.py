@@ -11,9 +11,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import dataclasses as pydantic_dataclasses
 
 from .cards import RANKS
 from .errors import IllegalAction
@@ -102,7 +103,8 @@ OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
 })
 
 
-class RuleOptions(BaseModel):
+@pydantic_dataclasses.dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
+class RuleOptions:
     """The rule options of RULES §10, stored with every game record; defaults are the seed.
 
     - `self_reinforce` (§3.3): the standing declarer may strengthen their own single
@@ -131,18 +133,19 @@ class RuleOptions(BaseModel):
     - `stop_levels` (§9): None, or ranks (3..A) that a team's level stops at when it
       would jump over them; kept sorted and without repeats.
 
-    Construction is strict: `RuleOptions(first_drawer=1.0)` raises `IllegalAction`
-    (`err.field == "first_drawer"`). Read the options as plain attributes.
+    Construction is strict (pydantic, strict types): `RuleOptions(first_drawer=1.0)`
+    raises `IllegalAction` (`err.field == "first_drawer"`). A frozen slots dataclass:
+    the options are plain attributes, cheap to read in the engine's inner loops.
+    `pydantic.TypeAdapter(RuleOptions)` validates a JSON object with the same schema
+    (raising pydantic's `ValidationError`), e.g. for a FastAPI body.
     """
 
-    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
-
-    self_reinforce: bool = False
-    strict_tractor_follow: bool = False
-    no_trump_keeps_rank: bool = False
+    self_reinforce: Annotated[bool, Strict()] = False
+    strict_tractor_follow: Annotated[bool, Strict()] = False
+    no_trump_keeps_rank: Annotated[bool, Strict()] = False
     band_80_115: Literal["swap", "stay"] = "swap"
-    first_drawer: Annotated[int, Field(ge=0, le=3)] = 0
-    throw_penalty_per_card: Annotated[int, Field(ge=0, le=100)] = 10
+    first_drawer: Annotated[int, Strict(), Field(ge=0, le=3)] = 0
+    throw_penalty_per_card: Annotated[int, Strict(), Field(ge=0, le=100)] = 10
     throw_penalty: Literal["returned", "attempted", "none"] = "returned"
     kitty_multiplier: Literal["per_card", "flat", "power"] = "per_card"
     round1_no_declaration: Literal["redeal", "flip"] = "redeal"
@@ -150,14 +153,8 @@ class RuleOptions(BaseModel):
     throw_tractors: Literal["on", "off"] = "on"
     joker_pairs: Literal["equal", "red_over_black"] = "equal"
     win_at_a: Literal["pass", "as_declarers"] = "pass"
-    max_levels_per_round: Annotated[int, Field(ge=1, le=12)] | None = None
+    max_levels_per_round: Annotated[int, Strict(), Field(ge=1, le=12)] | None = None
     stop_levels: tuple[str, ...] | None = None
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as e:
-            raise _illegal(e, data) from None
 
     @field_validator("stop_levels", mode="before")
     @classmethod
@@ -177,7 +174,7 @@ class RuleOptions(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The options as a JSON object: plain bools, ints, strings, null, and
         `stop_levels` as a list of rank strings (or null)."""
-        out = dict(self.__dict__)
+        out = {name: getattr(self, name) for name in OPTION_INFO}
         if self.stop_levels is not None:
             out["stop_levels"] = list(self.stop_levels)
         return out
@@ -246,7 +243,7 @@ def _illegal(e: ValidationError, data: Mapping[str, Any]) -> IllegalAction:
     err = e.errors()[0]
     loc = err.get("loc") or ()
     name = str(loc[0]) if loc else ""
-    if err.get("type") == "extra_forbidden" or name not in OPTION_INFO:
+    if name not in OPTION_INFO:
         return IllegalAction(
             f"RULES §10: unknown rule option {_short(name)} (known: {', '.join(OPTION_INFO)})",
             field=name[:40] or None,
@@ -269,9 +266,8 @@ _FALSE = ("false", "0", "off", "no")
 
 def _from_text(name: str, raw: str) -> Any:
     """A CLI value for option `name`, converted to the JSON type the schema expects."""
-    field_type = RuleOptions.model_fields[name].annotation
     low = raw.lower()
-    if field_type is bool:
+    if isinstance(_DEFAULT_JSON[name], bool):
         if low in _TRUE:
             return True
         if low in _FALSE:
@@ -295,6 +291,27 @@ def _from_text(name: str, raw: str) -> Any:
             ) from None
     return low
 
+
+_validating_init = RuleOptions.__init__
+
+
+def _init(self: RuleOptions, *args: Any, **kwargs: Any) -> None:
+    """Construct and validate; a refusal is an `IllegalAction` naming the field."""
+    if args:
+        raise IllegalAction("RULES §10: rule options are given by name (name=value)")
+    try:
+        _validating_init(self, *args, **kwargs)
+    except ValidationError as e:
+        raise _illegal(e, kwargs) from None
+
+
+RuleOptions.__init__ = _init  # type: ignore[method-assign]
+
+OPTION_CHOICES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    name: get_args(hint) for name, hint in get_type_hints(RuleOptions).items()
+    if get_origin(hint) is Literal
+})
+"""The choices of each option that takes one of a few words (e.g. `kitty_multiplier`)."""
 
 SEED_RULES = RuleOptions()
 """The default options (the seed rules), shared: options are immutable."""
