@@ -103,3 +103,35 @@ def test_demo_prints_a_round() -> None:
     assert result.exit_code == 0, result.output
     assert "Round 1" in result.output and "trick 1" in result.output.replace("  ", " ")
     assert "opponents' points" in result.output
+
+
+def test_play_with_a_preset_and_options_stores_them(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "3", "--preset", "common_online", "--option", "stop_levels=5,10,K",
+         "--option", "throw_penalty=returned", "--save", str(path)],
+        input="quit\n",
+    )
+    assert res.exit_code == 0, res.output
+    opts = GameRecord.load(path).options
+    assert opts.kitty_multiplier == "power" and opts.round1_no_declaration == "flip"
+    assert opts.stop_levels == ("5", "10", "K") and opts.throw_penalty == "returned"
+
+
+def test_play_rejects_a_bad_preset_or_option_value_naming_it() -> None:
+    res = runner.invoke(app, ["play", "--preset", "tournament"])
+    assert res.exit_code != 0 and "unknown preset" in res.output
+    res = runner.invoke(app, ["play", "--option", "first_drawer=1.5"])
+    assert res.exit_code != 0 and "first_drawer" in res.output
+
+
+def test_option_help_lists_every_option() -> None:
+    from shengji.options import OPTION_INFO
+
+    res = runner.invoke(app, ["play", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0
+    flat = " ".join(res.output.split())
+    for name in OPTION_INFO:
+        assert name in flat
+    assert "common_online" in flat
