@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from .actions import Action
 from .cards import Card
 from .errors import IllegalAction
+from .events import Event, GameOver, RoundStarted
 from .options import RuleOptions
 from .round import Decision, Round, RoundResult, level_index, level_name
 from .views import View, build_view
@@ -99,15 +100,29 @@ class Game:
             raise IllegalAction("RULES §9: the game is over")
         self.round.check(action)
 
-    def apply(self, action: Action) -> None:
+    def apply(self, action: Action) -> list[Event]:
         """Validate and apply; on `IllegalAction` nothing changes. Starts the next round
-        when one ends (§8.3) and ends the game when a team passes A (§9)."""
+        when one ends (§8.3) and ends the game when a team passes A (§9).
+
+        Returns the events the action caused (see `shengji.events`): the round's, then
+        `RoundStarted` or `GameOver` when the round ended.
+        """
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        self.round.apply(action)
+        events = self.round.apply(action)
         self.actions.append(action)
         if self.round.is_over:
             self._next_round()
+            if self.winner is not None:
+                events.append(GameOver(self.winner, self.level_names))
+            else:
+                events.append(self.round_started())
+        return events
+
+    def round_started(self) -> RoundStarted:
+        """The `RoundStarted` event of the current round (narrators show it before its deal)."""
+        r = self.round
+        return RoundStarted(r.round_no, r.trump_rank, r.starter, r.declaring_team, r.levels)
 
     def _next_round(self) -> None:
         result = self.round.result
