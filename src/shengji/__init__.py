@@ -6,11 +6,11 @@ implements in its docstring. See docs/ENGINE_API.md.
 
 from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play, action_from_json
 from .cards import CARDS, Card, card_points, format_cards, parse_cards, shuffled_deck
-from .errors import IllegalAction
+from .errors import IllegalAction, MalformedAction
 from .follow import is_legal_follow
-from .game import Game
+from .game import Game, replay
 from .options import RuleOptions
-from .record import GameRecord, replay
+from .record import GameRecord, RecordMismatch
 from .round import Decision, FailedThrow, Round, RoundResult, TrickView
 from .scoring import kitty_points, level_change
 from .shapes import classify_lead
@@ -22,7 +22,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Action", "Bury", "CARDS", "Card", "CloseWindow", "Declare", "Decision", "Draw",
-    "FailedThrow", "Game", "GameRecord", "IllegalAction", "Pass", "Play", "Round",
+    "FailedThrow", "Game", "GameRecord", "IllegalAction", "MalformedAction", "Pass", "Play",
+    "RecordMismatch", "Round",
     "RoundResult", "RuleOptions", "TrickView", "Trump", "View", "action_from_json",
     "card_points", "classify_lead", "failed_throw", "format_cards", "is_legal_follow",
     "kitty_points", "level_change", "parse_cards", "replay", "shuffled_deck", "trick_winner",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card, as_cards, format_cards
-from .errors import IllegalAction
+from .errors import IllegalAction, MalformedAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,28 +77,50 @@ Action = Draw | Declare | Pass | CloseWindow | Bury | Play
 
 def _seat(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise IllegalAction(f"RULES §1: seat must be 0-3, not {value!r}")
+        raise MalformedAction(f"RULES §1: seat must be 0-3, not {value!r}")
     return value
+
+
+def check_well_formed(action: object) -> None:
+    """Raise `MalformedAction` unless `action` is one of the action types with a seat 0-3
+    (where it has one) and cards given as a list or tuple of `Card`s (RULES §1)."""
+    if not isinstance(action, Draw | Declare | Pass | CloseWindow | Bury | Play):
+        raise MalformedAction(f"malformed action: {action!r} is not an action")
+    if isinstance(action, Draw | CloseWindow):
+        return
+    _seat(action.seat)
+    if isinstance(action, Pass):
+        return
+    cards = action.cards
+    if not isinstance(cards, tuple | list) or not all(isinstance(c, Card) for c in cards):
+        raise MalformedAction(
+            f"RULES §1: {type(action).__name__.lower()} needs a list of cards, not {cards!r}"
+        )
 
 
 def _cards(value: Any) -> tuple[Card, ...]:
     if isinstance(value, str) or (
         isinstance(value, list) and all(isinstance(v, str) for v in value)
     ):
-        return tuple(as_cards(value))
-    raise IllegalAction("RULES §1: cards must be notation text such as '10H 10H'")
+        try:
+            return tuple(as_cards(value))
+        except MalformedAction:
+            raise
+        except IllegalAction as e:
+            raise MalformedAction(e.message) from None
+    raise MalformedAction("RULES §1: cards must be notation text such as '10H 10H'")
 
 
 def action_from_json(obj: Any) -> Action:
-    """Parse an action from its JSON list form; raises `IllegalAction` if malformed."""
+    """Parse an action from its JSON list form; raises `MalformedAction` if malformed."""
     if not isinstance(obj, list) or not obj or not isinstance(obj[0], str):
-        raise IllegalAction("malformed action: expected a list like ['play', 0, 'AS']")
+        raise MalformedAction("malformed action: expected a list like ['play', 0, 'AS']")
     kind, args = obj[0], obj[1:]
     arity = {"draw": 0, "close": 0, "pass": 1, "declare": 2, "bury": 2, "play": 2}
     if kind not in arity:
-        raise IllegalAction(f"malformed action: unknown action {kind!r}")
+        raise MalformedAction(f"malformed action: unknown action {kind!r}")
     if len(args) != arity[kind]:
-        raise IllegalAction(f"malformed action: {kind!r} takes {arity[kind]} argument(s)")
+        raise MalformedAction(f"malformed action: {kind!r} takes {arity[kind]} argument(s)")
     if kind == "draw":
         return Draw()
     if kind == "close":

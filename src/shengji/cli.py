@@ -10,8 +10,21 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from .actions import Bury, Declare, Draw, Play
 from .cards import Card
+from .events import (
+    Declared,
+    Event,
+    GameOver,
+    KittyBuried,
+    KittyFlipped,
+    Played,
+    Redealt,
+    RoundOver,
+    RoundStarted,
+    ThrowFailed,
+    TrickWon,
+    TrumpFixed,
+)
 from .game import Game
 from .options import OPTION_INFO, PRESETS, RuleOptions
 
@@ -47,69 +60,78 @@ def demo(
     game = Game(seed=seed, options=_options(option, preset))
     rng = random.Random(seed)
     console.print(f"[bold]Tractor demo[/] seed {seed}, options {game.options.to_json()}")
+    log = _DemoLog()
+    log(game.round_started())
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
-        rnd = game.round
-        action = game.random_action(rng)
-        before_tricks = len(rnd.tricks)
-        n_failed = len(rnd.failed_throws)
-        game.apply(action)
-        if isinstance(action, Draw) and rnd.drawn == 1 and rnd.attempt == 0:
-            console.rule(
-                f"Round {rnd.round_no + 1} — levels {rnd.levels[0]}/{rnd.levels[1]}, "
-                f"trump rank {rnd.trump_rank}"
-            )
-        elif isinstance(action, Draw) and rnd.drawn == 1:
-            console.print("[yellow]Nobody declared: redeal (RULES §3.5)[/]")
-        if isinstance(action, Declare):
-            console.print(f"  {SEAT_NAMES[action.seat]} declares {_cards(action.cards)}")
-        if isinstance(action, Bury):
-            t = rnd.trump
-            assert t is not None
-            if rnd.kitty_flip:
-                console.print(f"  kitty turned up: {_ids(rnd.kitty_flip)}")
+        for event in game.apply(game.random_action(rng)):
+            if not isinstance(event, RoundStarted) or rounds == 0 or len(game.results) < rounds:
+                log(event)
+
+
+class _DemoLog:
+    """The demo's log, written from events only (the demo shows every hand: all is public)."""
+
+    def __init__(self) -> None:
+        self.trick: list[str] = []  # the plays of the current trick
+
+    def __call__(self, e: Event) -> None:
+        """Print what one event says."""
+        if isinstance(e, Played):
+            self.trick.append(f"{SEAT_NAMES[e.seat][0]} {_cards(e.cards)}")
+        elif isinstance(e, TrickWon):
             console.print(
-                f"  trump: rank {t.rank or '-'} suit {t.suit or 'none (jokers)'}; "
-                f"starter {SEAT_NAMES[action.seat]} buries {_cards(action.cards)}"
+                f"  trick {e.trick + 1:2}: {', '.join(self.trick)} → {SEAT_NAMES[e.winner]}"
+                + (f" (+{e.points})" if e.points else "")
             )
-        if isinstance(action, Play):
-            if len(rnd.failed_throws) > n_failed:
-                f = rnd.failed_throws[-1]
-                console.print(
-                    f"  [red]{SEAT_NAMES[f.seat]}'s throw {_cards(f.attempted)} fails[/]: "
-                    f"{SEAT_NAMES[f.blocker]} shows {_cards(f.shown)}; "
-                    f"{_cards(f.forced)} is led instead (penalty {abs(f.penalty)})"
-                )
-            if len(rnd.tricks) > before_tricks:
-                leader, plays, winner, pts = rnd.tricks[-1]
-                text = ", ".join(f"{SEAT_NAMES[s][0]} {_ids(ids)}" for s, ids in plays)
-                console.print(
-                    f"  trick {len(rnd.tricks):2}: {text} → {SEAT_NAMES[winner]}"
-                    + (f" (+{pts})" if pts else "")
-                )
-        if rnd.result is not None and game.results and game.results[-1] is rnd.result:
-            r = rnd.result
-            console.print(
-                f"  [bold]opponents' points {r.opponents_points}[/] (kitty {_cards(r.kitty)}: "
-                f"+{r.kitty_points} at ×{r.multiplier}); "
-                f"{r.gainer} +{r.levels_gained}; levels {r.levels_after[0]}/{r.levels_after[1]}; "
-                f"next starter {SEAT_NAMES[r.next_starter]}"
-            )
-    if game.is_over:
-        assert game.winner is not None
+            self.trick.clear()
+        else:
+            _narrate_demo(e)
+
+
+def _narrate_demo(e: Event) -> None:
+    """One line of the demo's log for an event other than a play or a trick."""
+    if isinstance(e, RoundStarted):
+        console.rule(
+            f"Round {e.round_no + 1} — levels {e.levels[0]}/{e.levels[1]}, "
+            f"trump rank {e.trump_rank}"
+        )
+    elif isinstance(e, Redealt):
+        console.print("[yellow]Nobody declared: redeal (RULES §3.5)[/]")
+    elif isinstance(e, Declared):
+        console.print(f"  {SEAT_NAMES[e.seat]} declares {_cards(e.cards)}")
+    elif isinstance(e, KittyFlipped):
+        console.print(f"  kitty turned up: {_cards(e.cards)}")
+    elif isinstance(e, TrumpFixed):
         console.print(
-            f"[bold green]Team {game.winner} (seats {game.winner} and {game.winner + 2}) wins "
-            f"after {len(game.results)} rounds, levels {game.level_names}[/]"
+            f"  trump: rank {e.rank or '-'} suit {e.suit or 'none (jokers)'}; "
+            f"starter {SEAT_NAMES[e.starter]}"
+        )
+    elif isinstance(e, KittyBuried):
+        assert e.cards is not None
+        console.print(f"  {SEAT_NAMES[e.seat]} buries {_cards(e.cards)}")
+    elif isinstance(e, ThrowFailed):
+        console.print(
+            f"  [red]{SEAT_NAMES[e.seat]}'s throw {_cards(e.attempted)} fails[/]: "
+            f"{SEAT_NAMES[e.blocker]} shows {_cards(e.shown)}; "
+            f"{_cards(e.forced)} is led instead (penalty {abs(e.penalty)})"
+        )
+    elif isinstance(e, RoundOver):
+        r = e.result
+        console.print(
+            f"  [bold]opponents' points {r.opponents_points}[/] (kitty {_cards(r.kitty)}: "
+            f"+{r.kitty_points} at ×{r.multiplier}); "
+            f"{r.gainer} +{r.levels_gained}; levels {r.levels_after[0]}/{r.levels_after[1]}; "
+            f"next starter {SEAT_NAMES[r.next_starter]}"
+        )
+    elif isinstance(e, GameOver):
+        console.print(
+            f"[bold green]Team {e.winner} (seats {e.winner} and {e.winner + 2}) wins, "
+            f"levels {e.levels[0]}/{e.levels[1]}[/]"
         )
 
 
 def _cards(cards: Iterable[Card]) -> str:
     return " ".join(c.pretty for c in cards)
-
-
-def _ids(ids: tuple[int, ...]) -> str:
-    from .cards import CARDS
-
-    return " ".join(CARDS[i].pretty for i in ids)
 
 
 # ---------------------------------------------------------------- play, replay, arena

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from .actions import Action, Declare, Draw, Pass
 from .errors import IllegalAction
+from .events import Event
 from .game import Game
 from .round import Round
 from .views import View
@@ -29,8 +30,9 @@ class Agent(Protocol):
     def act(self, view: View) -> Action: ...
 
 
-def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
-    """Ask whoever must act now and apply their action; returns the actions applied.
+def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, list[Event]]]:
+    """Ask whoever must act now and apply their action; returns each action applied with
+    the events it caused (`shengji.events`).
 
     In the deal phase this draws the next card and then offers the seat that drew
     it a declaration (an agent answering `Pass` declines, RULES §3.3).
@@ -39,21 +41,23 @@ def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
     if d.phase == "over":
         raise IllegalAction("RULES §9: the game is over")
     if d.phase == "deal":
-        table.apply(Draw())
-        done: list[Action] = [Draw()]
+        done: list[tuple[Action, list[Event]]] = [(Draw(), table.apply(Draw()))]
         after = table.decision()
         if after.phase == "deal" and after.last_drawer is not None:
             action = agents[after.last_drawer].act(table.view(after.last_drawer))
             if isinstance(action, Declare):
-                table.apply(action)
-                done.append(action)
+                done.append((action, table.apply(action)))
             elif not isinstance(action, Pass):
                 raise IllegalAction("RULES §3.3: during the deal answer a declaration or a pass")
         return done
     assert d.seat is not None
     action = agents[d.seat].act(table.view(d.seat))
-    table.apply(action)
-    return [action]
+    return [(action, table.apply(action))]
+
+
+def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
+    """Like `advance`, returning only the actions applied."""
+    return [action for action, _ in advance(table, agents)]
 
 
 def play_round(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from .actions import Action
+from .actions import Action, action_from_json
 from .cards import Card
 from .errors import IllegalAction
+from .events import Event, GameOver, RoundStarted
 from .options import SEED_RULES, RuleOptions
+from .record import GameRecord, RecordMismatch, round_digest
 from .round import Decision, Round, RoundResult, level_index, level_name
 from .views import View, build_view
 
@@ -30,6 +32,7 @@ class Game:
         self.options = options if options is not None else SEED_RULES
         self.levels: list[int] = [0, 0]
         self.results: list[RoundResult] = []
+        self.digests: list[str] = []  # `round_digest` of each finished round
         self.actions: list[Action] = []
         self.winner: int | None = None
         self.round = Round(round_seed(seed, 0), self.options, trump_rank="2", round_no=0)
@@ -82,13 +85,13 @@ class Game:
 
     @property
     def record(self) -> GameRecord:
-        from .record import GameRecord
-
+        """The game so far as a record: options, seed, actions and round digests."""
         return GameRecord(
             self.options,
             self.seed,
             [a.to_json() for a in self.actions],
             [round_seed(self.seed, i) for i in range(self.round.round_no + 1)],
+            list(self.digests),
         )
 
     # ------------------------------------------------------------ actions
@@ -99,20 +102,35 @@ class Game:
             raise IllegalAction("RULES §9: the game is over")
         self.round.check(action)
 
-    def apply(self, action: Action) -> None:
+    def apply(self, action: Action) -> list[Event]:
         """Validate and apply; on `IllegalAction` nothing changes. Starts the next round
-        when one ends (§8.3) and ends the game when a team passes A (§9)."""
+        when one ends (§8.3) and ends the game when a team passes A (§9).
+
+        Returns the events the action caused (see `shengji.events`): the round's, then
+        `RoundStarted` or `GameOver` when the round ended.
+        """
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        self.round.apply(action)
+        events = self.round.apply(action)
         self.actions.append(action)
         if self.round.is_over:
             self._next_round()
+            if self.winner is not None:
+                events.append(GameOver(self.winner, self.level_names))
+            else:
+                events.append(self.round_started())
+        return events
+
+    def round_started(self) -> RoundStarted:
+        """The `RoundStarted` event of the current round (narrators show it before its deal)."""
+        r = self.round
+        return RoundStarted(r.round_no, r.trump_rank, r.starter, r.declaring_team, r.levels)
 
     def _next_round(self) -> None:
         result = self.round.result
         assert result is not None
         self.results.append(result)
+        self.digests.append(round_digest(result, len(self.actions)))
         self.levels = [level_index(x) for x in result.levels_after]
         if max(self.levels) > 12:
             self.winner = 0 if self.levels[0] > 12 else 1
@@ -130,4 +148,38 @@ class Game:
         )
 
 
-from .record import GameRecord  # noqa: E402
+
+def replay(record: GameRecord, upto: int | None = None) -> Game:
+    """Rebuild the exact game from a record (optionally only its first `upto` actions).
+
+    Raises `RecordMismatch` naming the round and action index where the record stops
+    reproducing itself: an action the rules refuse there, or a finished round whose
+    result differs from the recorded digest.
+    """
+    game = Game(record.seed, record.options)
+    for i, s in enumerate(record.round_seeds):
+        if s != round_seed(record.seed, i):
+            raise RecordMismatch(
+                f"malformed record: round {i}'s seed does not derive from the seed", i, 0
+            )
+    actions = record.actions if upto is None else record.actions[:upto]
+    for i, a in enumerate(actions):
+        rnd = game.round_no
+        try:
+            game.apply(action_from_json(a))
+        except IllegalAction as e:
+            raise RecordMismatch(
+                f"record does not replay: round {rnd}, action {i}: {e.message}", rnd, i
+            ) from None
+        done = len(game.digests)
+        if game.round_no != rnd or game.is_over:
+            k = done - 1
+            if k < len(record.digests) and record.digests[k] != game.digests[k]:
+                raise RecordMismatch(
+                    f"record does not replay: round {k} ends at action {i} with a result "
+                    f"other than the recorded one (digest {game.digests[k]} != "
+                    f"{record.digests[k]})",
+                    k,
+                    i,
+                )
+    return game

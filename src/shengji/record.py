@@ -1,10 +1,12 @@
-"""Game records: options + seed + every action; replay; JSON save/load.
+"""Game records: options + seed + every action + a digest of each round's result.
 
-The log is the game: a record replays to the exact same state.
+The log is the game: a record replays to the exact same state (`shengji.replay`),
+and each finished round's digest lets replay prove it reproduced the original.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +15,8 @@ from typing import Any
 from .actions import action_from_json
 from .errors import IllegalAction
 from .options import RuleOptions
+from .round import RoundResult
+from .views import result_json
 
 FORMAT = "shengji-record/1"
 
@@ -25,25 +29,34 @@ class GameRecord:
     seed: int | str
     actions: list[list[Any]] = field(default_factory=list)
     round_seeds: list[int] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form; `round_seeds` lists each round's shuffle seed (derived from `seed`)."""
+        """JSON form; `round_seeds` lists each round's shuffle seed (derived from `seed`),
+        `digests` each finished round's `round_digest`."""
         return {
             "format": FORMAT,
             "options": self.options.to_json(),
             "seed": self.seed,
             "round_seeds": self.round_seeds,
             "actions": self.actions,
+            "digests": self.digests,
         }
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), ensure_ascii=False)
+        """The record as JSON text."""
+        return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False)
 
     def save(self, path: str | Path) -> None:
+        """Write the record to a JSON file."""
         Path(path).write_text(self.dumps(), encoding="utf-8")
 
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
+        """A record from its JSON form; raises `IllegalAction` naming what is malformed.
+
+        Records written before digests existed load with no digests (nothing to check).
+        """
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise IllegalAction(f"malformed record: expected format {FORMAT!r}")
         seed = data.get("seed")
@@ -59,10 +72,16 @@ class GameRecord:
             isinstance(x, int) and not isinstance(x, bool) for x in round_seeds
         ):
             raise IllegalAction("malformed record: round_seeds must be a list of ints")
-        return cls(RuleOptions.from_json(data.get("options")), seed, actions, round_seeds)
+        digests = data.get("digests") or []
+        if not isinstance(digests, list) or not all(isinstance(x, str) for x in digests):
+            raise IllegalAction("malformed record: digests must be a list of strings")
+        return cls(
+            RuleOptions.from_json(data.get("options")), seed, actions, round_seeds, digests
+        )
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:
+        """A record from JSON text."""
         try:
             return cls.from_json(json.loads(text))
         except json.JSONDecodeError as e:
@@ -70,19 +89,24 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """A record from a JSON file."""
         return cls.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def replay(record: GameRecord, upto: int | None = None) -> Game:
-    """Rebuild the exact game state from a record (optionally only its first `upto` actions)."""
-    game = Game(record.seed, record.options)
-    for i, s in enumerate(record.round_seeds):
-        if s != round_seed(record.seed, i):
-            raise IllegalAction(f"malformed record: round {i}'s seed does not derive from the seed")
-    actions = record.actions if upto is None else record.actions[:upto]
-    for a in actions:
-        game.apply(action_from_json(a))
-    return game
+class RecordMismatch(IllegalAction):
+    """Replaying a record did not reproduce it: `round_no` and `action_index` say where.
+
+    Raised for an action the rules refuse at that point and for a finished round whose
+    result digest differs from the recorded one (a record edited so that it stays legal).
+    """
+
+    def __init__(self, message: str, round_no: int, action_index: int) -> None:
+        super().__init__(message)
+        self.round_no = round_no
+        self.action_index = action_index
 
 
-from .game import Game, round_seed  # noqa: E402
+def round_digest(result: RoundResult, n_actions: int) -> str:
+    """A short digest of a finished round: its full result and the game's action count then."""
+    text = json.dumps([n_actions, result_json(result)], sort_keys=True, allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

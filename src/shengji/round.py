@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
+from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play, check_well_formed
 from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
 from .declare import (
     candidate_declarations,
@@ -20,6 +20,21 @@ from .declare import (
     overturn_error,
 )
 from .errors import IllegalAction
+from .events import (
+    Declared,
+    Drew,
+    Event,
+    KittyBuried,
+    KittyFlipped,
+    KittyTaken,
+    Passed,
+    Played,
+    Redealt,
+    RoundOver,
+    ThrowFailed,
+    TrickWon,
+    TrumpFixed,
+)
 from .follow import (
     follow_error,
     hand_items,
@@ -147,6 +162,7 @@ class Round:
         self.first_drawer = starter if starter is not None else self.options.first_drawer
         self.attempt = 0
         self.actions: list[Action] = []
+        self._events: list[Event] = []
         self._start_deal()
 
     # ------------------------------------------------------------ setup
@@ -299,12 +315,19 @@ class Round:
         """Raise `IllegalAction` if the action is not legal now; never changes anything."""
         self._handle(action, commit=False)
 
-    def apply(self, action: Action) -> None:
-        """Validate and apply an action; on `IllegalAction` the round is unchanged."""
+    def apply(self, action: Action) -> list[Event]:
+        """Validate and apply an action; on `IllegalAction` the round is unchanged.
+
+        Returns the events the action caused, in order (see `shengji.events`).
+        """
+        events: list[Event] = []
+        self._events = events
         self._handle(action, commit=True)
         self.actions.append(action)
+        return events
 
     def _handle(self, action: Action, commit: bool) -> None:
+        check_well_formed(action)
         if isinstance(action, Draw):
             self._draw(commit)
         elif isinstance(action, Play):
@@ -317,8 +340,8 @@ class Round:
             self._close(commit)
         elif isinstance(action, Bury):
             self._bury(action.seat, action.cards, commit)
-        else:
-            raise IllegalAction(f"malformed action: {action!r}")
+        else:  # pragma: no cover - check_well_formed admits only the six action types
+            raise AssertionError(action)
 
     def _phase_error(self, want: str, what: str) -> IllegalAction:
         rule = {"deal": "§3.1", "declare": "§3.3", "kitty": "§4", "play": "§6"}[want]
@@ -332,9 +355,11 @@ class Round:
         if not commit:
             return
         seat = (self.first_drawer + self.drawn) % 4
-        self.hands[seat][self.deck[self.drawn]] += 1
+        card = self.deck[self.drawn]
+        self.hands[seat][card] += 1
         self.sizes[seat] += 1
         self.drawn += 1
+        self._events.append(Drew(seat, CARDS[card], self.sizes[seat]))
         if self.drawn == 4 * HAND_SIZE:
             self.phase = "declare"
             self.ask = self.first_drawer
@@ -365,6 +390,8 @@ class Round:
         if not commit:
             return
         strength = declaration_strength(ids, self.trump_rank)
+        overturned = self.standing[0] if self.standing else None
+        self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self.declarations.append((seat, ids))
         self.standing = (seat, strength, ids)
         if self.phase == "declare":
@@ -379,6 +406,7 @@ class Round:
             raise IllegalAction(f"RULES §3.3: seat {self.ask} is asked now, not seat {seat}")
         if not commit:
             return
+        self._events.append(Passed(seat))
         self.passes += 1
         self.ask = (seat + 1) % 4
         if self.passes >= 4:
@@ -405,15 +433,26 @@ class Round:
             # §3.5: nobody declared in the first round: reshuffle all 108 cards and deal again.
             self.attempt += 1
             self._start_deal()
+            self._events.append(Redealt(self.attempt))
             return
         else:
             # §3.5: turn up the kitty; with round1_no_declaration=flip in the first round
             # the first drawer is the starter.
-            self.trump = self._trump_for(self.trump_rank, self._flip_kitty())
+            suit = self._flip_kitty()
+            self.trump = self._trump_for(self.trump_rank, suit)
+            self._events.append(KittyFlipped(_cards(self.kitty_flip), suit))
             if self.first_round:
                 self.starter = self.first_drawer
                 self.declaring_team = self.first_drawer % 2
-        assert self.starter is not None
+        assert self.starter is not None and self.declaring_team is not None
+        self._events.append(
+            TrumpFixed(
+                self.trump.rank, self.trump.suit,
+                self.standing[0] if self.standing else None,
+                self.starter, self.declaring_team,
+            )
+        )
+        self._events.append(KittyTaken(self.starter, _cards(self.kitty_taken)))
         hand = self.hands[self.starter]
         for i in self.kitty_taken:
             hand[i] += 1
@@ -461,6 +500,7 @@ class Round:
             hand[i] -= 1
         self.sizes[seat] -= KITTY_SIZE
         self.kitty = ids
+        self._events.append(KittyBuried(seat, tuple(cards)))
         self.phase = "play"
         self.leader = self.starter
 
@@ -498,15 +538,20 @@ class Round:
                 sign = 1 if seat % 2 == self.declaring_team else -1
                 self.opponents_points += sign * penalty
                 self.penalties += sign * penalty
-                self.failed_throws.append(
-                    FailedThrow(
-                        seat,
-                        tuple(CARDS[i] for i in sorted(ids)),
-                        tuple(CARDS[i] for i in outcome.forced),
-                        outcome.blocker,
-                        tuple(CARDS[i] for i in outcome.shown),
-                        sign * penalty,
-                        len(self.tricks),
+                failed = FailedThrow(
+                    seat,
+                    tuple(CARDS[i] for i in sorted(ids)),
+                    tuple(CARDS[i] for i in outcome.forced),
+                    outcome.blocker,
+                    tuple(CARDS[i] for i in outcome.shown),
+                    sign * penalty,
+                    len(self.tricks),
+                )
+                self.failed_throws.append(failed)
+                self._events.append(
+                    ThrowFailed(
+                        seat, failed.attempted, failed.forced, failed.blocker, failed.shown,
+                        failed.penalty,
                     )
                 )
                 ids = outcome.forced
@@ -525,6 +570,7 @@ class Round:
         for i in ids:
             hand[i] -= 1
         self.sizes[seat] -= len(ids)
+        self._events.append(Played(seat, _cards(ids), len(self.tricks), not self.current))
         self.current.append((seat, ids))
         if len(self.current) == 4:
             self._finish_trick()
@@ -543,6 +589,7 @@ class Round:
             self.opponents_points += pts
             self.point_cards += [i for ids in plays for i in ids if POINTS[i]]
         self.tricks.append((self.leader, self.current, w, pts))
+        self._events.append(TrickWon(len(self.tricks) - 1, w, pts, self.opponents_points))
         self.current = []
         self.lead_shape = None
         self.leader = w
@@ -591,6 +638,7 @@ class Round:
         )
         self.phase = "over"
         self.leader = None
+        self._events.append(RoundOver(self.result))
 
     # ------------------------------------------------------------ views
 

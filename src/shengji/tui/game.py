@@ -18,13 +18,26 @@ from rich.text import Text
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..bots import Agent, make_agent
 from ..cards import Card, parse_cards
-from ..driver import step
+from ..driver import advance
 from ..errors import IllegalAction
+from ..events import (
+    Declared,
+    Event,
+    KittyBuried,
+    KittyFlipped,
+    Played,
+    Redealt,
+    RoundOver,
+    RoundStarted,
+    ThrowFailed,
+    TrickWon,
+    TrumpFixed,
+)
 from ..game import Game
 from ..options import RuleOptions
-from ..round import Round, RoundResult
+from ..round import RoundResult, TrickView
 from ..shapes import shape_of
-from ..trump import Trump
+from ..trump import Trump, trump_for
 from ..views import View
 from .render import (
     cards_text,
@@ -75,6 +88,9 @@ class TerminalGame:
         self.human = human
         self.save = save
         self.max_rounds = max_rounds
+        self._header_shown = -1  # the round whose header was printed
+        self._trick_plays: list[tuple[int, tuple[Card, ...]]] = []  # the trick so far
+        self._trump: Trump | None = None  # the final trump of this round, once fixed
         self.hint_agent = make_agent("heuristic", hint_seed)
         self.player = _HumanAgent(self)
         self.agents: list[Agent] = [
@@ -139,91 +155,86 @@ class TerminalGame:
 
     def _step(self) -> None:
         g = self.game
-        rnd = g.round
-        before_phase = rnd.phase
-        attempt = rnd.attempt
-        n_tricks = len(rnd.tricks)
-        n_failed = len(rnd.failed_throws)
-        n_results = len(g.results)
-        if before_phase == "deal" and rnd.drawn == 0 and attempt == 0:
-            self._round_header(rnd)
-        actions = step(g, self.agents)
-        if rnd.attempt != attempt:
+        if g.round_no != self._header_shown:
+            self._header_shown = g.round_no
+            self._round_header(g.round_started())
+        for _, events in advance(g, self.agents):
+            for event in events:
+                self._narrate(event.for_seat(self.human))
+
+    def _narrate(self, e: Event) -> None:
+        """Say what one event means to the player (events and views only, never the round)."""
+        me = self.human
+        if isinstance(e, Redealt):
             self.say(Text("Nobody declared: all cards are reshuffled and dealt again (RULES §3.5).",
                           style="yellow"))
-        for action in actions:
-            if isinstance(action, Declare):
-                self._announce_declaration(rnd, action)
-            if isinstance(action, Bury) and action.seat != self.human:
-                self.say(
-                    f"{seat_name(action.seat, self.human)} takes the kitty and buries 8 cards."
+        elif isinstance(e, Declared):
+            self._announce_declaration(e)
+        elif isinstance(e, KittyFlipped):
+            self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
+                                   cards_text(e.cards), " (RULES §3.5)."))
+        elif isinstance(e, TrumpFixed):
+            self._trump = trump_for(e.rank, e.suit)
+            self.say(
+                Text.assemble(
+                    ("Trump is final: ", "bold"),
+                    trump_text(e.rank, e.suit, final=True),
+                    f". Declaring team {team_name(e.declaring_team, me)}, "
+                    f"starter {seat_name(e.starter, me)}.",
                 )
-        if before_phase in ("deal", "declare") and rnd.phase not in ("deal", "declare"):
-            self._announce_trump(rnd)
-        if any(isinstance(a, Play) for a in actions):
-            if len(rnd.failed_throws) > n_failed:
-                self.say(failed_throw_text(rnd.failed_throws[-1], self.human))
-            if len(rnd.tricks) > n_tricks:
-                view = rnd.view(self.human)
-                self.say(trick_text(view.tricks[-1], len(view.tricks), self.human))
-        if len(g.results) > n_results:
-            self._round_over(g.results[-1], rnd.trump)
+            )
+        elif isinstance(e, KittyBuried) and e.seat != me:
+            self.say(f"{seat_name(e.seat, me)} takes the kitty and buries 8 cards.")
+        elif isinstance(e, ThrowFailed):
+            self.say(failed_throw_text(e, me))
+        elif isinstance(e, Played):
+            self._trick_plays.append((e.seat, e.cards))
+        elif isinstance(e, TrickWon):
+            plays, self._trick_plays = tuple(self._trick_plays), []
+            trick = TrickView(plays[0][0], plays, e.winner, e.points)
+            self.say(trick_text(trick, e.trick + 1, me))
+        elif isinstance(e, RoundOver):
+            self._round_over(e.result, self._trump)
 
     # ------------------------------------------------------------ announcements
-    def _round_header(self, rnd: Round) -> None:
+    def _round_header(self, e: RoundStarted) -> None:
         me = self.human
-        self.console.rule(f"Round {rnd.round_no + 1}")
-        lv = rnd.levels
+        self.console.rule(f"Round {e.round_no + 1}")
+        lv = e.levels
         line = Text(
             f"Levels: {team_name(0, me)} {lv[0]}, {team_name(1, me)} {lv[1]}. "
-            f"Trump rank {rnd.trump_rank}. "
+            f"Trump rank {e.trump_rank}. "
         )
-        if rnd.declaring_team is None:
+        if e.declaring_team is None:
             line.append("Whoever's declaration stands becomes the starter (RULES §3.4).")
         else:
-            assert rnd.starter is not None
+            assert e.starter is not None
             line.append(
-                f"{team_name(rnd.declaring_team, me)} declare; starter "
-                f"{seat_name(rnd.starter, me)}. A declaration now only picks the trump suit."
+                f"{team_name(e.declaring_team, me)} declare; starter "
+                f"{seat_name(e.starter, me)}. A declaration now only picks the trump suit."
             )
         self.say(line)
         self._declined = None
         self._last_hand = ()
 
-    def _announce_declaration(self, rnd: Round, a: Declare) -> None:
+    def _announce_declaration(self, e: Declared) -> None:
         me = self.human
-        n_decl = len(rnd.declarations)
-        verb = "overturns with" if n_decl > 1 else "declares"
-        if a.seat == me:
-            verb = "overturn with" if n_decl > 1 else "declare"
+        overturn = e.overturns is not None
+        verb = "overturns with" if overturn else "declares"
+        if e.seat == me:
+            verb = "overturn with" if overturn else "declare"
         line = Text.assemble(
-            (seat_name(a.seat, me), "bold"), f" {verb} ", cards_text(a.cards), " — "
+            (seat_name(e.seat, me), "bold"), f" {verb} ", cards_text(e.cards), " — "
         )
-        if a.cards[0].is_joker:
+        view = self.game.view(me)
+        if e.cards[0].is_joker:
             line.append("no trump suit (RULES §5.3)", style="bold")
         else:
-            line.append_text(trump_text(rnd.trump_rank, a.cards[0].suit, final=False))
-        if rnd.phase == "deal":
-            line.append(f"  ({100 - rnd.drawn} cards left to draw)", style="dim")
+            line.append_text(trump_text(view.trump_rank or "", e.cards[0].suit, final=False))
+        if view.phase == "deal":
+            line.append(f"  ({view.cards_left} cards left to draw)", style="dim")
         self.say(line)
         self._declined = None
-
-    def _announce_trump(self, rnd: Round) -> None:
-        me = self.human
-        view = rnd.view(me)
-        if view.kitty_flip:
-            self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
-                                   cards_text(view.kitty_flip), " (RULES §3.5)."))
-        t = view.trump
-        assert t is not None and view.starter is not None and view.declaring_team is not None
-        self.say(
-            Text.assemble(
-                ("Trump is final: ", "bold"),
-                trump_text(t.rank, t.suit, final=True),
-                f". Declaring team {team_name(view.declaring_team, me)}, "
-                f"starter {seat_name(view.starter, me)}.",
-            )
-        )
 
     def _round_over(self, result: RoundResult, trump: Trump | None) -> None:
         self.say("")

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 from ..cards import Card
+from ..events import ThrowFailed
 from ..options import RuleOptions
 from ..round import FailedThrow, RoundResult, TrickView
 from ..trump import Trump
@@ -134,7 +135,7 @@ def trick_text(
     return out
 
 
-def failed_throw_text(f: FailedThrow, me: int | None = 0) -> Text:
+def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:
     out = Text()
     out.append(f"{seat_name(f.seat, me)}'s throw ", style="red")
     out.append_text(cards_text(f.attempted))
