@@ -17,7 +17,7 @@ from itertools import combinations
 
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
-from ..follow import follow_error
+from ..follow import follow_error, iter_follows
 from ..shapes import Shape, decompose, match_value, shape_of
 from ..trick import winner_index
 from ..trump import TRUMP, Trump
@@ -36,7 +36,7 @@ class _Knowledge:
 
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
-        "unseen_len", "hand_sizes", "starter_kitty",
+        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -78,10 +78,14 @@ class _Knowledge:
                     if pairs < lead_pairs:
                         nopair[seat][lead_suit] = True
         self.starter_kitty = False
+        self.kitty_pts = 0
+        self.strict = view.options.strict_tractor_follow
         if view.kitty is not None and view.starter == me and not view.game_over:
             self.starter_kitty = True
+            self._kitty = [c.id for c in view.kitty]
             for c in view.kitty:
                 unseen[c.id] -= 1
+                self.kitty_pts += c.points
         for i in range(N_IDS):
             if unseen[i] < 0:  # defensive: never negative
                 unseen[i] = 0
@@ -91,7 +95,86 @@ class _Knowledge:
         self.n_levels = [len(lv) for lv in t.ids_at_level]
         self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
         self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
-        self.hand_sizes = tuple(view.hand_sizes)
+        self.hand_sizes = list(view.hand_sizes)
+
+    def for_seat(self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None) -> _Knowledge:
+        """The knowledge `seat` would have in a world where it holds `hand` (search only).
+
+        Public facts (cards played, voids, hand sizes) are shared with `self`, whose
+        own hand and kitty are returned to the unseen pool first; `kitty` is the seat's
+        buried kitty if it is the starter.
+        """
+        k = object.__new__(_Knowledge)
+        k.t = self.t
+        k.me = seat
+        k.hand = list(hand)
+        unseen = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
+        if self.starter_kitty:
+            for i in self.kitty_ids():
+                unseen[i] += 1
+        k.kitty_pts = 0
+        k.starter_kitty = kitty is not None
+        if kitty is not None:
+            for i in kitty:
+                unseen[i] -= 1
+                k.kitty_pts += POINTS[i]
+        for i, n in enumerate(hand):
+            if n:
+                unseen[i] -= n
+        k.unseen = unseen
+        k.void = self.void
+        k.nopair = self.nopair
+        k.n_levels = self.n_levels
+        k.suit_len = [sum(hand[i] for i in ids) for ids in self.t.suit_ids]
+        k.unseen_len = [sum(unseen[i] for i in ids) for ids in self.t.suit_ids]
+        k.hand_sizes = self.hand_sizes
+        k.strict = self.strict
+        return k
+
+    def kitty_ids(self) -> list[int]:
+        """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
+        return list(getattr(self, "_kitty", []))
+
+    def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).
+
+        Own plays leave the hand; others' plays leave the unseen pool. Voids and
+        hand sizes are shared between the seats of one search world, so the caller
+        updates those once with `observe_public`.
+        """
+        ps_of = self.t.play_suit
+        if seat == self.me:
+            hand = self.hand
+            for i in ids:
+                hand[i] -= 1
+                self.suit_len[ps_of[i]] -= 1
+        else:
+            unseen = self.unseen
+            for i in ids:
+                if unseen[i] > 0:
+                    unseen[i] -= 1
+                    self.unseen_len[ps_of[i]] -= 1
+
+    def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
+        self.hand_sizes[seat] -= len(ids)
+        if lead is None:
+            return
+        ps_of = self.t.play_suit
+        lead_suit = ps_of[lead[0]]
+        n = len(lead)
+        in_suit: dict[int, int] = {}
+        k = 0
+        for i in ids:
+            if ps_of[i] == lead_suit:
+                k += 1
+                in_suit[i] = in_suit.get(i, 0) + 1
+        if k < n:
+            self.void[seat][lead_suit] = True
+        elif n > 1:
+            lead_pairs = shape_of(lead, self.t).n_pairs
+            if lead_pairs and sum(v >> 1 for v in in_suit.values()) < lead_pairs:
+                self.nopair[seat][lead_suit] = True
 
     # ------------------------------------------------------------ who may hold what
     def _holders(self, ps: int, seats: Iterable[int], pairs: bool = False) -> bool:
@@ -319,17 +402,21 @@ class HeuristicAgent:
         assert t is not None
         k = _Knowledge(view, t)
         trick = view.current_trick
-        plays = [] if trick is None else list(trick.plays)
+        plays = [] if trick is None else [(s, [c.id for c in cs]) for s, cs in trick.plays]
+        return self.choose_play(k, plays)
+
+    def choose_play(self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]]) -> Ids:
+        """The play (ids) for the seat `k` knows about, given the current trick's plays.
+
+        The view-free core of the play phase, also used as the search's rollout policy.
+        """
         if not plays:
-            choice = self._lead(view, k)
-            return choice
-        lead_ids = [c.id for c in plays[0][1]]
-        shape = shape_of(lead_ids, t)
-        choice = self._follow(view, k, plays, shape)
-        if follow_error(k.hand, shape, choice, t) is not None or not view.is_legal(
-            [CARDS[i] for i in choice]
-        ):
-            choice = self._fallback(view, k)
+            return self._lead(k)
+        t = k.t
+        shape = shape_of(plays[0][1], t)
+        choice = self._follow(k, plays, shape)
+        if follow_error(k.hand, shape, choice, t, k.strict) is not None:
+            choice = self._fallback(k, shape)
         return choice
 
     # ---------------------------------------------------------------- shared helpers
@@ -349,12 +436,12 @@ class HeuristicAgent:
     def _dump_cost(self, k: _Knowledge, i: int, point_weight: float) -> float:
         return self._keep(k, i) + point_weight * POINTS[i]
 
-    def _reserve(self, view: View, k: _Knowledge) -> set[int]:
+    def _reserve(self, k: _Knowledge) -> set[int]:
         """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
         n = sum(k.hand)
         if n > 4 or n <= 1:
             return set()
-        if self._kitty_value(view, k) < self.reserve_kitty:
+        if self._kitty_value(k) < self.reserve_kitty:
             return set()
         t = k.t
         trumps = [i for i in range(N_IDS) if k.hand[i] and t.play_suit[i] == TRUMP]
@@ -365,10 +452,10 @@ class HeuristicAgent:
             return set()
         return {top}
 
-    def _kitty_value(self, view: View, k: _Knowledge) -> float:
+    def _kitty_value(self, k: _Knowledge) -> float:
         """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
-        if k.starter_kitty and view.kitty is not None:
-            return 2.0 * sum(c.points for c in view.kitty)
+        if k.starter_kitty:
+            return 2.0 * k.kitty_pts
         unseen_cards = sum(k.unseen)
         if unseen_cards <= 0:
             return 0.0
@@ -377,14 +464,14 @@ class HeuristicAgent:
         return 2.0 * 0.5 * unseen_pts * 8 / unseen_cards
 
     # ---------------------------------------------------------------- leading (§6.1)
-    def _lead(self, view: View, k: _Knowledge) -> Ids:
+    def _lead(self, k: _Knowledge) -> Ids:
         t = k.t
         me = k.me
         others = _others(me)
         opps = [(me + 1) % 4, (me + 3) % 4]
         partner = (me + 2) % 4
         hand = k.hand
-        reserve = self._reserve(view, k)
+        reserve = self._reserve(k)
         by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
         if reserve and sum(hand) > 1:
             for ps in range(5):
@@ -485,13 +572,13 @@ class HeuristicAgent:
 
     # ---------------------------------------------------------------- following (§6.2)
     def _follow(
-        self, view: View, k: _Knowledge, plays: list[tuple[int, tuple[Card, ...]]], shape: Shape
+        self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]], shape: Shape
     ) -> Ids:
         t = k.t
         me = k.me
         partner = (me + 2) % 4
         leader = plays[0][0]
-        ids_plays = [[c.id for c in p] for _, p in plays]
+        ids_plays = [p for _, p in plays]
         w_idx = winner_index(ids_plays, shape, t)
         w_seat = plays[w_idx][0]
         w_ids = ids_plays[w_idx]
@@ -504,10 +591,10 @@ class HeuristicAgent:
         trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
         n = shape.n_cards
         final_trick = sum(k.hand) == n
-        kitty_val = self._kitty_value(view, k) * n if final_trick else 0.0
+        kitty_val = self._kitty_value(k) * n if final_trick else 0.0
         reserve: set[int] = set()
-        if not final_trick and trick_pts * 2 < self._kitty_value(view, k):
-            reserve = self._reserve(view, k)
+        if not final_trick and trick_pts * 2 < self._kitty_value(k):
+            reserve = self._reserve(k)
 
         partner_winning = w_seat == partner
         partner_safe = partner_winning and (
@@ -716,11 +803,11 @@ class HeuristicAgent:
         others.sort(key=lambda i: (other_cost(i), i))
         return chosen + others[: n - h]
 
-    def _fallback(self, view: View, k: _Knowledge) -> Ids:
+    def _fallback(self, k: _Knowledge, shape: Shape) -> Ids:
         """When a built play is not legal (e.g. `strict_tractor_follow`): the cheapest legal one."""
         best: tuple[float, Ids] | None = None
-        for count, play in enumerate(view.legal_plays()):
-            ids = [c.id for c in play]
+        for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
+            ids = list(play)
             c = sum(self._dump_cost(k, i, 2.5) for i in ids)
             if best is None or c < best[0]:
                 best = (c, ids)
