@@ -82,13 +82,59 @@ def spies(kinds: Sequence[str], table: Round | Game, seed: int) -> list[Spy]:
 
 
 def test_make_agent_kinds() -> None:
-    assert set(AGENT_KINDS) == {"random", "heuristic"}
+    assert set(AGENT_KINDS) == {"random", "heuristic", "expert"}
     assert isinstance(make_agent("random", 1), RandomAgent)
     assert isinstance(make_agent("heuristic", 1), HeuristicAgent)
     for kind in AGENT_KINDS:
         assert isinstance(make_agent(kind, 0), Agent)
     with pytest.raises(ValueError, match="unknown agent kind"):
         make_agent("clever", 0)
+
+
+def test_agent_specs_name_a_kind_and_its_settings() -> None:
+    from shengji.bots import ExpertAgent, agent_spec_error, parse_agent_spec
+
+    assert parse_agent_spec("expert:ms=300") == ("expert", {"ms": 300})
+    assert parse_agent_spec(" expert:iters=20, worlds=4 ") == (
+        "expert", {"iters": 20, "worlds": 4}
+    )
+    assert parse_agent_spec("heuristic") == ("heuristic", {})
+    e = make_agent("expert:iters=7,candidates=3", 1)
+    assert isinstance(e, ExpertAgent) and e.iters == 7 and e.n_candidates == 3
+    t = make_agent("expert:ms=250", 1)
+    assert isinstance(t, ExpertAgent) and t.ms == 250 and t.iters is None
+    assert agent_spec_error("expert:iters=0") is not None  # must be positive
+    assert "no setting 'ms'" in (agent_spec_error("heuristic:ms=3") or "")
+    assert "positive integer" in (agent_spec_error("expert:ms=fast") or "")
+    assert "unknown agent kind" in (agent_spec_error("clever:ms=1") or "")
+    assert agent_spec_error("expert:worlds=5") is None
+
+
+def test_heuristic_play_core_matches_its_view_path() -> None:
+    """`choose_play` (the search's rollout policy) decides exactly as `act` does."""
+    from shengji.bots.heuristic import _Knowledge
+
+    rnd = Round(11, trump_rank="2", starter=0, declaring_team=0)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    checked = 0
+    while not rnd.is_over:
+        d = rnd.decision()
+        if d.phase == "play" and d.seat is not None:
+            view = rnd.view(d.seat)
+            assert view.trump is not None
+            plays = [] if view.current_trick is None else [
+                (s, [c.id for c in cs]) for s, cs in view.current_trick.plays
+            ]
+            probe = HeuristicAgent(d.seat)
+            ids = probe.choose_play(_Knowledge(view, view.trump), plays)
+            act = HeuristicAgent(d.seat).act(view)
+            assert isinstance(act, Play)
+            assert sorted(ids) == sorted(c.id for c in act.cards)
+            checked += 1
+        from shengji.driver import step
+
+        step(rnd, agents)
+    assert checked > 20
 
 
 # ---------------------------------------------------------------- legality across many games

@@ -732,7 +732,9 @@ class Round:
         try:
             rnd.counts_check()
         except AssertionError:
-            raise IllegalAction("RULES §1: the world does not hold each of the 108 cards once")
+            raise IllegalAction(
+                "RULES §1: the world does not hold each of the 108 cards once"
+            ) from None
         return rnd
 
 

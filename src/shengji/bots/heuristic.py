@@ -37,6 +37,7 @@ class _Knowledge:
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
+        "n_hand", "n_unseen", "unseen_pts",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -78,6 +79,7 @@ class _Knowledge:
                     if pairs < lead_pairs:
                         nopair[seat][lead_suit] = True
         self.starter_kitty = False
+        self._kitty: list[int] = []
         self.kitty_pts = 0
         self.strict = view.options.strict_tractor_follow
         if view.kitty is not None and view.starter == me and not view.game_over:
@@ -90,6 +92,7 @@ class _Knowledge:
             if unseen[i] < 0:  # defensive: never negative
                 unseen[i] = 0
         self.unseen = unseen
+        self._count()
         self.void = void
         self.nopair = nopair
         self.n_levels = [len(lv) for lv in t.ids_at_level]
@@ -97,12 +100,31 @@ class _Knowledge:
         self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
         self.hand_sizes = list(view.hand_sizes)
 
-    def for_seat(self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None) -> _Knowledge:
+    def world(
+        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
+    ) -> list[_Knowledge]:
+        """The four seats' knowledge in a determinized world (search rollouts).
+
+        `self` is the searching seat's knowledge of the position; `hands` the world's
+        four hands and `kitty` its buried kitty (known to `starter` only). The public
+        facts (voids, missing pairs, hand sizes) are fresh copies shared by the four.
+        """
+        void = [list(v) for v in self.void]
+        nopair = [list(v) for v in self.nopair]
+        sizes = [sum(h) for h in hands]
+        return [
+            self.for_seat(s, hands[s], kitty if s == starter else None, void, nopair, sizes)
+            for s in range(4)
+        ]
+
+    def for_seat(
+        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
+        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+    ) -> _Knowledge:
         """The knowledge `seat` would have in a world where it holds `hand` (search only).
 
-        Public facts (cards played, voids, hand sizes) are shared with `self`, whose
-        own hand and kitty are returned to the unseen pool first; `kitty` is the seat's
-        buried kitty if it is the starter.
+        `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
+        seat's buried kitty if it is the starter; the public facts are the given lists.
         """
         k = object.__new__(_Knowledge)
         k.t = self.t
@@ -114,6 +136,7 @@ class _Knowledge:
                 unseen[i] += 1
         k.kitty_pts = 0
         k.starter_kitty = kitty is not None
+        k._kitty = list(kitty) if kitty is not None else []
         if kitty is not None:
             for i in kitty:
                 unseen[i] -= 1
@@ -122,18 +145,24 @@ class _Knowledge:
             if n:
                 unseen[i] -= n
         k.unseen = unseen
-        k.void = self.void
-        k.nopair = self.nopair
+        k._count()
+        k.void = void
+        k.nopair = nopair
         k.n_levels = self.n_levels
         k.suit_len = [sum(hand[i] for i in ids) for ids in self.t.suit_ids]
         k.unseen_len = [sum(unseen[i] for i in ids) for ids in self.t.suit_ids]
-        k.hand_sizes = self.hand_sizes
+        k.hand_sizes = hand_sizes
         k.strict = self.strict
         return k
 
+    def _count(self) -> None:
+        self.n_hand = sum(self.hand)
+        self.n_unseen = sum(self.unseen)
+        self.unseen_pts = sum(POINTS[i] * n for i, n in enumerate(self.unseen) if n)
+
     def kitty_ids(self) -> list[int]:
         """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
-        return list(getattr(self, "_kitty", []))
+        return list(self._kitty)
 
     def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
         """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).
@@ -145,6 +174,7 @@ class _Knowledge:
         ps_of = self.t.play_suit
         if seat == self.me:
             hand = self.hand
+            self.n_hand -= len(ids)
             for i in ids:
                 hand[i] -= 1
                 self.suit_len[ps_of[i]] -= 1
@@ -154,6 +184,8 @@ class _Knowledge:
                 if unseen[i] > 0:
                     unseen[i] -= 1
                     self.unseen_len[ps_of[i]] -= 1
+                    self.n_unseen -= 1
+                    self.unseen_pts -= POINTS[i]
 
     def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
         """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
@@ -353,6 +385,15 @@ class HeuristicAgent:
 
     # ================================================================ the kitty (§4)
     def _bury(self, view: View) -> list[Card]:
+        return [CARDS[i] for i in self.bury_options(view, 1)[0]]
+
+    def bury_options(self, view: View, n: int) -> list[list[int]]:
+        """The `n` best distinct kitties (ids) by this bot's judgement, best first (§4).
+
+        A kitty is scored by what its cards are worth keeping (trumps, aces, pairs and
+        points are expensive: points buried are at risk of the kitty multiplier, §8.1),
+        with a bonus for each side suit it empties (a void lets the starter ruff).
+        """
         t = view.trump
         assert t is not None
         hand = [c.id for c in view.hand]
@@ -375,8 +416,7 @@ class HeuristicAgent:
             return v
 
         side = [[i for i in hand if ps_of[i] == s] for s in range(4)]
-        best_total = float("inf")
-        best: list[int] = []
+        found: dict[tuple[int, ...], float] = {}
         suits = [s for s in range(4) if side[s]]
         for r in range(len(suits) + 1):
             for subset in combinations(suits, r):
@@ -390,11 +430,11 @@ class HeuristicAgent:
                 )
                 fill = rest[: 8 - len(chosen)]
                 total += sum(cost(i) for i in fill)
-                # Leaving a lone card in a suit we meant to keep is bad; not modelled further.
-                if total < best_total:
-                    best_total = total
-                    best = chosen + fill
-        return [CARDS[i] for i in best]
+                key = tuple(sorted(chosen + fill))
+                if len(key) == 8 and total < found.get(key, float("inf")):
+                    found[key] = total
+        ranked = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
+        return [list(k) for k, _ in ranked[:n]]
 
     # ================================================================ the play (§6)
     def _play(self, view: View, seat: int) -> Ids:
@@ -438,7 +478,7 @@ class HeuristicAgent:
 
     def _reserve(self, k: _Knowledge) -> set[int]:
         """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
-        n = sum(k.hand)
+        n = k.n_hand
         if n > 4 or n <= 1:
             return set()
         if self._kitty_value(k) < self.reserve_kitty:
@@ -456,10 +496,10 @@ class HeuristicAgent:
         """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
         if k.starter_kitty:
             return 2.0 * k.kitty_pts
-        unseen_cards = sum(k.unseen)
+        unseen_cards = k.n_unseen
         if unseen_cards <= 0:
             return 0.0
-        unseen_pts = sum(POINTS[i] * n for i, n in enumerate(k.unseen) if n)
+        unseen_pts = k.unseen_pts
         # A starter rarely buries points: count the kitty's fair share at half.
         return 2.0 * 0.5 * unseen_pts * 8 / unseen_cards
 
@@ -473,7 +513,7 @@ class HeuristicAgent:
         hand = k.hand
         reserve = self._reserve(k)
         by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
-        if reserve and sum(hand) > 1:
+        if reserve and k.n_hand > 1:
             for ps in range(5):
                 by_suit[ps] = [i for i in by_suit[ps] if i not in reserve]
         my_trumps = len(by_suit[TRUMP])
@@ -590,10 +630,10 @@ class HeuristicAgent:
         last = not later
         trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
         n = shape.n_cards
-        final_trick = sum(k.hand) == n
+        final_trick = k.n_hand == n
         kitty_val = self._kitty_value(k) * n if final_trick else 0.0
         reserve: set[int] = set()
-        if not final_trick and trick_pts * 2 < self._kitty_value(k):
+        if not final_trick and k.n_hand <= 4 and trick_pts * 2 < self._kitty_value(k):
             reserve = self._reserve(k)
 
         partner_winning = w_seat == partner

@@ -1,0 +1,304 @@
+"""The expert agent: determinized (PIMC) search over worlds consistent with its view.
+
+For each decision it samples worlds — the hidden cards dealt consistently with
+everything its seat has seen (`worlds.sample_world`, RULES §11) — and plays each
+of a few candidate moves in every world, finishing the round with the heuristic
+policy on a cloned state. The candidate with the best mean outcome (levels won,
+plus a little for points, §8.2) is chosen. Every candidate meets the same worlds
+and the same rollout seeds, so the comparison is paired. The budget is
+`iters` rollouts (deterministic for a seed) or `ms` milliseconds per decision.
+It buries the kitty the same way (candidates from the heuristic's ranking, §4),
+and declares with the heuristic's judgement of its hand (§3.3).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from ..actions import Action, Bury, Play
+from ..cards import CARDS, POINTS
+from ..follow import iter_follows, iter_leads
+from ..round import Round
+from ..shapes import decompose, shape_of
+from ..trump import TRUMP
+from ..views import View
+from .heuristic import HeuristicAgent, _Knowledge
+from .worlds import WorldFacts, sample_world
+
+Ids = list[int]
+WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
+Evaluator = Callable[[Round, list[list[int]], list[int], int], list[float]]
+
+__all__ = ["ExpertAgent"]
+
+DEFAULT_ITERS = 160
+POINTS_WEIGHT = 0.005  # utility per point of margin, next to the levels (40 points = 0.2)
+
+
+class ExpertAgent:
+    """PIMC search over sampled worlds with heuristic rollouts; deterministic given its
+    seed and an iteration budget (`iters`); `ms` caps the time per decision instead.
+
+    `worlds` caps the worlds per decision, `candidates` the moves compared in each.
+    """
+
+    def __init__(
+        self,
+        seed: int,
+        ms: int | None = None,
+        iters: int | None = None,
+        worlds: int | None = None,
+        candidates: int = 6,
+    ) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.ms = ms
+        self.iters = iters if iters is not None else (None if ms is not None else DEFAULT_ITERS)
+        self.max_worlds = worlds
+        self.n_candidates = candidates
+        self.policy = HeuristicAgent(seed)
+        self.decisions = 0
+
+    def __repr__(self) -> str:
+        budget = f"ms={self.ms}" if self.ms is not None else f"iters={self.iters}"
+        return f"ExpertAgent(seed={self.seed}, {budget})"
+
+    # ================================================================ entry point
+    def act(self, view: View) -> Action:
+        """Declare (heuristic judgement), bury or play (search) for this seat's view."""
+        seat = view.seat
+        assert seat is not None, "an agent plays a seat"
+        self.decisions += 1
+        # Each decision gets its own generator, so that one decision's search does not
+        # depend on how much time an earlier one had.
+        rng = random.Random(f"{self.seed}:{self.decisions}")
+        self.policy.rng = random.Random(rng.getrandbits(32))
+        if view.phase in ("deal", "declare"):
+            return self.policy.act(view)
+        if view.phase == "kitty":
+            return Bury(seat, tuple(CARDS[i] for i in self._search_bury(view, rng)))
+        if view.phase == "play":
+            return Play(seat, tuple(CARDS[i] for i in self._search_play(view, rng)))
+        raise ValueError(f"nothing to do in phase {view.phase!r}")
+
+    # ================================================================ candidates
+    def _play_candidates(self, view: View, k: _Knowledge) -> list[Ids]:
+        """A few sensible plays, the heuristic's own choice first (§6.1, §6.2)."""
+        t = k.t
+        trick = view.current_trick
+        plays = [] if trick is None else [(s, [c.id for c in cs]) for s, cs in trick.plays]
+        out: list[Ids] = []
+        seen: set[tuple[int, ...]] = set()
+
+        def add(ids: Sequence[int]) -> None:
+            key = tuple(sorted(ids))
+            if key not in seen:
+                seen.add(key)
+                out.append(sorted(ids))
+
+        add(self.policy.choose_play(k, plays))
+        if plays:
+            shape = shape_of(plays[0][1], t)
+            legal: list[Ids] = []
+            for follow in iter_follows(k.hand, shape, t, k.strict):
+                legal.append(list(follow))
+                if len(legal) > 40:
+                    break
+            if len(legal) <= self.n_candidates:
+                for p in legal:
+                    add(p)
+                return out
+            # Many choices: keep the cheapest, the most point-giving and the strongest.
+            ranked = sorted(legal, key=lambda p: _cost(k, p))
+            by_points = sorted(legal, key=lambda p: (-sum(POINTS[i] for i in p), _cost(k, p)))
+            by_power = sorted(legal, key=lambda p: (-_power(k, p), _cost(k, p)))
+            for group in (ranked[:2], by_points[:1], by_power[:1], ranked[2:]):
+                for p in group:
+                    if len(out) >= self.n_candidates:
+                        return out
+                    add(p)
+            return out
+        # Leading: every unit of every suit is a natural lead; throws only the heuristic's.
+        hand = k.hand
+        units: list[tuple[float, Ids]] = []
+        for ps in range(5):
+            in_suit = [i for i in t.suit_ids[ps] for _ in range(hand[i])]
+            if not in_suit:
+                continue
+            us = decompose(in_suit, t)
+            singles = [u for u in us if u.npairs == 0]
+            multi = [u for u in us if u.npairs > 0]
+            for u in multi:
+                units.append((0 - u.npairs, list(u.ids)))
+            if singles:
+                lo = min(singles, key=lambda u: (POINTS[u.ids[0]], u.top))
+                hi = max(singles, key=lambda u: u.top)
+                units.append((1.0, list(lo.ids)))
+                units.append((0.5, list(hi.ids)))
+        units.sort(key=lambda x: (x[0], x[1]))
+        for _, unit in units:
+            if len(out) >= self.n_candidates:
+                break
+            add(unit)
+        if len(out) < 2:
+            for n, lead in enumerate(iter_leads(hand, t)):
+                add(list(lead))
+                if len(out) >= self.n_candidates or n > 50:
+                    break
+        return out
+
+    # ================================================================ search
+    def _budget(self) -> tuple[int | None, float | None]:
+        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000
+        return self.iters, deadline
+
+    def _search_play(self, view: View, rng: random.Random) -> Ids:
+        t = view.trump
+        assert t is not None and view.seat is not None
+        k0 = _Knowledge(view, t)
+        cands = self._play_candidates(view, k0)
+        if len(cands) == 1:
+            return cands[0]
+        facts = WorldFacts.from_view(view)
+        me = view.seat
+
+        def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
+                     seed: int) -> list[float]:
+            out = []
+            for c in cands:
+                rnd = world.clone()
+                try:
+                    rnd.apply(Play(me, tuple(CARDS[i] for i in c)))
+                except Exception:  # noqa: BLE001  (cannot happen for a legal candidate)
+                    out.append(-99.0)
+                    continue
+                ks = k0.world(hands, kitty, rnd.starter or 0)
+                ks_observe(ks, rnd, me)
+                out.append(self._rollout(rnd, ks, me, seed))
+            return out
+
+        def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            hands, kitty = sample_world(facts, wrng)
+            world = Round.from_view(view, hands, kitty)
+            return world, hands, kitty
+
+        return self._pimc(cands, make_world, evaluate, rng)
+
+    def _pimc(
+        self, cands: list[Ids], make_world: WorldMaker, evaluate: Evaluator,
+        rng: random.Random, scale: int = 1,
+    ) -> Ids:
+        """Evaluate every candidate in the same sampled worlds until the budget is spent;
+        the best total wins (ties: the earlier candidate, the heuristic's own first)."""
+        iters, deadline = self._budget()
+        total = [0.0] * len(cands)
+        n_worlds = 0
+        spent = 0
+        cap_worlds = self.max_worlds
+        while True:
+            wrng = random.Random(rng.getrandbits(64))
+            world, hands, kitty = make_world(wrng)
+            vals = evaluate(world, hands, kitty, wrng.getrandbits(32))
+            for j, v in enumerate(vals):
+                total[j] += v
+            n_worlds += 1
+            spent += len(cands)
+            if cap_worlds is not None and n_worlds >= cap_worlds:
+                break
+            if iters is not None and spent + len(cands) > iters * scale:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        best = max(range(len(cands)), key=lambda j: (total[j], -j))
+        return cands[best]
+
+    def _rollout(self, rnd: Round, ks: list[_Knowledge], me: int, seed: int) -> float:
+        """Finish the round with the heuristic policy for every seat; `me`'s utility."""
+        policy = self.policy
+        policy.rng.seed(seed)
+        while rnd.phase == "play":
+            seat = rnd.to_act
+            assert seat is not None
+            plays = rnd.current
+            ids = policy.choose_play(ks[seat], plays)
+            n_tricks = len(rnd.tricks)
+            lead = plays[0][1] if plays else None
+            rnd.apply(Play(seat, tuple(CARDS[i] for i in ids)))
+            actual = rnd.current[-1][1] if len(rnd.tricks) == n_tricks else rnd.tricks[-1][1][-1][1]
+            for k in ks:
+                k.observe(seat, actual, lead)
+            ks[0].observe_public(seat, actual, lead)
+        return utility(rnd, me)
+
+    # ================================================================ the kitty (§4)
+    def _search_bury(self, view: View, rng: random.Random) -> Ids:
+        t = view.trump
+        assert t is not None and view.seat is not None
+        cands = self.policy.bury_options(view, max(2, self.n_candidates - 2))
+        if len(cands) == 1:
+            return cands[0]
+        me = view.seat
+        k0 = _Knowledge(view, t)
+        facts = WorldFacts.from_view(view)
+
+        def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            hands, kitty = sample_world(facts, wrng)
+            return Round.from_view(view, hands, kitty), hands, kitty
+
+        def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
+                     seed: int) -> list[float]:
+            out = []
+            for c in cands:
+                rnd = world.clone()
+                rnd.apply(Bury(me, tuple(CARDS[i] for i in c)))
+                ks = k0.world(rnd.hands, c, me)
+                out.append(self._rollout(rnd, ks, me, seed))
+            return out
+
+        # The bury shapes the whole round: it gets a few decisions' worth of budget.
+        return self._pimc(cands, make_world, evaluate, rng, scale=3)
+
+
+def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
+    """What a play gives up: levels, trumps and points (cheapest first)."""
+    t = k.t
+    c = 0.0
+    for i in ids:
+        c += t.level[i] + (20 if t.play_suit[i] == TRUMP else 0) + 2 * POINTS[i]
+    return c, tuple(ids)
+
+
+def _power(k: _Knowledge, ids: Sequence[int]) -> int:
+    t = k.t
+    return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
+
+
+def ks_observe(ks: list[_Knowledge], rnd: Round, seat: int) -> None:
+    """Tell every seat's knowledge about `seat`'s play just applied to `rnd`."""
+    on_table = rnd.current and rnd.current[-1][0] == seat
+    trick = rnd.current if on_table else rnd.tricks[-1][1]
+    actual = trick[-1][1]
+    lead = trick[0][1] if len(trick) > 1 else None
+    for k in ks:
+        k.observe(seat, actual, lead)
+    ks[0].observe_public(seat, actual, lead)
+
+
+def utility(rnd: Round, me: int) -> float:
+    """The finished round's worth to `me`'s team: levels gained (+) or conceded (-), and a
+    little for the points margin so that rollouts inside one level band still differ."""
+    res = rnd.result
+    assert res is not None
+    mine = me % 2
+    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
+    levels = float(res.levels_gained if gainer_team == mine else -res.levels_gained)
+    # The 80-115 band swaps the declarers without levels: worth a little (§8.2).
+    if res.levels_gained == 0:
+        levels = 0.5 if gainer_team == mine else -0.5
+    margin = res.opponents_points - 80
+    if mine == res.declaring_team:
+        margin = -margin
+    return levels + POINTS_WEIGHT * margin
+
