@@ -29,7 +29,9 @@ from .worlds import WorldFacts, sample_world
 
 Ids = list[int]
 WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
-Evaluator = Callable[[Round, list[list[int]], list[int], int], list[float]]
+Evaluator = Callable[[Round, list[list[int]], list[int], int, list[int]], list[float]]
+# After this many worlds, drop candidates whose mean is this far (levels) below the best.
+PRUNE_AT = {4: 0.6, 8: 0.35, 16: 0.2}
 
 __all__ = ["ExpertAgent"]
 
@@ -165,9 +167,9 @@ class ExpertAgent:
         me = view.seat
 
         def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
-                     seed: int) -> list[float]:
+                     seed: int, which: list[int]) -> list[float]:
             out = []
-            for c in cands:
+            for c in (cands[j] for j in which):
                 rnd = world.clone()
                 try:
                     rnd.apply(Play(me, tuple(CARDS[i] for i in c)))
@@ -190,28 +192,46 @@ class ExpertAgent:
         self, cands: list[Ids], make_world: WorldMaker, evaluate: Evaluator,
         rng: random.Random, scale: int = 1,
     ) -> Ids:
-        """Evaluate every candidate in the same sampled worlds until the budget is spent;
-        the best total wins (ties: the earlier candidate, the heuristic's own first)."""
+        """Evaluate the candidates in the same sampled worlds until the budget is spent.
+
+        Candidates clearly behind the leader after a few worlds are dropped, so the
+        rest of the budget sharpens the close calls; when every candidate has scored
+        the same in the first worlds, the choice does not matter and search stops.
+        The best mean wins (ties: the earlier candidate, the heuristic's own first).
+        """
         iters, deadline = self._budget()
-        total = [0.0] * len(cands)
+        n = len(cands)
+        total = [0.0] * n
+        count = [0] * n
+        active = list(range(n))
         n_worlds = 0
         spent = 0
         cap_worlds = self.max_worlds
         while True:
             wrng = random.Random(rng.getrandbits(64))
             world, hands, kitty = make_world(wrng)
-            vals = evaluate(world, hands, kitty, wrng.getrandbits(32))
-            for j, v in enumerate(vals):
+            vals = evaluate(world, hands, kitty, wrng.getrandbits(32), active)
+            for j, v in zip(active, vals, strict=True):
                 total[j] += v
+                count[j] += 1
             n_worlds += 1
-            spent += len(cands)
+            spent += len(active)
+            if n_worlds == 3 and len({total[j] for j in active}) == 1:
+                break
+            if n_worlds in PRUNE_AT and len(active) > 2:
+                margin = PRUNE_AT[n_worlds]
+                top = max(total[j] / count[j] for j in active)
+                keep = [j for j in active if total[j] / count[j] >= top - margin]
+                if len(keep) < 2:
+                    keep = sorted(active, key=lambda j: (-total[j] / count[j], j))[:2]
+                active = sorted(keep)
             if cap_worlds is not None and n_worlds >= cap_worlds:
                 break
-            if iters is not None and spent + len(cands) > iters * scale:
+            if iters is not None and spent + len(active) > iters * scale:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-        best = max(range(len(cands)), key=lambda j: (total[j], -j))
+        best = max(active, key=lambda j: (total[j] / count[j], -j))
         return cands[best]
 
     def _rollout(self, rnd: Round, ks: list[_Knowledge], me: int, seed: int) -> float:
@@ -248,9 +268,9 @@ class ExpertAgent:
             return Round.from_view(view, hands, kitty), hands, kitty
 
         def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
-                     seed: int) -> list[float]:
+                     seed: int, which: list[int]) -> list[float]:
             out = []
-            for c in cands:
+            for c in (cands[j] for j in which):
                 rnd = world.clone()
                 rnd.apply(Bury(me, tuple(CARDS[i] for i in c)))
                 ks = k0.world(rnd.hands, c, me)

@@ -29,6 +29,7 @@ Ids = list[int]
 _TRUMP_BONUS = 20
 _PAIR_BONUS = 6
 _VOID_BONUS = 12  # kitty: making a side suit void
+_LONE_PENALTY = 6  # kitty: leaving one low card in a side suit
 
 
 class _Knowledge:
@@ -280,6 +281,104 @@ class _Knowledge:
         return 1 - (1 - p_void) ** len(live)
 
 
+class _LeadContext:
+    """What every lead rule looks at: the hand by play suit (less the card kept for the
+    last trick), trump strength and who can still ruff (§6.1)."""
+
+    __slots__ = ("k", "opps", "partner", "others", "by_suit", "my_trumps", "strong",
+                 "opp_trumps_possible")
+
+    def __init__(self, bot: HeuristicAgent, k: _Knowledge) -> None:
+        t = k.t
+        me = k.me
+        self.k = k
+        self.others = _others(me)
+        self.opps = [(me + 1) % 4, (me + 3) % 4]
+        self.partner = (me + 2) % 4
+        hand = k.hand
+        reserve = bot._reserve(k)
+        by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
+        if reserve and k.n_hand > 1:
+            for ps in range(5):
+                by_suit[ps] = [i for i in by_suit[ps] if i not in reserve]
+        self.by_suit = by_suit
+        self.my_trumps = len(by_suit[TRUMP])
+        unseen_trumps = k.unseen_len[TRUMP]
+        self.opp_trumps_possible = (
+            any(not k.void[s][TRUMP] for s in self.opps) and unseen_trumps > 0
+        )
+        self.strong = (
+            self.my_trumps >= bot.strong_min_trumps
+            and self.my_trumps >= bot.strong_ratio * unseen_trumps
+        )
+
+    def winners(self, ps: int) -> Ids:
+        """Units of suit `ps` that no other hand can beat (§6.1), as one lead."""
+        k, t, others = self.k, self.k.t, self.others
+        ids = self.by_suit[ps]
+        if not ids:
+            return []
+        out: Ids = []
+        for u in decompose(ids, t):
+            if not k.unit_beatable(ps, u.npairs, u.top, others):
+                out.extend(u.ids)
+        if not out:
+            return []
+        # The combined lead must still split into unbeatable units (it may
+        # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
+        units = decompose(out, t)
+        if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
+            first = next(
+                u for u in decompose(ids, t)
+                if not k.unit_beatable(ps, u.npairs, u.top, others)
+            )
+            return list(first.ids)
+        return out
+
+
+class _FollowContext:
+    """What every follow rule looks at: who holds the trick with what, who plays after,
+    the points at stake (the kitty's too on the last trick, §8.1)."""
+
+    __slots__ = ("k", "shape", "partner", "later", "later_opps", "last", "trick_pts",
+                 "kitty_val", "reserve", "w_suit", "w_val", "partner_winning",
+                 "partner_safe")
+
+    def __init__(
+        self, bot: HeuristicAgent, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]],
+        shape: Shape,
+    ) -> None:
+        t = k.t
+        me = k.me
+        self.k = k
+        self.shape = shape
+        self.partner = (me + 2) % 4
+        leader = plays[0][0]
+        ids_plays = [p for _, p in plays]
+        w_idx = winner_index(ids_plays, shape, t)
+        w_seat = plays[w_idx][0]
+        w_ids = ids_plays[w_idx]
+        self.w_suit = t.play_suit[w_ids[0]]
+        w_val = match_value(w_ids, shape, t)
+        assert w_val is not None
+        self.w_val = w_val
+        self.later = [(leader + j) % 4 for j in range(len(plays) + 1, 4)]
+        self.later_opps = [s for s in self.later if s % 2 != me % 2]
+        self.last = not self.later
+        self.trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
+        n = shape.n_cards
+        final_trick = k.n_hand == n
+        self.kitty_val = bot._kitty_value(k) * n if final_trick else 0.0
+        self.reserve: set[int] = set()
+        if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < bot._kitty_value(k):
+            self.reserve = bot._reserve(k)
+        self.partner_winning = w_seat == self.partner
+        self.partner_safe = self.partner_winning and (
+            self.last
+            or not bot._beatable_by(k, w_ids, self.w_suit, w_val, shape, self.later_opps)
+        )
+
+
 class HeuristicAgent:
     """A rule-based player; deterministic given its seed (the seed breaks ties)."""
 
@@ -430,11 +529,33 @@ class HeuristicAgent:
                 )
                 fill = rest[: 8 - len(chosen)]
                 total += sum(cost(i) for i in fill)
+                total += self._lone_cards(side, subset, fill, t)
                 key = tuple(sorted(chosen + fill))
                 if len(key) == 8 and total < found.get(key, float("inf")):
                     found[key] = total
         ranked = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
         return [list(k) for k, _ in ranked[:n]]
+
+    @staticmethod
+    def _lone_cards(
+        side: list[list[int]], emptied: tuple[int, ...], fill: list[int], t: Trump
+    ) -> float:
+        """Bury rule: a side suit left with one low card is nearly a void wasted (§4).
+
+        A lone card must be played the first time the suit is led and usually loses;
+        burying it too would have made a void. A lone top card is fine.
+        """
+        penalty = 0.0
+        for s in range(4):
+            if s in emptied or not side[s]:
+                continue
+            left = list(side[s])
+            for i in fill:
+                if i in left:
+                    left.remove(i)
+            if len(left) == 1 and t.level[left[0]] < len(t.ids_at_level[s]) - 1:
+                penalty += _LONE_PENALTY
+        return penalty
 
     # ================================================================ the play (§6)
     def _play(self, view: View, seat: int) -> Ids:
@@ -505,173 +626,152 @@ class HeuristicAgent:
 
     # ---------------------------------------------------------------- leading (§6.1)
     def _lead(self, k: _Knowledge) -> Ids:
-        t = k.t
-        me = k.me
-        others = _others(me)
-        opps = [(me + 1) % 4, (me + 3) % 4]
-        partner = (me + 2) % 4
-        hand = k.hand
-        reserve = self._reserve(k)
-        by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
-        if reserve and k.n_hand > 1:
-            for ps in range(5):
-                by_suit[ps] = [i for i in by_suit[ps] if i not in reserve]
-        my_trumps = len(by_suit[TRUMP])
-        unseen_trumps = k.unseen_len[TRUMP]
-        opp_trumps_possible = any(not k.void[s][TRUMP] for s in opps) and unseen_trumps > 0
+        """The first lead rule that applies, in order of priority (each one small)."""
+        c = _LeadContext(self, k)
+        for rule in (
+            self._lead_pull_trumps,
+            self._lead_side_winners,
+            self._lead_trump_winners,
+            self._lead_trump_pair,
+            self._lead_to_partner_void,
+        ):
+            choice = rule(c)
+            if choice:
+                return choice
+        return self._lead_cheap(c)
 
-        def winners(ps: int) -> Ids:
-            ids = by_suit[ps]
-            if not ids:
-                return []
-            out: Ids = []
-            for u in decompose(ids, t):
-                if not k.unit_beatable(ps, u.npairs, u.top, others):
-                    out.extend(u.ids)
-            if not out:
-                return []
-            # The combined lead must still split into unbeatable units (it may
-            # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
-            units = decompose(out, t)
-            if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
-                first = next(
-                    u for u in decompose(ids, t)
-                    if not k.unit_beatable(ps, u.npairs, u.top, others)
-                )
-                return list(first.ids)
-            return out
+    def _lead_pull_trumps(self, c: _LeadContext) -> Ids | None:
+        """1. Strong in trumps: pull them with sure winners (pairs and tractors first)."""
+        if c.strong and c.opp_trumps_possible:
+            return c.winners(TRUMP) or None
+        return None
 
-        strong = (
-            my_trumps >= self.strong_min_trumps and my_trumps >= self.strong_ratio * unseen_trumps
-        )
-        # 1. Strong in trumps: pull them with sure winners (pairs and tractors first).
-        if strong and opp_trumps_possible:
-            w = winners(TRUMP)
-            if w:
-                return w
-        # 2. Side-suit sure winners that nobody can ruff: lead them, as a throw if several.
+    def _lead_side_winners(self, c: _LeadContext) -> Ids | None:
+        """2. Side-suit sure winners that nobody can ruff: lead them, as a throw if several."""
+        k = c.k
         best_side: tuple[float, Ids] | None = None
         for ps in range(4):
-            w = winners(ps)
+            w = c.winners(ps)
             if not w:
                 continue
-            risk = k.ruff_risk(ps, opps)
+            risk = k.ruff_risk(ps, c.opps)
             if risk > self.max_ruff_risk:
                 continue
             score = len(w) * 3 + sum(POINTS[i] for i in w) - 20 * risk
             if best_side is None or score > best_side[0]:
                 best_side = (score, w)
-        if best_side is not None:
-            return best_side[1]
-        # 3. Sure winners in trumps when the opponents still hold trumps.
-        if opp_trumps_possible and my_trumps >= 3:
-            w = winners(TRUMP)
-            if w:
-                return w
-        # 4. Strong in trumps: pull with a trump pair, or a low trump when very long.
-        if strong and opp_trumps_possible:
-            pairs = [u for u in decompose(by_suit[TRUMP], t) if u.npairs >= 1]
+        return None if best_side is None else best_side[1]
+
+    def _lead_trump_winners(self, c: _LeadContext) -> Ids | None:
+        """3. Sure winners in trumps when the opponents still hold trumps."""
+        if c.opp_trumps_possible and c.my_trumps >= 3:
+            return c.winners(TRUMP) or None
+        return None
+
+    def _lead_trump_pair(self, c: _LeadContext) -> Ids | None:
+        """4. Strong in trumps: pull with the lowest trump pair (or tractor)."""
+        if c.strong and c.opp_trumps_possible:
+            pairs = [u for u in decompose(c.by_suit[TRUMP], c.k.t) if u.npairs >= 1]
             if pairs:
                 u = min(pairs, key=lambda u: (u.top, -u.npairs))
                 return list(u.ids)
-        # 5. Partner is void in a side suit where the opponents are not: lead it low.
-        if not k.void[partner][TRUMP] and k.hand_sizes[partner] > 0:
-            for ps in range(4):
-                if by_suit[ps] and k.void[partner][ps] and not any(k.void[s][ps] for s in opps):
-                    low = min(by_suit[ps], key=lambda i: (POINTS[i], t.level[i]))
-                    if POINTS[low] == 0:
-                        return [low]
-        # 6. Otherwise a cheap lead: a low single from a short suit, or a low pair.
+        return None
+
+    def _lead_to_partner_void(self, c: _LeadContext) -> Ids | None:
+        """5. Partner is void in a side suit where the opponents are not: lead it low."""
+        k, t, partner = c.k, c.k.t, c.partner
+        if k.void[partner][TRUMP] or k.hand_sizes[partner] <= 0:
+            return None
+        for ps in range(4):
+            ids = c.by_suit[ps]
+            if ids and k.void[partner][ps] and not any(k.void[s][ps] for s in c.opps):
+                low = min(ids, key=lambda i: (POINTS[i], t.level[i]))
+                if POINTS[low] == 0:
+                    return [low]
+        return None
+
+    def _lead_cheap(self, c: _LeadContext) -> Ids:
+        """6. Otherwise a cheap lead: a low single from a short suit, or a low pair."""
+        k, t = c.k, c.k.t
         cands: list[tuple[float, Ids]] = []
         for ps in range(5):
-            ids = by_suit[ps]
+            ids = c.by_suit[ps]
             if not ids:
                 continue
             n_suit = len(ids)
-            opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in opps)
+            opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in c.opps)
             for u in decompose(ids, t):
                 if u.npairs >= 2:
                     continue
-                c = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
+                cost = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
                 if u.npairs == 1:
-                    c = c / 2 + 2 - _PAIR_BONUS
+                    cost = cost / 2 + 2 - _PAIR_BONUS
                 if ps == TRUMP:
-                    c += 0 if strong else 8
+                    cost += 0 if c.strong else 8
                 elif n_suit <= 2:
-                    c -= 3  # towards a void
+                    cost -= 3  # towards a void
                 if opp_void and ps != TRUMP:
-                    c += 6
-                cands.append((c, list(u.ids)))
+                    cost += 6
+                cands.append((cost, list(u.ids)))
         if not cands:  # only the reserved card is left
-            i = next(i for i in range(N_IDS) if hand[i])
+            i = next(i for i in range(N_IDS) if k.hand[i])
             return [i]
         cands.sort(key=lambda x: (x[0], x[1]))
         # Near-equal cheap leads: let the seed choose (so equal agents differ by seed).
-        close = [c for c in cands if c[0] <= cands[0][0] + 1.0]
+        close = [x for x in cands if x[0] <= cands[0][0] + 1.0]
         return close[self.rng.randrange(len(close))][1]
 
     # ---------------------------------------------------------------- following (§6.2)
     def _follow(
         self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]], shape: Shape
     ) -> Ids:
-        t = k.t
-        me = k.me
-        partner = (me + 2) % 4
-        leader = plays[0][0]
-        ids_plays = [p for _, p in plays]
-        w_idx = winner_index(ids_plays, shape, t)
-        w_seat = plays[w_idx][0]
-        w_ids = ids_plays[w_idx]
-        w_suit = t.play_suit[w_ids[0]]
-        w_val = match_value(w_ids, shape, t)
-        assert w_val is not None
-        later = [(leader + j) % 4 for j in range(len(plays) + 1, 4)]
-        later_opps = [s for s in later if s % 2 != me % 2]
-        last = not later
-        trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
-        n = shape.n_cards
-        final_trick = k.n_hand == n
-        kitty_val = self._kitty_value(k) * n if final_trick else 0.0
-        reserve: set[int] = set()
-        if not final_trick and k.n_hand <= 4 and trick_pts * 2 < self._kitty_value(k):
-            reserve = self._reserve(k)
-
-        partner_winning = w_seat == partner
-        partner_safe = partner_winning and (
-            last or not self._beatable_by(k, w_ids, w_suit, w_val, shape, later_opps)
-        )
-
-        if partner_safe:
-            return self._discard(k, shape, point_weight=-self.feed_weight, reserve=reserve)
-
-        wins = self._winning_plays(k, shape, w_suit, w_val, reserve)
-        dump = self._discard(k, shape, point_weight=2.5, reserve=reserve)
+        """Feed a partner who holds the trick safely; else win it when the points are
+        worth the cards; else play the cheapest legal cards."""
+        c = _FollowContext(self, k, plays, shape)
+        if c.partner_safe:
+            return self._follow_feed_partner(c)
+        wins = self._winning_plays(k, shape, c.w_suit, c.w_val, c.reserve)
+        dump = self._discard(k, shape, point_weight=2.5, reserve=c.reserve)
         if not wins:
             return dump
+        if c.last:
+            return self._follow_last_win(c, wins, dump)
+        return self._follow_try_win(c, wins, dump)
+
+    def _follow_feed_partner(self, c: _FollowContext) -> Ids:
+        """The partner holds the trick and nobody after can beat it: give it points."""
+        return self._discard(c.k, c.shape, point_weight=-self.feed_weight, reserve=c.reserve)
+
+    def _follow_try_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
+        """Not last: win with a play nobody after can beat, if the trick is worth it."""
+        k, t, shape = c.k, c.k.t, c.shape
         dump_cost = sum(self._keep(k, i) for i in dump)
-        expected = trick_pts + kitty_val
-        if not last:
-            safe = [
-                p for p in wins
-                if not self._beatable_by(k, p, t.play_suit[p[0]], _val(p, shape, t), shape,
-                                         later_opps)
-            ]
-            if safe:
-                p = safe[0]
-                gain = expected + 3 + (5 if partner in later else 0)
-                if partner_winning and trick_pts + kitty_val < 5:
-                    return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
-                if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
-                    return p
-                return dump
-            if partner_winning:
-                return self._discard(k, shape, point_weight=2.5, reserve=reserve)
-            if expected >= 10:
-                return wins[-1]
+        expected = c.trick_pts + c.kitty_val
+        safe = [
+            p for p in wins
+            if not self._beatable_by(k, p, t.play_suit[p[0]], _val(p, shape, t), shape,
+                                     c.later_opps)
+        ]
+        if safe:
+            p = safe[0]
+            gain = expected + 3 + (5 if c.partner in c.later else 0)
+            if c.partner_winning and c.trick_pts + c.kitty_val < 5:
+                return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
+            if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
+                return p
             return dump
-        # Last to play and an opponent holds the trick: win it cheaply if worth it.
+        if c.partner_winning:
+            return self._discard(k, shape, point_weight=2.5, reserve=c.reserve)
+        if expected >= 10:
+            return wins[-1]
+        return dump
+
+    def _follow_last_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
+        """Last to play and an opponent holds the trick: win it cheaply if worth it."""
+        k = c.k
+        dump_cost = sum(self._keep(k, i) for i in dump)
         p = wins[0]
-        gain = expected + 3
+        gain = c.trick_pts + c.kitty_val + 3
         if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
             return p
         return dump
