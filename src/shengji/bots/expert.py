@@ -32,11 +32,11 @@ WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
 Evaluator = Callable[[Round, list[list[int]], list[int], int, list[int]], list[float]]
 # After this many worlds, drop candidates whose mean is this far (levels) below the best.
 PRUNE_AT = {4: 0.6, 8: 0.35, 16: 0.2}
+DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
 
 DEFAULT_ITERS = 160
-POINTS_WEIGHT = 0.005  # utility per point of margin, next to the levels (40 points = 0.2)
 
 
 class ExpertAgent:
@@ -197,12 +197,13 @@ class ExpertAgent:
         Candidates clearly behind the leader after a few worlds are dropped, so the
         rest of the budget sharpens the close calls; when every candidate has scored
         the same in the first worlds, the choice does not matter and search stops.
-        The best mean wins (ties: the earlier candidate, the heuristic's own first).
+        The heuristic's own move (candidate 0) is kept unless another beats it by more
+        than `DEVIATE_Z` standard errors of the paired difference: picking the best of
+        several noisy means otherwise favours lucky candidates.
         """
         iters, deadline = self._budget()
         n = len(cands)
-        total = [0.0] * n
-        count = [0] * n
+        vals: list[list[float]] = [[] for _ in range(n)]
         active = list(range(n))
         n_worlds = 0
         spent = 0
@@ -210,20 +211,18 @@ class ExpertAgent:
         while True:
             wrng = random.Random(rng.getrandbits(64))
             world, hands, kitty = make_world(wrng)
-            vals = evaluate(world, hands, kitty, wrng.getrandbits(32), active)
-            for j, v in zip(active, vals, strict=True):
-                total[j] += v
-                count[j] += 1
+            got = evaluate(world, hands, kitty, wrng.getrandbits(32), active)
+            for j, v in zip(active, got, strict=True):
+                vals[j].append(v)
             n_worlds += 1
             spent += len(active)
-            if n_worlds == 3 and len({total[j] for j in active}) == 1:
+            if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
                 break
             if n_worlds in PRUNE_AT and len(active) > 2:
                 margin = PRUNE_AT[n_worlds]
-                top = max(total[j] / count[j] for j in active)
-                keep = [j for j in active if total[j] / count[j] >= top - margin]
-                if len(keep) < 2:
-                    keep = sorted(active, key=lambda j: (-total[j] / count[j], j))[:2]
+                means = {j: sum(vals[j]) / len(vals[j]) for j in active}
+                top = max(means.values())
+                keep = [j for j in active if j == 0 or means[j] >= top - margin]
                 active = sorted(keep)
             if cap_worlds is not None and n_worlds >= cap_worlds:
                 break
@@ -231,8 +230,7 @@ class ExpertAgent:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-        best = max(active, key=lambda j: (total[j] / count[j], -j))
-        return cands[best]
+        return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[_Knowledge], me: int, seed: int) -> float:
         """Finish the round with the heuristic policy for every seat; `me`'s utility."""
@@ -281,6 +279,25 @@ class ExpertAgent:
         return self._pimc(cands, make_world, evaluate, rng, scale=3)
 
 
+def _choose(vals: list[list[float]], active: list[int]) -> int:
+    """The candidate to play: the best mean among those still active, unless it does not
+    beat candidate 0 (the heuristic's move) clearly on the worlds both were played in."""
+    def mean(j: int) -> float:
+        return sum(vals[j]) / len(vals[j])
+
+    best = max(active, key=lambda j: (mean(j), -j))
+    if best == 0 or 0 not in active:
+        return best
+    m = len(vals[best])
+    diffs = [vals[best][w] - vals[0][w] for w in range(m)]
+    d = sum(diffs) / m
+    if m < 2:
+        return 0
+    var = sum((x - d) ** 2 for x in diffs) / (m - 1)
+    se = (var / m) ** 0.5
+    return best if d > DEVIATE_Z * se + 1e-9 else 0
+
+
 def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
     """What a play gives up: levels, trumps and points (cheapest first)."""
     t = k.t
@@ -317,8 +334,11 @@ def utility(rnd: Round, me: int) -> float:
     # The 80-115 band swaps the declarers without levels: worth a little (§8.2).
     if res.levels_gained == 0:
         levels = 0.5 if gainer_team == mine else -0.5
-    margin = res.opponents_points - 80
-    if mine == res.declaring_team:
+    # Half the utility is a smooth reading of the points (40 points ~ one level, §8.2):
+    # it tells apart rollouts within one level band and so lowers the noise.
+    margin = (80 - res.opponents_points) / 40
+    margin = max(-3.0, min(3.0, margin))
+    if mine != res.declaring_team:
         margin = -margin
-    return levels + POINTS_WEIGHT * margin
+    return 0.5 * levels + 0.5 * margin
 

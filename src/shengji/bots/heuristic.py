@@ -574,7 +574,14 @@ class HeuristicAgent:
         if not plays:
             return self._lead(k)
         t = k.t
-        shape = shape_of(plays[0][1], t)
+        lead = plays[0][1]
+        n = len(lead)
+        ps = t.play_suit[lead[0]]
+        if k.suit_len[ps] == n or k.n_hand == n:  # one legal play: all of them (§6.2)
+            hand = k.hand
+            pool = t.suit_ids[ps] if k.suit_len[ps] == n else range(N_IDS)
+            return [i for i in pool for _ in range(hand[i])]
+        shape = shape_of(lead, t)
         choice = self._follow(k, plays, shape)
         if follow_error(k.hand, shape, choice, t, k.strict) is not None:
             choice = self._fallback(k, shape)
