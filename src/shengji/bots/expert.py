@@ -31,7 +31,9 @@ Ids = list[int]
 WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
 Evaluator = Callable[[Round, list[list[int]], list[int], int, list[int]], list[float]]
 # After this many worlds, drop candidates whose mean is this far (levels) below the best.
-PRUNE_AT = {4: 0.6, 8: 0.35, 16: 0.2}
+# After this many worlds, drop candidates that trail the best by this many standard
+# errors of the paired difference (the heuristic's own move always stays).
+PRUNE_AT = {4: 2.5, 6: 2.0, 10: 1.5, 16: 1.2}
 DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
@@ -219,11 +221,10 @@ class ExpertAgent:
             if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
                 break
             if n_worlds in PRUNE_AT and len(active) > 2:
-                margin = PRUNE_AT[n_worlds]
-                means = {j: sum(vals[j]) / len(vals[j]) for j in active}
-                top = max(means.values())
-                keep = [j for j in active if j == 0 or means[j] >= top - margin]
-                active = sorted(keep)
+                best = max(active, key=lambda j: (sum(vals[j]), -j))
+                z = PRUNE_AT[n_worlds]
+                active = [j for j in active if j in (0, best) or
+                          _paired(vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
             if cap_worlds is not None and n_worlds >= cap_worlds:
                 break
             if iters is not None and spent + len(active) > iters * scale:
@@ -288,14 +289,23 @@ def _choose(vals: list[list[float]], active: list[int]) -> int:
     best = max(active, key=lambda j: (mean(j), -j))
     if best == 0 or 0 not in active:
         return best
-    m = len(vals[best])
-    diffs = [vals[best][w] - vals[0][w] for w in range(m)]
+    d, se = _paired(vals[best], vals[0])
+    if len(vals[best]) < 2:
+        return 0
+    return best if d > DEVIATE_Z * se + 1e-9 else 0
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Mean and standard error of a - b over the worlds both were played in."""
+    m = min(len(a), len(b))
+    if m == 0:
+        return 0.0, 0.0
+    diffs = [a[w] - b[w] for w in range(m)]
     d = sum(diffs) / m
     if m < 2:
-        return 0
+        return d, abs(d)
     var = sum((x - d) ** 2 for x in diffs) / (m - 1)
-    se = (var / m) ** 0.5
-    return best if d > DEVIATE_Z * se + 1e-9 else 0
+    return d, (var / m) ** 0.5
 
 
 def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
