@@ -157,3 +157,13 @@ def test_utility_counts_levels_for_the_seats_team_rules_8_2() -> None:
     if res.levels_gained:
         declarers_won = res.gainer == "declarers"
         assert (u0 > 0) == declarers_won
+
+
+def test_terminal_play_seats_expert_bots_from_specs() -> None:
+    from shengji.cli import _kind
+    from shengji.tui.game import agents_for
+
+    assert _kind("expert:ms=300") == "expert:ms=300"
+    bots = agents_for("expert", "expert:iters=5", seed=1)
+    assert all(isinstance(b, ExpertAgent) for b in bots.values())
+    assert bots[1].iters == 5 and bots[2].iters is not None

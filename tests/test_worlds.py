@@ -182,3 +182,37 @@ def test_a_determinized_world_plays_on_to_the_end() -> None:
         step(world, agents)
     world.counts_check()
     assert world.result is not None
+
+
+def test_the_true_world_explains_heuristic_play_better_than_sampled_ones() -> None:
+    """Inference from play: in a round of heuristic bots, the real hands make the
+    heuristic's recent follows likely (weight near 1), sampled hands on average less."""
+    from shengji.bots import HeuristicAgent
+    from shengji.bots.worlds import play_likelihood
+
+    rng = random.Random(5)
+    true_w: list[float] = []
+    sampled_w: list[float] = []
+    for seed in range(3):
+        rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+        agents = [HeuristicAgent(seed * 10 + s) for s in range(4)]
+        n = 0
+        while not rnd.is_over:
+            d = rnd.decision()
+            if d.phase == "play" and d.seat is not None and len(rnd.tricks) >= 2:
+                n += 1
+                if n % 5 == 0:
+                    view = rnd.view(d.seat)
+                    model = HeuristicAgent(0)
+                    hands, kitty = true_world(rnd)
+                    true_w.append(play_likelihood(view, hands, kitty, model, 1))
+                    f = WorldFacts.from_view(view)
+                    for _ in range(3):
+                        h, k = sample_world(f, rng)
+                        sampled_w.append(play_likelihood(view, h, k, model, 1))
+            step(rnd, agents)
+    assert len(true_w) >= 6
+    mean_true = sum(true_w) / len(true_w)
+    mean_sampled = sum(sampled_w) / len(sampled_w)
+    assert mean_true > mean_sampled
+    assert mean_true > 0.5

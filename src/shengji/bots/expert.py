@@ -25,7 +25,7 @@ from ..shapes import decompose, shape_of
 from ..trump import TRUMP
 from ..views import View
 from .heuristic import HeuristicAgent, _Knowledge
-from .worlds import WorldFacts, sample_world
+from .worlds import WorldFacts, play_likelihood, sample_world
 
 Ids = list[int]
 WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
@@ -34,6 +34,8 @@ Evaluator = Callable[[Round, list[list[int]], list[int], int, list[int]], list[f
 # After this many worlds, drop candidates that trail the best by this many standard
 # errors of the paired difference (the heuristic's own move always stays).
 PRUNE_AT = {4: 2.5, 6: 2.0, 10: 1.5, 16: 1.2}
+INFER_TRIES = 4  # worlds drawn at most per accepted world (likelihood rejection)
+INFER_TRICKS = 1  # completed tricks whose plays the likelihood looks back on
 DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
@@ -62,7 +64,8 @@ class ExpertAgent:
         self.iters = iters if iters is not None else (None if ms is not None else DEFAULT_ITERS)
         self.max_worlds = worlds
         self.n_candidates = candidates
-        self.policy = HeuristicAgent(seed)
+        self.policy = HeuristicAgent(seed)  # the rollout policy
+        self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
 
     def __repr__(self) -> str:
@@ -184,7 +187,15 @@ class ExpertAgent:
             return out
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
-            hands, kitty = sample_world(facts, wrng)
+            # Rejection sampling by the likelihood of the others' recent plays.
+            for attempt in range(INFER_TRIES):
+                hands, kitty = sample_world(facts, wrng)
+                if attempt == INFER_TRIES - 1:
+                    break
+                self.model.rng.seed(wrng.getrandbits(32))
+                w = play_likelihood(view, hands, kitty, self.model, INFER_TRICKS)
+                if wrng.random() < w:
+                    break
             world = Round.from_view(view, hands, kitty)
             return world, hands, kitty
 

@@ -558,6 +558,11 @@ class HeuristicAgent:
         return penalty
 
     # ================================================================ the play (§6)
+    def play_ids(self, view: View) -> Ids:
+        """The play (card ids) this bot would make from `view` (its seat's turn, §6)."""
+        assert view.seat is not None
+        return self._play(view, view.seat)
+
     def _play(self, view: View, seat: int) -> Ids:
         t = view.trump
         assert t is not None

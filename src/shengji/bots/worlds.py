@@ -15,17 +15,27 @@ turns such a world into a `Round` to search on.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
-from ..cards import N_IDS, POINTS
-from ..round import Round
+from ..cards import CARDS, N_IDS, POINTS
+from ..round import Round, TrickView
 from ..shapes import shape_of
 from ..trump import TRUMP, Trump
 from ..views import View
 
 KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
 
-__all__ = ["KITTY", "WorldFacts", "determinize", "sample_world", "world_error"]
+__all__ = [
+    "KITTY", "PlayPolicy", "WorldFacts", "determinize", "play_likelihood", "sample_world",
+    "world_error",
+]
+
+
+class PlayPolicy(Protocol):
+    """A play policy that can be asked what it would play from a view (as card ids)."""
+
+    def play_ids(self, view: View) -> list[int]: ...
 
 
 @dataclass
@@ -261,3 +271,66 @@ def determinize(view: View, rng: random.Random, facts: WorldFacts | None = None)
     f = facts or WorldFacts.from_view(view)
     hands, kitty = sample_world(f, rng)
     return Round.from_view(view, hands, kitty)
+
+
+def play_likelihood(
+    view: View,
+    hands: list[list[int]],
+    kitty: list[int],
+    policy: PlayPolicy,
+    tricks_back: int = 2,
+    miss: float = 0.35,
+) -> float:
+    """How likely the other seats' recent plays are in this world, under `policy`.
+
+    Each play by another seat in the current trick and the last `tricks_back`
+    completed tricks is replayed from that seat's position then (its hand in this
+    world plus what it played since; what it could see then): a play the policy
+    would also have made counts 1, another play counts `miss`. The product weighs a
+    world by how well it explains what the others did (inference from play).
+    """
+    me = view.seat
+    t = view.trump
+    if me is None or t is None or view.phase != "play":
+        return 1.0
+    starter = view.starter
+    tricks = list(view.tricks)
+    cur = view.current_trick
+    seq: list[tuple[int, int]] = []  # (trick index, play index) of others' plays to check
+    first = max(0, len(tricks) - tricks_back)
+    for ti in range(first, len(tricks)):
+        seq += [(ti, j) for j, (s, _) in enumerate(tricks[ti].plays) if s != me]
+    all_tricks = tricks + ([cur] if cur is not None and cur.plays else [])
+    if cur is not None and cur.plays:
+        seq += [(len(tricks), j) for j, (s, _) in enumerate(cur.plays) if s != me]
+    weight = 1.0
+    for ti, j in seq:
+        trick = all_tricks[ti]
+        seat, cards = trick.plays[j]
+        if any(f.trick == ti and f.seat == seat for f in view.failed_throws) and j == 0:
+            continue  # a failed throw's lead was not what the seat chose to play
+        hand = list(hands[seat])
+        sizes = list(view.hand_sizes)
+        for tj in range(ti, len(all_tricks)):  # give back what was played since
+            for k, (s, cs) in enumerate(all_tricks[tj].plays):
+                if tj == ti and k < j:
+                    continue
+                sizes[s] += len(cs)
+                if s == seat:
+                    for c in cs:
+                        hand[c.id] += 1
+        past = replace(
+            view,
+            seat=seat,
+            hand=tuple(CARDS[i] for i in range(N_IDS) for _ in range(hand[i])),
+            hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+            tricks=tuple(tricks[:ti]),
+            current_trick=TrickView(trick.leader, trick.plays[:j], None, 0),
+            failed_throws=tuple(f for f in view.failed_throws if f.trick < ti),
+            kitty=tuple(CARDS[i] for i in kitty) if seat == starter else None,
+            to_act=seat,
+        )
+        choice = policy.play_ids(past)
+        if sorted(choice) != sorted(c.id for c in cards):
+            weight *= miss
+    return weight
