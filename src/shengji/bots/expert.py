@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ..actions import Action, Bury, Play
 from ..cards import CARDS, POINTS
+from ..errors import IllegalAction
 from ..follow import iter_follows, iter_leads
 from ..round import Round
 from ..shapes import decompose, shape_of
@@ -178,7 +179,7 @@ class ExpertAgent:
                 rnd = world.clone()
                 try:
                     rnd.apply(Play(me, tuple(CARDS[i] for i in c)))
-                except Exception:  # noqa: BLE001  (cannot happen for a legal candidate)
+                except IllegalAction:  # cannot happen for a legal candidate
                     out.append(-99.0)
                     continue
                 ks = k0.world(hands, kitty, rnd.starter or 0)
