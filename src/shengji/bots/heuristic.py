@@ -390,6 +390,7 @@ class HeuristicAgent:
     win_weight = 4.0  # points are worth this many "keep" units when deciding to win
     feed_weight = 6.0  # how eagerly to give points to a partner who holds the trick
     reserve_kitty = 20.0  # keep the top trump for the last trick above this kitty value
+    kitty_share = 0.5  # an unseen kitty holds this share of its fair share of the points
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -634,7 +635,7 @@ class HeuristicAgent:
             return 0.0
         unseen_pts = k.unseen_pts
         # A starter rarely buries points: count the kitty's fair share at half.
-        return 2.0 * 0.5 * unseen_pts * 8 / unseen_cards
+        return 2.0 * self.kitty_share * unseen_pts * 8 / unseen_cards
 
     # ---------------------------------------------------------------- leading (§6.1)
     def _lead(self, k: _Knowledge) -> Ids:
