@@ -38,7 +38,7 @@ class _Knowledge:
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
-        "n_hand", "n_unseen", "unseen_pts",
+        "n_hand", "n_unseen", "unseen_pts", "_sure",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -156,7 +156,25 @@ class _Knowledge:
         k.strict = self.strict
         return k
 
+    def sure_level(self, ps: int) -> int:
+        """A card of play suit `ps` at this level or above beats every unseen single of
+        the other hands (`higher_single` is false for it); cached until the next play."""
+        got = self._sure[ps]
+        if got is not None:
+            return got
+        top = -1
+        if self._holders(ps, _others(self.me)):
+            unseen = self.unseen
+            levels = self.t.ids_at_level[ps]
+            for lv in range(len(levels) - 1, -1, -1):
+                if any(unseen[i] for i in levels[lv]):
+                    top = lv
+                    break
+        self._sure[ps] = top
+        return top
+
     def _count(self) -> None:
+        self._sure: list[int | None] = [None] * 5
         self.n_hand = sum(self.hand)
         self.n_unseen = sum(self.unseen)
         self.unseen_pts = sum(POINTS[i] * n for i, n in enumerate(self.unseen) if n)
@@ -173,6 +191,7 @@ class _Knowledge:
         updates those once with `observe_public`.
         """
         ps_of = self.t.play_suit
+        self._sure = [None] * 5
         if seat == self.me:
             hand = self.hand
             self.n_hand -= len(ids)
@@ -601,7 +620,7 @@ class HeuristicAgent:
         v = float(t.level[i])
         if ps == TRUMP:
             v += _TRUMP_BONUS
-        elif not k.higher_single(ps, t.level[i], _others(k.me)):
+        elif t.level[i] >= k.sure_level(ps):
             v += 6  # a sure winner
         if k.hand[i] >= 2:
             v += _PAIR_BONUS
