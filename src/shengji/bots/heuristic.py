@@ -18,7 +18,7 @@ from itertools import combinations
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
 from ..follow import follow_error, iter_follows
-from ..shapes import Shape, decompose, match_value, shape_of
+from ..shapes import Shape, Unit, decompose, match_value, shape_of
 from ..trick import winner_index
 from ..trump import TRUMP, Trump
 from ..views import View
@@ -305,7 +305,7 @@ class _LeadContext:
     last trick), trump strength and who can still ruff (§6.1)."""
 
     __slots__ = ("k", "opps", "partner", "others", "by_suit", "my_trumps", "strong",
-                 "opp_trumps_possible")
+                 "opp_trumps_possible", "_units", "_winners")
 
     def __init__(self, bot: HeuristicAgent, k: _Knowledge) -> None:
         t = k.t
@@ -330,15 +330,30 @@ class _LeadContext:
             self.my_trumps >= bot.strong_min_trumps
             and self.my_trumps >= bot.strong_ratio * unseen_trumps
         )
+        self._units: list[list[Unit] | None] = [None] * 5
+        self._winners: list[Ids | None] = [None] * 5
+
+    def units(self, ps: int) -> list[Unit]:
+        """The held cards of suit `ps` split into units (§6.1), computed once."""
+        got = self._units[ps]
+        if got is None:
+            got = self._units[ps] = decompose(self.by_suit[ps], self.k.t)
+        return got
 
     def winners(self, ps: int) -> Ids:
         """Units of suit `ps` that no other hand can beat (§6.1), as one lead."""
+        got = self._winners[ps]
+        if got is None:
+            got = self._winners[ps] = self._find_winners(ps)
+        return list(got)
+
+    def _find_winners(self, ps: int) -> Ids:
         k, t, others = self.k, self.k.t, self.others
         ids = self.by_suit[ps]
         if not ids:
             return []
         out: Ids = []
-        for u in decompose(ids, t):
+        for u in self.units(ps):
             if not k.unit_beatable(ps, u.npairs, u.top, others):
                 out.extend(u.ids)
         if not out:
@@ -348,7 +363,7 @@ class _LeadContext:
         units = decompose(out, t)
         if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
             first = next(
-                u for u in decompose(ids, t)
+                u for u in self.units(ps)
                 if not k.unit_beatable(ps, u.npairs, u.top, others)
             )
             return list(first.ids)
@@ -703,7 +718,7 @@ class HeuristicAgent:
     def _lead_trump_pair(self, c: _LeadContext) -> Ids | None:
         """4. Strong in trumps: pull with the lowest trump pair (or tractor)."""
         if c.strong and c.opp_trumps_possible:
-            pairs = [u for u in decompose(c.by_suit[TRUMP], c.k.t) if u.npairs >= 1]
+            pairs = [u for u in c.units(TRUMP) if u.npairs >= 1]
             if pairs:
                 u = min(pairs, key=lambda u: (u.top, -u.npairs))
                 return list(u.ids)
@@ -724,7 +739,7 @@ class HeuristicAgent:
 
     def _lead_cheap(self, c: _LeadContext) -> Ids:
         """6. Otherwise a cheap lead: a low single from a short suit, or a low pair."""
-        k, t = c.k, c.k.t
+        k = c.k
         cands: list[tuple[float, Ids]] = []
         for ps in range(5):
             ids = c.by_suit[ps]
@@ -732,7 +747,7 @@ class HeuristicAgent:
                 continue
             n_suit = len(ids)
             opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in c.opps)
-            for u in decompose(ids, t):
+            for u in c.units(ps):
                 if u.npairs >= 2:
                     continue
                 cost = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
