@@ -41,7 +41,7 @@ DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
 
-DEFAULT_ITERS = 160
+DEFAULT_ITERS = 100  # rollouts per decision for a plain `expert`
 
 
 class ExpertAgent:
@@ -289,7 +289,7 @@ class ExpertAgent:
             return out
 
         # The bury shapes the whole round: it gets a few decisions' worth of budget.
-        return self._pimc(cands, make_world, evaluate, rng, scale=3)
+        return self._pimc(cands, make_world, evaluate, rng, scale=2)
 
 
 def _choose(vals: list[list[float]], active: list[int]) -> int:
