@@ -7,6 +7,8 @@ import copy
 import pickle
 import random
 
+import pytest
+
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
@@ -167,3 +169,22 @@ def test_terminal_play_seats_expert_bots_from_specs() -> None:
     bots = agents_for("expert", "expert:iters=5", seed=1)
     assert all(isinstance(b, ExpertAgent) for b in bots.values())
     assert bots[1].iters == 5 and bots[2].iters is not None
+
+
+def test_without_a_consistent_world_the_expert_plays_the_heuristic_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from shengji.bots import expert as expert_module
+    from shengji.bots.heuristic import HeuristicAgent
+    from shengji.bots.worlds import WorldError
+
+    def no_world(*_: object) -> None:
+        raise WorldError("no world is consistent with this view")
+
+    monkeypatch.setattr(expert_module, "sample_world", no_world)
+    rnd, seat = _position(14, 3)
+    view = rnd.view(seat)
+    action = ExpertAgent(2, iters=10).act(view)
+    assert isinstance(action, Play) and view.is_legal(action.cards)
+    assert view.lead is not None  # a follow: the heuristic's choice has no random tie-break
+    assert action == HeuristicAgent(2).act(view)

@@ -26,7 +26,7 @@ from ..shapes import decompose, shape_of
 from ..trump import TRUMP
 from ..views import View
 from .heuristic import HeuristicAgent, _Knowledge
-from .worlds import WorldFacts, play_likelihood, sample_world
+from .worlds import WorldError, WorldFacts, play_likelihood, sample_world
 
 Ids = list[int]
 WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
@@ -85,11 +85,17 @@ class ExpertAgent:
         self.policy.rng = random.Random(rng.getrandbits(32))
         if view.phase in ("deal", "declare"):
             return self.policy.act(view)
-        if view.phase == "kitty":
-            return Bury(seat, tuple(CARDS[i] for i in self._search_bury(view, rng)))
-        if view.phase == "play":
-            return Play(seat, tuple(CARDS[i] for i in self._search_play(view, rng)))
-        raise ValueError(f"nothing to do in phase {view.phase!r}")
+        if view.phase not in ("kitty", "play"):
+            raise ValueError(f"nothing to do in phase {view.phase!r}")
+        try:
+            ids = self._search_bury(view, rng) if view.phase == "kitty" else \
+                self._search_play(view, rng)
+        except WorldError:
+            # No world fits what this seat believes (cannot happen in a real round):
+            # play the heuristic's move rather than fail.
+            return self.policy.act(view)
+        cards = tuple(CARDS[i] for i in ids)
+        return Bury(seat, cards) if view.phase == "kitty" else Play(seat, cards)
 
     # ================================================================ candidates
     def _play_candidates(self, view: View, k: _Knowledge) -> list[Ids]:

@@ -27,9 +27,13 @@ from ..views import View
 KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
 
 __all__ = [
-    "KITTY", "PlayPolicy", "WorldFacts", "determinize", "play_likelihood", "sample_world",
-    "world_error",
+    "KITTY", "PlayPolicy", "WorldError", "WorldFacts", "determinize", "play_likelihood",
+    "sample_world", "world_error",
 ]
+
+
+class WorldError(ValueError):
+    """No placement of the hidden cards agrees with the view's facts."""
 
 
 class PlayPolicy(Protocol):
@@ -145,7 +149,7 @@ class WorldFacts:
                 if n <= 0:
                     continue
                 loc = s
-                if void[s][ps_of[i]]:
+                if void[s][ps_of[i]] or (n >= 2 and nopair[s][ps_of[i]]):
                     # It left that hand without being played: the starter buried it (§4).
                     if s != view.starter or not kitty_hidden:
                         continue
@@ -181,7 +185,7 @@ def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], li
     out = _try_sample(f, rng, relax_pairs=True)
     if out is not None:
         return out
-    raise ValueError("no world is consistent with this view")  # only for an impossible view
+    raise WorldError("no world is consistent with this view")  # only for an impossible view
 
 
 def _try_sample(
