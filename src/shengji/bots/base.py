@@ -17,7 +17,7 @@ AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", "expert")
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),
     "heuristic": (),
-    "expert": ("ms", "iters", "worlds", "candidates"),
+    "expert": ("ms", "iters", "worlds", "candidates", "infer"),
 }
 
 

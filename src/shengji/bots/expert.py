@@ -35,7 +35,6 @@ Evaluator = Callable[[Round, list[list[int]], list[int], int, list[int]], list[f
 # After this many worlds, drop candidates that trail the best by this many standard
 # errors of the paired difference (the heuristic's own move always stays).
 PRUNE_AT = {4: 2.5, 6: 2.0, 10: 1.5, 16: 1.2}
-INFER_TRIES = 4  # worlds drawn at most per accepted world (likelihood rejection)
 INFER_TRICKS = 1  # completed tricks whose plays the likelihood looks back on
 DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
@@ -48,7 +47,9 @@ class ExpertAgent:
     """PIMC search over sampled worlds with heuristic rollouts; deterministic given its
     seed and an iteration budget (`iters`); `ms` caps the time per decision instead.
 
-    `worlds` caps the worlds per decision, `candidates` the moves compared in each.
+    `worlds` caps the worlds per decision, `candidates` the moves compared in each;
+    `infer` is how many worlds are drawn at most per world kept, by the likelihood of the
+    others' recent plays (1: no inference, uniform worlds).
     """
 
     def __init__(
@@ -58,6 +59,7 @@ class ExpertAgent:
         iters: int | None = None,
         worlds: int | None = None,
         candidates: int = 6,
+        infer: int = 4,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -65,6 +67,7 @@ class ExpertAgent:
         self.iters = iters if iters is not None else (None if ms is not None else DEFAULT_ITERS)
         self.max_worlds = worlds
         self.n_candidates = candidates
+        self.infer_tries = infer
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -195,9 +198,10 @@ class ExpertAgent:
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
             # Rejection sampling by the likelihood of the others' recent plays.
-            for attempt in range(INFER_TRIES):
+            tries = self.infer_tries
+            for attempt in range(tries):
                 hands, kitty = sample_world(facts, wrng)
-                if attempt == INFER_TRIES - 1:
+                if attempt == tries - 1:
                     break
                 self.model.rng.seed(wrng.getrandbits(32))
                 w = play_likelihood(view, hands, kitty, self.model, INFER_TRICKS)
