@@ -91,6 +91,14 @@ def test_failed_throw_shown_cards_stay_with_the_blocker_rules_6_4() -> None:
                 for c in ft.shown:
                     assert have[c.id] > 0, "a shown card left the blocker's hand"
                     have[c.id] -= 1
+                if ft.seat != seat:  # the thrower still holds what it took back
+                    back = list(hands[ft.seat])
+                    taken_back = list(ft.attempted)
+                    for c in ft.forced:
+                        taken_back.remove(c)
+                    for c in taken_back:
+                        assert back[c.id] > 0, "a card taken back left the thrower's hand"
+                        back[c.id] -= 1
             checked += 1
             break
         if checked >= 3:

@@ -4,9 +4,10 @@
 hand, every card played, the kitty it buried as the starter, and what play
 revealed about the other hands — voids (a follower who did not follow suit has
 none of it left), missing pairs (a follower who could not follow a pair has no
-pair there), cards shown to stop a failed throw (§6.4, still held unless played
-since) and declarations (§3.3: the declarer held those cards; unless played since,
-they are still in hand, or buried in the kitty by a starter void in trumps).
+pair there), cards shown to stop a failed throw and the cards the thrower took
+back (§6.4; still held unless played since) and declarations (§3.3: the declarer
+held those cards; unless played since, they are still in hand, or buried in the
+kitty by a starter void in trumps).
 `sample_world(facts, rng)` deals the unseen cards into the other hands (and the
 hidden kitty) so that every one of those facts holds; `determinize(view, rng)`
 turns such a world into a `Round` to search on.
@@ -124,24 +125,30 @@ class WorldFacts:
         # minus what that seat played since.
         pinned = [[0] * N_IDS for _ in range(5)]
         need = [[0] * N_IDS for _ in range(4)]
+        cnt: dict[int, int]
         for s, cards in view.declarations:
             if s == me:
                 continue
-            cnt: dict[int, int] = {}
+            cnt = {}
             for c in cards:
                 cnt[c.id] = cnt.get(c.id, 0) + 1
             for i, n in cnt.items():
                 need[s][i] = max(need[s][i], n - played_by[s][i])
         for f in view.failed_throws:
-            s = f.blocker
-            if s == me:
-                continue
-            cnt = {}
-            for c in f.shown:
-                cnt[c.id] = cnt.get(c.id, 0) + 1
-            for i, n in cnt.items():
-                since = sum(pt[s][i] for pt in played_from[f.trick :])
-                need[s][i] = max(need[s][i], n - since)
+            # The blocker showed these cards; the thrower took back the rest of the
+            # attempted throw: both are still held unless played since (§6.4).
+            taken_back = list(f.attempted)
+            for c in f.forced:
+                taken_back.remove(c)
+            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(taken_back))):
+                if s == me:
+                    continue
+                cnt = {}
+                for c in cards:
+                    cnt[c.id] = cnt.get(c.id, 0) + 1
+                for i, n in cnt.items():
+                    since = sum(pt[s][i] for pt in played_from[f.trick :])
+                    need[s][i] = max(need[s][i], n - since)
         left = list(pool)
         for s in range(4):
             for i in range(N_IDS):
