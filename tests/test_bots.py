@@ -387,3 +387,40 @@ def test_random_agent_uses_the_views_random_play() -> None:
     seen = {played(RandomAgent(s), view) for s in range(40)}
     assert len(seen) > 2
     assert {played(RandomAgent(7), view) for _ in range(3)} == {played(RandomAgent(7), view)}
+
+
+def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4() -> None:
+    """Cards a blocker showed (and a thrower took back) are in that hand: a higher card
+    known to sit with the partner is no threat to the seat's own play."""
+    from shengji.bots.heuristic import _Knowledge
+    from shengji.driver import step
+
+    found = 0
+    for seed in range(60):
+        rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+        agents = [RandomAgent(seed * 4 + s) for s in range(4)]
+        while not rnd.is_over and not rnd.failed_throws:
+            step(rnd, agents)
+        if not rnd.failed_throws or rnd.is_over:
+            continue
+        f = rnd.failed_throws[-1]
+        for seat in range(4):
+            if seat in (f.blocker, f.seat):
+                continue
+            view = rnd.view(seat)
+            assert view.trump is not None
+            k = _Knowledge(view, view.trump)
+            assert k.held is not None and f.blocker in k.held
+            for c in f.shown:
+                held_now = rnd.hands[f.blocker][c.id]
+                assert k.held[f.blocker][c.id] <= held_now  # never claims too much
+            # Seats that exclude the blocker cannot hold the shown cards' last copies.
+            others = [s for s in range(4) if s not in (seat, f.blocker)]
+            free = k._unseen_for(others)
+            assert all(free[i] <= k.unseen[i] for i in range(54))
+            # Right after the throw the blocker has not played: all shown cards are known.
+            assert sum(free) <= sum(k.unseen) - len(f.shown)
+            found += 1
+        if found >= 4:
+            break
+    assert found >= 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
@@ -22,6 +23,9 @@ from ..shapes import Shape, Unit, decompose, match_value, shape_of
 from ..trick import winner_index
 from ..trump import TRUMP, Trump
 from ..views import View
+
+if TYPE_CHECKING:
+    from ..round import TrickView
 
 Ids = list[int]
 
@@ -38,7 +42,7 @@ class _Knowledge:
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
-        "n_hand", "n_unseen", "unseen_pts", "_sure",
+        "n_hand", "n_unseen", "unseen_pts", "_sure", "held",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -94,6 +98,7 @@ class _Knowledge:
                 unseen[i] = 0
         self.unseen = unseen
         self._count()
+        self.held = self._failed_throw_cards(view, tricks) if view.failed_throws else None
         self.void = void
         self.nopair = nopair
         self.n_levels = [len(lv) for lv in t.ids_at_level]
@@ -147,6 +152,7 @@ class _Knowledge:
                 unseen[i] -= n
         k.unseen = unseen
         k._count()
+        k.held = None
         k.void = void
         k.nopair = nopair
         k.n_levels = self.n_levels
@@ -238,11 +244,51 @@ class _Knowledge:
             return True
         return False
 
+    def _failed_throw_cards(
+        self, view: View, tricks: Sequence[TrickView]
+    ) -> dict[int, list[int]]:
+        """Unseen cards known to be in a hand since a failed throw (§6.4): the cards the
+        blocker showed and those the thrower took back, less what each played since."""
+        held: dict[int, list[int]] = {}
+        for f in view.failed_throws:
+            back = list(f.attempted)
+            for c in f.forced:
+                back.remove(c)
+            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(back))):
+                if s == self.me:
+                    continue
+                h = held.setdefault(s, [0] * N_IDS)
+                have = [0] * N_IDS
+                for c in cards:
+                    have[c.id] += 1
+                for trick in tricks[f.trick :]:
+                    for seat, played in trick.plays:
+                        if seat == s:
+                            for c in played:
+                                have[c.id] -= 1
+                for i, n in enumerate(have):
+                    if n > h[i]:
+                        h[i] = min(n, self.unseen[i])
+        return held
+
+    def _unseen_for(self, seats: Sequence[int]) -> list[int]:
+        """Unseen copies that one of `seats` may hold: less those known elsewhere."""
+        held = self.held
+        if not held:
+            return self.unseen
+        out = list(self.unseen)
+        for s, h in held.items():
+            if s not in seats:
+                for i, n in enumerate(h):
+                    if n:
+                        out[i] = max(0, out[i] - n)
+        return out
+
     def higher_single(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
         if not self._holders(ps, seats):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         for lv in range(lvl + 1, len(levels)):
             for i in levels[lv]:
                 if unseen[i]:
@@ -253,7 +299,7 @@ class _Knowledge:
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         for lv in range(lvl + 1, len(levels)):
             for i in levels[lv]:
                 if unseen[i] >= 2:
@@ -264,7 +310,7 @@ class _Knowledge:
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         run = 0
         for lv in range(len(levels)):
             if any(unseen[i] >= 2 for i in levels[lv]):
