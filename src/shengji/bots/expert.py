@@ -40,7 +40,7 @@ DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
 
-DEFAULT_ITERS = 100  # rollouts per decision for a plain `expert`
+DEFAULT_ITERS = 80  # rollouts per decision for a plain `expert` (~0.25 s on one core)
 
 
 class ExpertAgent:
