@@ -630,19 +630,17 @@ class Round:
     def clone(self) -> Round:
         """A cheap independent copy (for search): later actions on either leave the other as is.
 
-        Immutable parts (options, trump tables, finished tricks' tuples) are shared.
+        Lists and dicts are copied (the hands' count arrays too); immutable parts
+        (options, trump tables, the tuples of finished tricks) are shared.
         """
         new = object.__new__(Round)
         d = dict(self.__dict__)
+        for key, value in d.items():  # every list or dict the engine may change in place
+            if isinstance(value, list):
+                d[key] = list(value)
+            elif isinstance(value, dict):
+                d[key] = dict(value)
         d["hands"] = [list(h) for h in self.hands]
-        d["sizes"] = list(self.sizes)
-        d["actions"] = list(self.actions)
-        d["declarations"] = list(self.declarations)
-        d["tricks"] = list(self.tricks)
-        d["_trick_cache"] = list(self._trick_cache)
-        d["current"] = list(self.current)
-        d["failed_throws"] = list(self.failed_throws)
-        d["point_cards"] = list(self.point_cards)
         new.__dict__ = d
         return new
 
