@@ -1,14 +1,17 @@
 """The expert agent: determinized (PIMC) search over worlds consistent with its view.
 
 For each decision it samples worlds — the hidden cards dealt consistently with
-everything its seat has seen (`worlds.sample_world`, RULES §11) — and plays each
-of a few candidate moves in every world, finishing the round with the heuristic
-policy on a cloned state. The candidate with the best mean outcome (levels won,
-plus a little for points, §8.2) is chosen. Every candidate meets the same worlds
-and the same rollout seeds, so the comparison is paired. The budget is
-`iters` rollouts (deterministic for a seed) or `ms` milliseconds per decision.
-It buries the kitty the same way (candidates from the heuristic's ranking, §4),
-and declares with the heuristic's judgement of its hand (§3.3).
+everything its seat has seen (`worlds.sample_world`, RULES §11), drawn by
+rejection on how well each world explains the others' recent plays under the
+heuristic policy (`worlds.play_likelihood`) — and plays each of a few candidate
+moves in every world, finishing the round with the heuristic policy on a cloned
+state. Every candidate meets the same worlds and rollout seeds, so comparisons
+are paired; clearly worse candidates are dropped as worlds accrue, and the
+heuristic's own move stands unless another beats it by a standard error. The
+utility is half the levels won (§8.2) and half a smooth reading of the points.
+The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds
+per decision. The kitty is buried the same way (candidates from the heuristic's
+ranking, §4); declarations use the heuristic's judgement of the hand (§3.3).
 """
 
 from __future__ import annotations
