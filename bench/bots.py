@@ -2,7 +2,8 @@
 
 Run: `python bench/bots.py [--rounds N] [--kind heuristic]`. Each seat's agent
 is timed on every decision it makes (declarations during the deal, the kitty,
-every play) over N rounds of four agents of that kind.
+every play) over N rounds of four agents of that kind. `--kind` takes any agent
+spec, e.g. `--kind expert:iters=60 --rounds 2` (the search is slow: few rounds).
 """
 
 from __future__ import annotations

@@ -210,3 +210,24 @@ def test_heuristic_against_itself_is_even() -> None:
     r = run_pairing("heuristic", "heuristic", 300, seed=77, workers=2)
     assert r.levels_per_deal().contains(0.0)
     assert not math.isnan(r.declaring_win_rate())
+
+
+def test_the_arena_times_each_agents_decisions_and_takes_agent_specs() -> None:
+    from shengji.arena import results_table
+
+    r = run_pairing("expert:iters=4,candidates=2", "heuristic", 1, seed=2, workers=1)
+    ta, tb = r.decision_times()
+    assert len(ta) > 10 and len(tb) > 10 and all(t >= 0 for t in ta + tb)
+    doc = r.to_json()
+    assert doc["decision_ms"]["a"]["n"] == len(ta)
+    assert doc["decision_ms"]["a"]["p95"] >= doc["decision_ms"]["a"]["median"]
+    assert "times_a" not in doc["deal_results"][0][0]
+    assert results_table([r]).row_count == 1
+
+
+def test_agent_specs_split_on_commas_keep_their_settings() -> None:
+    from shengji.cli import split_agent_specs
+
+    assert split_agent_specs("heuristic,expert:ms=300,worlds=20, random") == [
+        "heuristic", "expert:ms=300,worlds=20", "random"
+    ]

@@ -82,13 +82,59 @@ def spies(kinds: Sequence[str], table: Round | Game, seed: int) -> list[Spy]:
 
 
 def test_make_agent_kinds() -> None:
-    assert set(AGENT_KINDS) == {"random", "heuristic"}
+    assert set(AGENT_KINDS) == {"random", "heuristic", "expert"}
     assert isinstance(make_agent("random", 1), RandomAgent)
     assert isinstance(make_agent("heuristic", 1), HeuristicAgent)
     for kind in AGENT_KINDS:
         assert isinstance(make_agent(kind, 0), Agent)
     with pytest.raises(ValueError, match="unknown agent kind"):
         make_agent("clever", 0)
+
+
+def test_agent_specs_name_a_kind_and_its_settings() -> None:
+    from shengji.bots import ExpertAgent, agent_spec_error, parse_agent_spec
+
+    assert parse_agent_spec("expert:ms=300") == ("expert", {"ms": 300})
+    assert parse_agent_spec(" expert:iters=20, worlds=4 ") == (
+        "expert", {"iters": 20, "worlds": 4}
+    )
+    assert parse_agent_spec("heuristic") == ("heuristic", {})
+    e = make_agent("expert:iters=7,candidates=3", 1)
+    assert isinstance(e, ExpertAgent) and e.iters == 7 and e.n_candidates == 3
+    t = make_agent("expert:ms=250", 1)
+    assert isinstance(t, ExpertAgent) and t.ms == 250 and t.iters is None
+    assert agent_spec_error("expert:iters=0") is not None  # must be positive
+    assert "no setting 'ms'" in (agent_spec_error("heuristic:ms=3") or "")
+    assert "positive integer" in (agent_spec_error("expert:ms=fast") or "")
+    assert "unknown agent kind" in (agent_spec_error("clever:ms=1") or "")
+    assert agent_spec_error("expert:worlds=5") is None
+
+
+def test_heuristic_play_core_matches_its_view_path() -> None:
+    """`choose_play` (the search's rollout policy) decides exactly as `act` does."""
+    from shengji.bots.heuristic import _Knowledge
+
+    rnd = Round(11, trump_rank="2", starter=0, declaring_team=0)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    checked = 0
+    while not rnd.is_over:
+        d = rnd.decision()
+        if d.phase == "play" and d.seat is not None:
+            view = rnd.view(d.seat)
+            assert view.trump is not None
+            plays = [] if view.current_trick is None else [
+                (s, [c.id for c in cs]) for s, cs in view.current_trick.plays
+            ]
+            probe = HeuristicAgent(d.seat)
+            ids = probe.choose_play(_Knowledge(view, view.trump), plays)
+            act = HeuristicAgent(d.seat).act(view)
+            assert isinstance(act, Play)
+            assert sorted(ids) == sorted(c.id for c in act.cards)
+            checked += 1
+        from shengji.driver import step
+
+        step(rnd, agents)
+    assert checked > 20
 
 
 # ---------------------------------------------------------------- legality across many games
@@ -341,3 +387,40 @@ def test_random_agent_uses_the_views_random_play() -> None:
     seen = {played(RandomAgent(s), view) for s in range(40)}
     assert len(seen) > 2
     assert {played(RandomAgent(7), view) for _ in range(3)} == {played(RandomAgent(7), view)}
+
+
+def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4() -> None:
+    """Cards a blocker showed (and a thrower took back) are in that hand: a higher card
+    known to sit with the partner is no threat to the seat's own play."""
+    from shengji.bots.heuristic import _Knowledge
+    from shengji.driver import step
+
+    found = 0
+    for seed in range(60):
+        rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+        agents = [RandomAgent(seed * 4 + s) for s in range(4)]
+        while not rnd.is_over and not rnd.failed_throws:
+            step(rnd, agents)
+        if not rnd.failed_throws or rnd.is_over:
+            continue
+        f = rnd.failed_throws[-1]
+        for seat in range(4):
+            if seat in (f.blocker, f.seat):
+                continue
+            view = rnd.view(seat)
+            assert view.trump is not None
+            k = _Knowledge(view, view.trump)
+            assert k.held is not None and f.blocker in k.held
+            for c in f.shown:
+                held_now = rnd.hands[f.blocker][c.id]
+                assert k.held[f.blocker][c.id] <= held_now  # never claims too much
+            # Seats that exclude the blocker cannot hold the shown cards' last copies.
+            others = [s for s in range(4) if s not in (seat, f.blocker)]
+            free = k._unseen_for(others)
+            assert all(free[i] <= k.unseen[i] for i in range(54))
+            # Right after the throw the blocker has not played: all shown cards are known.
+            assert sum(free) <= sum(k.unseen) - len(f.shown)
+            found += 1
+        if found >= 4:
+            break
+    assert found >= 2

@@ -36,11 +36,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from .actions import Action
 from .bots import Agent, make_agent
 from .driver import play_game, play_round
 from .game import Game
 from .options import RuleOptions
 from .round import Round
+from .views import View
 
 ProgressFn = Callable[[int], None]
 
@@ -233,6 +235,8 @@ class DealOutcome:
     `a_declaring`: A held the declaring team. `a_won`: A's side was the round's
     gainer (RULES §8.2: declarers kept the deal, or the opponents took it over).
     `levels_a`/`levels_b`: levels gained by each side (one of them is 0).
+    `times_a`/`times_b`: seconds per kitty/play decision of A's and B's seats
+    (measurements, left out of comparisons and of the JSON deal results).
     """
 
     deal: int
@@ -241,6 +245,8 @@ class DealOutcome:
     levels_a: int
     levels_b: int
     opponents_points: int
+    times_a: tuple[float, ...] = field(default=(), compare=False, repr=False)
+    times_b: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def signed_levels(self) -> int:
@@ -302,6 +308,11 @@ class PairingResult:
         h = self.halves()
         return sum(x.levels_a for x in h), sum(x.levels_b for x in h)
 
+    def decision_times(self) -> tuple[list[float], list[float]]:
+        """Seconds per kitty/play decision of agent A and of agent B, over all deals."""
+        h = self.halves()
+        return [x for d in h for x in d.times_a], [x for d in h for x in d.times_b]
+
     def declaring_win_rate(self) -> float:
         """How often the declaring team won a half (a measure of the deal's bias)."""
         h = self.halves()
@@ -335,11 +346,31 @@ class PairingResult:
             "leveling_rate": iv(self.leveling_rate()) if self.deals else None,
             "levels_gained": {"a": la, "b": lb},
             "declaring_side_win_rate": self.declaring_win_rate() if self.deals else None,
+            "decision_ms": {
+                "a": _time_summary(self.decision_times()[0]),
+                "b": _time_summary(self.decision_times()[1]),
+            },
             "games": self.n_games,
             "game_win_rate": iv(self.game_win_rate()),
-            "deal_results": [[asdict(x), asdict(y)] for x, y in self.deals],
+            "deal_results": [[_outcome_json(x), _outcome_json(y)] for x, y in self.deals],
             "game_results": [[asdict(x), asdict(y)] for x, y in self.games],
         }
+
+
+def _outcome_json(x: DealOutcome) -> dict[str, Any]:
+    d = asdict(x)
+    d.pop("times_a")
+    d.pop("times_b")
+    return d
+
+
+def _time_summary(xs: Sequence[float]) -> dict[str, float] | None:
+    """Median and 95th percentile of decision times, in milliseconds."""
+    if not xs:
+        return None
+    s = sorted(xs)
+    p95 = s[min(len(s) - 1, int(0.95 * len(s)))]
+    return {"median": 1000 * statistics.median(s), "p95": 1000 * p95, "n": len(s)}
 
 
 def summarize(results: Sequence[PairingResult]) -> dict[str, Any]:
@@ -375,6 +406,23 @@ def _agents(a: str, b: str, a_team: int, seed: int) -> list[Agent]:
     ]
 
 
+class TimedAgent:
+    """Wraps an agent and records the seconds each kitty or play decision takes
+    (declarations during the deal are near-instant for every bot and left out)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.times: list[float] = []
+
+    def act(self, view: View) -> Action:
+        """The wrapped agent's action, timed."""
+        t0 = time.perf_counter()
+        action = self.agent.act(view)
+        if view.phase in ("kitty", "play"):
+            self.times.append(time.perf_counter() - t0)
+        return action
+
+
 def deal_round(seed: int, options: RuleOptions | None = None) -> Round:
     """The round a deal is played on: trump rank 2, seat 0 starts, team 0 declares."""
     return Round(seed, options, trump_rank="2", starter=0, declaring_team=0)
@@ -385,7 +433,8 @@ def play_deal(
 ) -> DealOutcome:
     """Play one deal with agent kind `a` on team `a_team` and `b` on the other team."""
     rnd = deal_round(seed, options)
-    play_round(rnd, _agents(a, b, a_team, seed))
+    agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed)]
+    play_round(rnd, agents)
     res = rnd.result
     assert res is not None
     gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
@@ -397,6 +446,8 @@ def play_deal(
         levels_a=res.levels_gained if a_won else 0,
         levels_b=0 if a_won else res.levels_gained,
         opponents_points=res.opponents_points,
+        times_a=tuple(t for s, x in enumerate(agents) if s % 2 == a_team for t in x.times),
+        times_b=tuple(t for s, x in enumerate(agents) if s % 2 != a_team for t in x.times),
     )
 
 
@@ -516,6 +567,10 @@ def _pct(x: Interval | None) -> str:
     return f"{100 * x.value:.1f}% [{100 * x.lo:.1f}–{100 * x.hi:.1f}]"
 
 
+def _ms(x: dict[str, float] | None) -> str:
+    return "-" if x is None else f"{x['median']:.1f}/{x['p95']:.1f}"
+
+
 def results_table(results: Sequence[PairingResult]) -> Table:
     """A rich table of the pairings' figures (95% confidence intervals in brackets)."""
     table = Table(
@@ -530,7 +585,11 @@ def results_table(results: Sequence[PairingResult]) -> Table:
     table.add_column("levels A:B", justify="right")
     table.add_column("games", justify="right")
     table.add_column("game wins", justify="right")
+    table.add_column("A ms med/p95", justify="right")
+    table.add_column("B ms med/p95", justify="right")
     for r in results:
+        times_a, times_b = r.decision_times()
+        ta, tb = _time_summary(times_a), _time_summary(times_b)
         if r.deals:
             lv = r.levels_per_deal()
             lvs = f"{lv.value:+.3f} ±{lv.half_width:.3f}"
@@ -548,6 +607,8 @@ def results_table(results: Sequence[PairingResult]) -> Table:
             ab,
             str(r.n_games) if r.games else "-",
             _pct(gw),
+            _ms(ta),
+            _ms(tb),
         )
     return table
 
@@ -639,7 +700,10 @@ def arena_main(
     console.print(
         "[dim]deal wins: played deals whose gainer (RULES §8.2) was A's side; levels/deal: "
         "levels gained by A minus by B per played deal; leveling rate: levels gained by A / "
-        "by both; each mirrored deal is one sample. Time: "
+        "by both; each mirrored deal is one sample; ms: time per kitty/play decision "
+        "(median/95th percentile); declaring side won "
+        + ", ".join(f"{100 * r.declaring_win_rate():.1f}%" for r in results if r.deals)
+        + " of played deals. Time: "
         + ", ".join(f"{r.a} vs {r.b} {r.seconds:.1f}s" for r in results)
         + "[/]"
     )

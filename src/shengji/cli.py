@@ -153,18 +153,35 @@ def _options(items: list[str], preset: str = "seed") -> RuleOptions:
         raise typer.BadParameter(str(e), param_hint="--option") from None
 
 
-def _kind(value: str) -> str:
-    from .bots import AGENT_KINDS
+def split_agent_specs(text: str) -> list[str]:
+    """Split `heuristic,expert:ms=300,worlds=20` into specs: a piece with `=` and no `:`
+    is one more setting of the spec before it."""
+    out: list[str] = []
+    for piece in (x.strip() for x in text.split(",")):
+        if not piece:
+            continue
+        if out and "=" in piece and ":" not in piece:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
 
-    if value not in AGENT_KINDS:
-        raise typer.BadParameter(f"{value!r} is not a bot kind ({', '.join(AGENT_KINDS)})")
+
+def _kind(value: str) -> str:
+    """Check an agent spec such as `heuristic` or `expert:ms=300` (see `shengji.bots`)."""
+    from .bots import agent_spec_error
+
+    err = agent_spec_error(value)
+    if err:
+        raise typer.BadParameter(err)
     return value
 
 
 @app.command()
 def play(
     partner: Annotated[
-        str, typer.Option(callback=_kind, help="Your partner's bot (North).")
+        str, typer.Option(callback=_kind, help="Your partner's bot (North): random, "
+                          "heuristic, expert or expert:ms=300.")
     ] = "heuristic",
     opponents: Annotated[
         str, typer.Option(callback=_kind, help="The opponents' bots (East and West).")
@@ -239,7 +256,7 @@ def arena(
 
     from .arena import arena_main
 
-    bs = [_kind(x.strip()) for item in (b or ["random"]) for x in item.split(",") if x.strip()]
+    bs = [_kind(x) for item in (b or ["random"]) for x in split_agent_specs(item)]
     if deals == 0 and games == 0:
         raise typer.BadParameter("nothing to play: give --deals and/or --games")
     arena_main(

@@ -687,6 +687,116 @@ class Round:
         if total != [2] * 54:
             raise AssertionError("cards not conserved")
 
+    # ------------------------------------------------------------ search support (bots)
+
+    def clone(self) -> Round:
+        """A cheap independent copy (for search): later actions on either leave the other as is.
+
+        Lists and dicts are copied (the hands' count arrays too); immutable parts
+        (options, trump tables, the tuples of finished tricks) are shared.
+        """
+        new = object.__new__(Round)
+        d = dict(self.__dict__)
+        for key, value in d.items():  # every list or dict the engine may change in place
+            if isinstance(value, list):
+                d[key] = list(value)
+            elif isinstance(value, dict):
+                d[key] = dict(value)
+        d["hands"] = [list(h) for h in self.hands]
+        new.__dict__ = d
+        return new
+
+    @classmethod
+    def from_view(
+        cls, view: View, hands: list[list[int]], kitty: tuple[int, ...] | list[int]
+    ) -> Round:
+        """A round in the position `view` shows, with the hidden cards placed as given.
+
+        `hands` are the four seats' count arrays (54 ids) and `kitty` the 8 buried ids
+        (play phase) or the 8 the starter takes (kitty phase): one *determinized world*
+        for a search bot. Only the kitty and play phases can be built (RULES §4, §6); the
+        result has no action history (`actions` is empty) and is not a replayable record.
+        Raises `IllegalAction` if the world contradicts the view (hand sizes, the seat's
+        own hand, the 108 cards).
+        """
+        if view.phase not in ("kitty", "play") or view.trump is None:
+            raise IllegalAction(
+                f"RULES §4/§6: a world can only be built in the kitty or play phase "
+                f"(now: {view.phase})"
+            )
+        if view.starter is None or view.declaring_team is None:
+            raise IllegalAction("RULES §3.4: the starter is known once trump is fixed")
+        if len(hands) != 4 or any(len(h) != 54 for h in hands):
+            raise IllegalAction("hands: four count arrays of 54 card ids are required")
+        sizes = [sum(h) for h in hands]
+        if tuple(sizes) != tuple(view.hand_sizes):
+            raise IllegalAction(f"hands: sizes {sizes} differ from the view's {view.hand_sizes}")
+        if len(kitty) != KITTY_SIZE:
+            raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
+        rnd = object.__new__(cls)
+        rnd.options = view.options
+        rnd.seed = "world"
+        rnd.trump_rank = view.trump_rank if view.trump_rank is not None else "2"
+        rnd.first_round = False
+        rnd.starter = view.starter
+        rnd.declaring_team = view.declaring_team
+        rnd.round_no = view.round_no
+        rnd.levels = view.levels
+        rnd.first_drawer = view.starter
+        rnd.attempt = 0
+        rnd.actions = []
+        rnd.deck = []
+        rnd.hands = [list(h) for h in hands]
+        rnd.sizes = sizes
+        rnd.drawn = 4 * HAND_SIZE
+        rnd.declarations = [(s, tuple(c.id for c in cs)) for s, cs in view.declarations]
+        rnd.standing = None
+        if rnd.declarations:
+            s, ids = rnd.declarations[-1]
+            rnd.standing = (s, declaration_strength(ids, rnd.trump_rank), ids)
+        rnd.phase = view.phase
+        rnd.ask = None
+        rnd.passes = 0
+        rnd.trump = view.trump
+        rnd.kitty_flip = tuple(c.id for c in view.kitty_flip)
+        kitty_ids = tuple(kitty)
+        if view.kitty_taken is not None:
+            rnd.kitty_taken = tuple(c.id for c in view.kitty_taken)
+        else:
+            rnd.kitty_taken = kitty_ids
+        rnd.kitty = () if view.phase == "kitty" else kitty_ids
+        rnd.tricks = [
+            (t.leader, [(s, tuple(c.id for c in cs)) for s, cs in t.plays], t.winner or 0,
+             t.points)
+            for t in view.tricks
+        ]
+        rnd._trick_cache = list(view.tricks)
+        cur = view.current_trick
+        rnd.current = [] if cur is None else [(s, tuple(c.id for c in cs)) for s, cs in cur.plays]
+        if view.phase == "play":
+            rnd.leader = cur.leader if cur is not None else view.starter
+        else:
+            rnd.leader = None
+        rnd.lead_shape = shape_of(rnd.current[0][1], view.trump) if rnd.current else None
+        rnd.failed_throws = list(view.failed_throws)
+        rnd.opponents_points = view.opponents_points
+        rnd.point_cards = [c.id for c in view.point_cards]
+        rnd.penalties = sum(f.penalty for f in view.failed_throws)
+        rnd.result = None
+        if view.seat is not None:
+            own = [0] * 54
+            for c in view.hand:
+                own[c.id] += 1
+            if own != rnd.hands[view.seat]:
+                raise IllegalAction("hands: the viewing seat's hand differs from its view")
+        try:
+            rnd.counts_check()
+        except AssertionError:
+            raise IllegalAction(
+                "RULES §1: the world does not hold each of the 108 cards once"
+            ) from None
+        return rnd
+
 
 def _cards(ids: tuple[int, ...]) -> tuple[Card, ...]:
     return tuple(CARDS[i] for i in ids)

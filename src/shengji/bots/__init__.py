@@ -1,4 +1,5 @@
-"""Bots: the `Agent` protocol and `make_agent(kind, seed)` for "random" and "heuristic".
+"""Bots: the `Agent` protocol and `make_agent(spec, seed)` for "random", "heuristic" and
+"expert" (search; `expert:ms=300` or `expert:iters=200`).
 
 An agent sees only its own seat's `View` (RULES §11) and returns an action:
 `Declare`/`Pass` while cards are drawn and in the final window, `Bury` as the
@@ -7,8 +8,12 @@ starter in the kitty exchange, `Play` on its turn.
 
 from __future__ import annotations
 
-from .base import AGENT_KINDS, Agent, make_agent
+from .base import AGENT_KINDS, Agent, agent_spec_error, make_agent, parse_agent_spec
+from .expert import ExpertAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
-__all__ = ["AGENT_KINDS", "Agent", "HeuristicAgent", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENT_KINDS", "Agent", "ExpertAgent", "HeuristicAgent", "RandomAgent", "agent_spec_error",
+    "make_agent", "parse_agent_spec",
+]

@@ -14,14 +14,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
-from ..follow import follow_error
-from ..shapes import Shape, decompose, match_value, shape_of
+from ..follow import follow_error, iter_follows
+from ..shapes import Shape, Unit, decompose, match_value, shape_of
 from ..trick import winner_index
 from ..trump import TRUMP, Trump
 from ..views import View
+
+if TYPE_CHECKING:
+    from ..round import TrickView
 
 Ids = list[int]
 
@@ -29,6 +33,7 @@ Ids = list[int]
 _TRUMP_BONUS = 20
 _PAIR_BONUS = 6
 _VOID_BONUS = 12  # kitty: making a side suit void
+_LONE_PENALTY = 6  # kitty: leaving one low card in a side suit
 
 
 class _Knowledge:
@@ -36,7 +41,8 @@ class _Knowledge:
 
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
-        "unseen_len", "hand_sizes", "starter_kitty",
+        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
+        "n_hand", "n_unseen", "unseen_pts", "_sure", "held",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -78,20 +84,155 @@ class _Knowledge:
                     if pairs < lead_pairs:
                         nopair[seat][lead_suit] = True
         self.starter_kitty = False
+        self._kitty: list[int] = []
+        self.kitty_pts = 0
+        self.strict = view.options.strict_tractor_follow
         if view.kitty is not None and view.starter == me and not view.game_over:
             self.starter_kitty = True
+            self._kitty = [c.id for c in view.kitty]
             for c in view.kitty:
                 unseen[c.id] -= 1
+                self.kitty_pts += c.points
         for i in range(N_IDS):
             if unseen[i] < 0:  # defensive: never negative
                 unseen[i] = 0
         self.unseen = unseen
+        self._count()
+        self.held = self._failed_throw_cards(view, tricks) if view.failed_throws else None
         self.void = void
         self.nopair = nopair
         self.n_levels = [len(lv) for lv in t.ids_at_level]
         self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
         self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
-        self.hand_sizes = tuple(view.hand_sizes)
+        self.hand_sizes = list(view.hand_sizes)
+
+    def world(
+        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
+    ) -> list[_Knowledge]:
+        """The four seats' knowledge in a determinized world (search rollouts).
+
+        `self` is the searching seat's knowledge of the position; `hands` the world's
+        four hands and `kitty` its buried kitty (known to `starter` only). The public
+        facts (voids, missing pairs, hand sizes) are fresh copies shared by the four.
+        """
+        void = [list(v) for v in self.void]
+        nopair = [list(v) for v in self.nopair]
+        sizes = [sum(h) for h in hands]
+        return [
+            self.for_seat(s, hands[s], kitty if s == starter else None, void, nopair, sizes)
+            for s in range(4)
+        ]
+
+    def for_seat(
+        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
+        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+    ) -> _Knowledge:
+        """The knowledge `seat` would have in a world where it holds `hand` (search only).
+
+        `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
+        seat's buried kitty if it is the starter; the public facts are the given lists.
+        """
+        k = object.__new__(_Knowledge)
+        k.t = self.t
+        k.me = seat
+        k.hand = list(hand)
+        unseen = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
+        if self.starter_kitty:
+            for i in self.kitty_ids():
+                unseen[i] += 1
+        k.kitty_pts = 0
+        k.starter_kitty = kitty is not None
+        k._kitty = list(kitty) if kitty is not None else []
+        if kitty is not None:
+            for i in kitty:
+                unseen[i] -= 1
+                k.kitty_pts += POINTS[i]
+        for i, n in enumerate(hand):
+            if n:
+                unseen[i] -= n
+        k.unseen = unseen
+        k._count()
+        k.held = None
+        k.void = void
+        k.nopair = nopair
+        k.n_levels = self.n_levels
+        k.suit_len = [sum(hand[i] for i in ids) for ids in self.t.suit_ids]
+        k.unseen_len = [sum(unseen[i] for i in ids) for ids in self.t.suit_ids]
+        k.hand_sizes = hand_sizes
+        k.strict = self.strict
+        return k
+
+    def sure_level(self, ps: int) -> int:
+        """A card of play suit `ps` at this level or above beats every unseen single of
+        the other hands (`higher_single` is false for it); cached until the next play."""
+        got = self._sure[ps]
+        if got is not None:
+            return got
+        top = -1
+        if self._holders(ps, _others(self.me)):
+            unseen = self.unseen
+            levels = self.t.ids_at_level[ps]
+            for lv in range(len(levels) - 1, -1, -1):
+                if any(unseen[i] for i in levels[lv]):
+                    top = lv
+                    break
+        self._sure[ps] = top
+        return top
+
+    def _count(self) -> None:
+        self._sure: list[int | None] = [None] * 5
+        self.n_hand = sum(self.hand)
+        self.n_unseen = sum(self.unseen)
+        self.unseen_pts = sum(POINTS[i] * n for i, n in enumerate(self.unseen) if n)
+
+    def kitty_ids(self) -> list[int]:
+        """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
+        return list(self._kitty)
+
+    def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).
+
+        Own plays leave the hand; others' plays leave the unseen pool. Voids and
+        hand sizes are shared between the seats of one search world, so the caller
+        updates those once with `observe_public`.
+        """
+        ps_of = self.t.play_suit
+        self._sure = [None] * 5
+        if seat == self.me:
+            hand = self.hand
+            self.n_hand -= len(ids)
+            for i in ids:
+                hand[i] -= 1
+                self.suit_len[ps_of[i]] -= 1
+        else:
+            unseen = self.unseen
+            for i in ids:
+                if unseen[i] > 0:
+                    unseen[i] -= 1
+                    self.unseen_len[ps_of[i]] -= 1
+                    self.n_unseen -= 1
+                    self.unseen_pts -= POINTS[i]
+
+    def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
+        self.hand_sizes[seat] -= len(ids)
+        if lead is None:
+            return
+        ps_of = self.t.play_suit
+        lead_suit = ps_of[lead[0]]
+        n = len(lead)
+        in_suit: dict[int, int] = {}
+        k = 0
+        for i in ids:
+            if ps_of[i] == lead_suit:
+                k += 1
+                in_suit[i] = in_suit.get(i, 0) + 1
+        if k < n:
+            self.void[seat][lead_suit] = True
+        elif n > 1:
+            lead_pairs = shape_of(lead, self.t).n_pairs
+            if lead_pairs and sum(v >> 1 for v in in_suit.values()) < lead_pairs:
+                self.nopair[seat][lead_suit] = True
 
     # ------------------------------------------------------------ who may hold what
     def _holders(self, ps: int, seats: Iterable[int], pairs: bool = False) -> bool:
@@ -103,11 +244,51 @@ class _Knowledge:
             return True
         return False
 
+    def _failed_throw_cards(
+        self, view: View, tricks: Sequence[TrickView]
+    ) -> dict[int, list[int]]:
+        """Unseen cards known to be in a hand since a failed throw (§6.4): the cards the
+        blocker showed and those the thrower took back, less what each played since."""
+        held: dict[int, list[int]] = {}
+        for f in view.failed_throws:
+            back = list(f.attempted)
+            for c in f.forced:
+                back.remove(c)
+            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(back))):
+                if s == self.me:
+                    continue
+                h = held.setdefault(s, [0] * N_IDS)
+                have = [0] * N_IDS
+                for c in cards:
+                    have[c.id] += 1
+                for trick in tricks[f.trick :]:
+                    for seat, played in trick.plays:
+                        if seat == s:
+                            for c in played:
+                                have[c.id] -= 1
+                for i, n in enumerate(have):
+                    if n > h[i]:
+                        h[i] = min(n, self.unseen[i])
+        return held
+
+    def _unseen_for(self, seats: Sequence[int]) -> list[int]:
+        """Unseen copies that one of `seats` may hold: less those known elsewhere."""
+        held = self.held
+        if not held:
+            return self.unseen
+        out = list(self.unseen)
+        for s, h in held.items():
+            if s not in seats:
+                for i, n in enumerate(h):
+                    if n:
+                        out[i] = max(0, out[i] - n)
+        return out
+
     def higher_single(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
         if not self._holders(ps, seats):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         for lv in range(lvl + 1, len(levels)):
             for i in levels[lv]:
                 if unseen[i]:
@@ -118,7 +299,7 @@ class _Knowledge:
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         for lv in range(lvl + 1, len(levels)):
             for i in levels[lv]:
                 if unseen[i] >= 2:
@@ -129,7 +310,7 @@ class _Knowledge:
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
-        unseen = self.unseen
+        unseen = self._unseen_for(seats)
         run = 0
         for lv in range(len(levels)):
             if any(unseen[i] >= 2 for i in levels[lv]):
@@ -165,6 +346,119 @@ class _Knowledge:
         return 1 - (1 - p_void) ** len(live)
 
 
+class _LeadContext:
+    """What every lead rule looks at: the hand by play suit (less the card kept for the
+    last trick), trump strength and who can still ruff (§6.1)."""
+
+    __slots__ = ("k", "opps", "partner", "others", "by_suit", "my_trumps", "strong",
+                 "opp_trumps_possible", "_units", "_winners")
+
+    def __init__(self, bot: HeuristicAgent, k: _Knowledge) -> None:
+        t = k.t
+        me = k.me
+        self.k = k
+        self.others = _others(me)
+        self.opps = [(me + 1) % 4, (me + 3) % 4]
+        self.partner = (me + 2) % 4
+        hand = k.hand
+        reserve = bot._reserve(k)
+        by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
+        if reserve and k.n_hand > 1:
+            for ps in range(5):
+                by_suit[ps] = [i for i in by_suit[ps] if i not in reserve]
+        self.by_suit = by_suit
+        self.my_trumps = len(by_suit[TRUMP])
+        unseen_trumps = k.unseen_len[TRUMP]
+        self.opp_trumps_possible = (
+            any(not k.void[s][TRUMP] for s in self.opps) and unseen_trumps > 0
+        )
+        self.strong = (
+            self.my_trumps >= bot.strong_min_trumps
+            and self.my_trumps >= bot.strong_ratio * unseen_trumps
+        )
+        self._units: list[list[Unit] | None] = [None] * 5
+        self._winners: list[Ids | None] = [None] * 5
+
+    def units(self, ps: int) -> list[Unit]:
+        """The held cards of suit `ps` split into units (§6.1), computed once."""
+        got = self._units[ps]
+        if got is None:
+            got = self._units[ps] = decompose(self.by_suit[ps], self.k.t)
+        return got
+
+    def winners(self, ps: int) -> Ids:
+        """Units of suit `ps` that no other hand can beat (§6.1), as one lead."""
+        got = self._winners[ps]
+        if got is None:
+            got = self._winners[ps] = self._find_winners(ps)
+        return list(got)
+
+    def _find_winners(self, ps: int) -> Ids:
+        k, t, others = self.k, self.k.t, self.others
+        ids = self.by_suit[ps]
+        if not ids:
+            return []
+        out: Ids = []
+        for u in self.units(ps):
+            if not k.unit_beatable(ps, u.npairs, u.top, others):
+                out.extend(u.ids)
+        if not out:
+            return []
+        # The combined lead must still split into unbeatable units (it may
+        # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
+        units = decompose(out, t)
+        if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
+            first = next(
+                u for u in self.units(ps)
+                if not k.unit_beatable(ps, u.npairs, u.top, others)
+            )
+            return list(first.ids)
+        return out
+
+
+class _FollowContext:
+    """What every follow rule looks at: who holds the trick with what, who plays after,
+    the points at stake (the kitty's too on the last trick, §8.1)."""
+
+    __slots__ = ("k", "shape", "partner", "later", "later_opps", "last", "trick_pts",
+                 "kitty_val", "reserve", "w_suit", "w_val", "partner_winning",
+                 "partner_safe")
+
+    def __init__(
+        self, bot: HeuristicAgent, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]],
+        shape: Shape,
+    ) -> None:
+        t = k.t
+        me = k.me
+        self.k = k
+        self.shape = shape
+        self.partner = (me + 2) % 4
+        leader = plays[0][0]
+        ids_plays = [p for _, p in plays]
+        w_idx = winner_index(ids_plays, shape, t)
+        w_seat = plays[w_idx][0]
+        w_ids = ids_plays[w_idx]
+        self.w_suit = t.play_suit[w_ids[0]]
+        w_val = match_value(w_ids, shape, t)
+        assert w_val is not None
+        self.w_val = w_val
+        self.later = [(leader + j) % 4 for j in range(len(plays) + 1, 4)]
+        self.later_opps = [s for s in self.later if s % 2 != me % 2]
+        self.last = not self.later
+        self.trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
+        n = shape.n_cards
+        final_trick = k.n_hand == n
+        self.kitty_val = bot._kitty_value(k) * n if final_trick else 0.0
+        self.reserve: set[int] = set()
+        if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < bot._kitty_value(k):
+            self.reserve = bot._reserve(k)
+        self.partner_winning = w_seat == self.partner
+        self.partner_safe = self.partner_winning and (
+            self.last
+            or not bot._beatable_by(k, w_ids, self.w_suit, w_val, shape, self.later_opps)
+        )
+
+
 class HeuristicAgent:
     """A rule-based player; deterministic given its seed (the seed breaks ties)."""
 
@@ -176,6 +470,7 @@ class HeuristicAgent:
     win_weight = 4.0  # points are worth this many "keep" units when deciding to win
     feed_weight = 6.0  # how eagerly to give points to a partner who holds the trick
     reserve_kitty = 20.0  # keep the top trump for the last trick above this kitty value
+    kitty_share = 0.5  # an unseen kitty holds this share of its fair share of the points
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -270,6 +565,15 @@ class HeuristicAgent:
 
     # ================================================================ the kitty (§4)
     def _bury(self, view: View) -> list[Card]:
+        return [CARDS[i] for i in self.bury_options(view, 1)[0]]
+
+    def bury_options(self, view: View, n: int) -> list[list[int]]:
+        """The `n` best distinct kitties (ids) by this bot's judgement, best first (§4).
+
+        A kitty is scored by what its cards are worth keeping (trumps, aces, pairs and
+        points are expensive: points buried are at risk of the kitty multiplier, §8.1),
+        with a bonus for each side suit it empties (a void lets the starter ruff).
+        """
         t = view.trump
         assert t is not None
         hand = [c.id for c in view.hand]
@@ -292,8 +596,7 @@ class HeuristicAgent:
             return v
 
         side = [[i for i in hand if ps_of[i] == s] for s in range(4)]
-        best_total = float("inf")
-        best: list[int] = []
+        found: dict[tuple[int, ...], float] = {}
         suits = [s for s in range(4) if side[s]]
         for r in range(len(suits) + 1):
             for subset in combinations(suits, r):
@@ -307,29 +610,67 @@ class HeuristicAgent:
                 )
                 fill = rest[: 8 - len(chosen)]
                 total += sum(cost(i) for i in fill)
-                # Leaving a lone card in a suit we meant to keep is bad; not modelled further.
-                if total < best_total:
-                    best_total = total
-                    best = chosen + fill
-        return [CARDS[i] for i in best]
+                total += self._lone_cards(side, subset, fill, t)
+                key = tuple(sorted(chosen + fill))
+                if len(key) == 8 and total < found.get(key, float("inf")):
+                    found[key] = total
+        ranked = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
+        return [list(k) for k, _ in ranked[:n]]
+
+    @staticmethod
+    def _lone_cards(
+        side: list[list[int]], emptied: tuple[int, ...], fill: list[int], t: Trump
+    ) -> float:
+        """Bury rule: a side suit left with one low card is nearly a void wasted (§4).
+
+        A lone card must be played the first time the suit is led and usually loses;
+        burying it too would have made a void. A lone top card is fine.
+        """
+        penalty = 0.0
+        for s in range(4):
+            if s in emptied or not side[s]:
+                continue
+            left = list(side[s])
+            for i in fill:
+                if i in left:
+                    left.remove(i)
+            if len(left) == 1 and t.level[left[0]] < len(t.ids_at_level[s]) - 1:
+                penalty += _LONE_PENALTY
+        return penalty
 
     # ================================================================ the play (§6)
+    def play_ids(self, view: View) -> Ids:
+        """The play (card ids) this bot would make from `view` (its seat's turn, §6)."""
+        assert view.seat is not None
+        return self._play(view, view.seat)
+
     def _play(self, view: View, seat: int) -> Ids:
         t = view.trump
         assert t is not None
         k = _Knowledge(view, t)
         trick = view.current_trick
-        plays = [] if trick is None else list(trick.plays)
+        plays = [] if trick is None else [(s, [c.id for c in cs]) for s, cs in trick.plays]
+        return self.choose_play(k, plays)
+
+    def choose_play(self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]]) -> Ids:
+        """The play (ids) for the seat `k` knows about, given the current trick's plays.
+
+        The view-free core of the play phase, also used as the search's rollout policy.
+        """
         if not plays:
-            choice = self._lead(view, k)
-            return choice
-        lead_ids = [c.id for c in plays[0][1]]
-        shape = shape_of(lead_ids, t)
-        choice = self._follow(view, k, plays, shape)
-        if follow_error(k.hand, shape, choice, t) is not None or not view.is_legal(
-            [CARDS[i] for i in choice]
-        ):
-            choice = self._fallback(view, k)
+            return self._lead(k)
+        t = k.t
+        lead = plays[0][1]
+        n = len(lead)
+        ps = t.play_suit[lead[0]]
+        if k.suit_len[ps] == n or k.n_hand == n:  # one legal play: all of them (§6.2)
+            hand = k.hand
+            pool = t.suit_ids[ps] if k.suit_len[ps] == n else range(N_IDS)
+            return [i for i in pool for _ in range(hand[i])]
+        shape = shape_of(lead, t)
+        choice = self._follow(k, plays, shape)
+        if follow_error(k.hand, shape, choice, t, k.strict) is not None:
+            choice = self._fallback(k, shape)
         return choice
 
     # ---------------------------------------------------------------- shared helpers
@@ -340,7 +681,7 @@ class HeuristicAgent:
         v = float(t.level[i])
         if ps == TRUMP:
             v += _TRUMP_BONUS
-        elif not k.higher_single(ps, t.level[i], _others(k.me)):
+        elif t.level[i] >= k.sure_level(ps):
             v += 6  # a sure winner
         if k.hand[i] >= 2:
             v += _PAIR_BONUS
@@ -349,12 +690,12 @@ class HeuristicAgent:
     def _dump_cost(self, k: _Knowledge, i: int, point_weight: float) -> float:
         return self._keep(k, i) + point_weight * POINTS[i]
 
-    def _reserve(self, view: View, k: _Knowledge) -> set[int]:
+    def _reserve(self, k: _Knowledge) -> set[int]:
         """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
-        n = sum(k.hand)
+        n = k.n_hand
         if n > 4 or n <= 1:
             return set()
-        if self._kitty_value(view, k) < self.reserve_kitty:
+        if self._kitty_value(k) < self.reserve_kitty:
             return set()
         t = k.t
         trumps = [i for i in range(N_IDS) if k.hand[i] and t.play_suit[i] == TRUMP]
@@ -365,186 +706,165 @@ class HeuristicAgent:
             return set()
         return {top}
 
-    def _kitty_value(self, view: View, k: _Knowledge) -> float:
+    def _kitty_value(self, k: _Knowledge) -> float:
         """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
-        if k.starter_kitty and view.kitty is not None:
-            return 2.0 * sum(c.points for c in view.kitty)
-        unseen_cards = sum(k.unseen)
+        if k.starter_kitty:
+            return 2.0 * k.kitty_pts
+        unseen_cards = k.n_unseen
         if unseen_cards <= 0:
             return 0.0
-        unseen_pts = sum(POINTS[i] * n for i, n in enumerate(k.unseen) if n)
+        unseen_pts = k.unseen_pts
         # A starter rarely buries points: count the kitty's fair share at half.
-        return 2.0 * 0.5 * unseen_pts * 8 / unseen_cards
+        return 2.0 * self.kitty_share * unseen_pts * 8 / unseen_cards
 
     # ---------------------------------------------------------------- leading (§6.1)
-    def _lead(self, view: View, k: _Knowledge) -> Ids:
-        t = k.t
-        me = k.me
-        others = _others(me)
-        opps = [(me + 1) % 4, (me + 3) % 4]
-        partner = (me + 2) % 4
-        hand = k.hand
-        reserve = self._reserve(view, k)
-        by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
-        if reserve and sum(hand) > 1:
-            for ps in range(5):
-                by_suit[ps] = [i for i in by_suit[ps] if i not in reserve]
-        my_trumps = len(by_suit[TRUMP])
-        unseen_trumps = k.unseen_len[TRUMP]
-        opp_trumps_possible = any(not k.void[s][TRUMP] for s in opps) and unseen_trumps > 0
+    def _lead(self, k: _Knowledge) -> Ids:
+        """The first lead rule that applies, in order of priority (each one small)."""
+        c = _LeadContext(self, k)
+        for rule in (
+            self._lead_pull_trumps,
+            self._lead_side_winners,
+            self._lead_trump_winners,
+            self._lead_trump_pair,
+            self._lead_to_partner_void,
+        ):
+            choice = rule(c)
+            if choice:
+                return choice
+        return self._lead_cheap(c)
 
-        def winners(ps: int) -> Ids:
-            ids = by_suit[ps]
-            if not ids:
-                return []
-            out: Ids = []
-            for u in decompose(ids, t):
-                if not k.unit_beatable(ps, u.npairs, u.top, others):
-                    out.extend(u.ids)
-            if not out:
-                return []
-            # The combined lead must still split into unbeatable units (it may
-            # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
-            units = decompose(out, t)
-            if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
-                first = next(
-                    u for u in decompose(ids, t)
-                    if not k.unit_beatable(ps, u.npairs, u.top, others)
-                )
-                return list(first.ids)
-            return out
+    def _lead_pull_trumps(self, c: _LeadContext) -> Ids | None:
+        """1. Strong in trumps: pull them with sure winners (pairs and tractors first)."""
+        if c.strong and c.opp_trumps_possible:
+            return c.winners(TRUMP) or None
+        return None
 
-        strong = (
-            my_trumps >= self.strong_min_trumps and my_trumps >= self.strong_ratio * unseen_trumps
-        )
-        # 1. Strong in trumps: pull them with sure winners (pairs and tractors first).
-        if strong and opp_trumps_possible:
-            w = winners(TRUMP)
-            if w:
-                return w
-        # 2. Side-suit sure winners that nobody can ruff: lead them, as a throw if several.
+    def _lead_side_winners(self, c: _LeadContext) -> Ids | None:
+        """2. Side-suit sure winners that nobody can ruff: lead them, as a throw if several."""
+        k = c.k
         best_side: tuple[float, Ids] | None = None
         for ps in range(4):
-            w = winners(ps)
+            w = c.winners(ps)
             if not w:
                 continue
-            risk = k.ruff_risk(ps, opps)
+            risk = k.ruff_risk(ps, c.opps)
             if risk > self.max_ruff_risk:
                 continue
             score = len(w) * 3 + sum(POINTS[i] for i in w) - 20 * risk
             if best_side is None or score > best_side[0]:
                 best_side = (score, w)
-        if best_side is not None:
-            return best_side[1]
-        # 3. Sure winners in trumps when the opponents still hold trumps.
-        if opp_trumps_possible and my_trumps >= 3:
-            w = winners(TRUMP)
-            if w:
-                return w
-        # 4. Strong in trumps: pull with a trump pair, or a low trump when very long.
-        if strong and opp_trumps_possible:
-            pairs = [u for u in decompose(by_suit[TRUMP], t) if u.npairs >= 1]
+        return None if best_side is None else best_side[1]
+
+    def _lead_trump_winners(self, c: _LeadContext) -> Ids | None:
+        """3. Sure winners in trumps when the opponents still hold trumps."""
+        if c.opp_trumps_possible and c.my_trumps >= 3:
+            return c.winners(TRUMP) or None
+        return None
+
+    def _lead_trump_pair(self, c: _LeadContext) -> Ids | None:
+        """4. Strong in trumps: pull with the lowest trump pair (or tractor)."""
+        if c.strong and c.opp_trumps_possible:
+            pairs = [u for u in c.units(TRUMP) if u.npairs >= 1]
             if pairs:
                 u = min(pairs, key=lambda u: (u.top, -u.npairs))
                 return list(u.ids)
-        # 5. Partner is void in a side suit where the opponents are not: lead it low.
-        if not k.void[partner][TRUMP] and k.hand_sizes[partner] > 0:
-            for ps in range(4):
-                if by_suit[ps] and k.void[partner][ps] and not any(k.void[s][ps] for s in opps):
-                    low = min(by_suit[ps], key=lambda i: (POINTS[i], t.level[i]))
-                    if POINTS[low] == 0:
-                        return [low]
-        # 6. Otherwise a cheap lead: a low single from a short suit, or a low pair.
+        return None
+
+    def _lead_to_partner_void(self, c: _LeadContext) -> Ids | None:
+        """5. Partner is void in a side suit where the opponents are not: lead it low."""
+        k, t, partner = c.k, c.k.t, c.partner
+        if k.void[partner][TRUMP] or k.hand_sizes[partner] <= 0:
+            return None
+        for ps in range(4):
+            ids = c.by_suit[ps]
+            if ids and k.void[partner][ps] and not any(k.void[s][ps] for s in c.opps):
+                low = min(ids, key=lambda i: (POINTS[i], t.level[i]))
+                if POINTS[low] == 0:
+                    return [low]
+        return None
+
+    def _lead_cheap(self, c: _LeadContext) -> Ids:
+        """6. Otherwise a cheap lead: a low single from a short suit, or a low pair."""
+        k = c.k
         cands: list[tuple[float, Ids]] = []
         for ps in range(5):
-            ids = by_suit[ps]
+            ids = c.by_suit[ps]
             if not ids:
                 continue
             n_suit = len(ids)
-            opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in opps)
-            for u in decompose(ids, t):
+            opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in c.opps)
+            for u in c.units(ps):
                 if u.npairs >= 2:
                     continue
-                c = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
+                cost = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
                 if u.npairs == 1:
-                    c = c / 2 + 2 - _PAIR_BONUS
+                    cost = cost / 2 + 2 - _PAIR_BONUS
                 if ps == TRUMP:
-                    c += 0 if strong else 8
+                    cost += 0 if c.strong else 8
                 elif n_suit <= 2:
-                    c -= 3  # towards a void
+                    cost -= 3  # towards a void
                 if opp_void and ps != TRUMP:
-                    c += 6
-                cands.append((c, list(u.ids)))
+                    cost += 6
+                cands.append((cost, list(u.ids)))
         if not cands:  # only the reserved card is left
-            i = next(i for i in range(N_IDS) if hand[i])
+            i = next(i for i in range(N_IDS) if k.hand[i])
             return [i]
         cands.sort(key=lambda x: (x[0], x[1]))
         # Near-equal cheap leads: let the seed choose (so equal agents differ by seed).
-        close = [c for c in cands if c[0] <= cands[0][0] + 1.0]
+        close = [x for x in cands if x[0] <= cands[0][0] + 1.0]
         return close[self.rng.randrange(len(close))][1]
 
     # ---------------------------------------------------------------- following (§6.2)
     def _follow(
-        self, view: View, k: _Knowledge, plays: list[tuple[int, tuple[Card, ...]]], shape: Shape
+        self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]], shape: Shape
     ) -> Ids:
-        t = k.t
-        me = k.me
-        partner = (me + 2) % 4
-        leader = plays[0][0]
-        ids_plays = [[c.id for c in p] for _, p in plays]
-        w_idx = winner_index(ids_plays, shape, t)
-        w_seat = plays[w_idx][0]
-        w_ids = ids_plays[w_idx]
-        w_suit = t.play_suit[w_ids[0]]
-        w_val = match_value(w_ids, shape, t)
-        assert w_val is not None
-        later = [(leader + j) % 4 for j in range(len(plays) + 1, 4)]
-        later_opps = [s for s in later if s % 2 != me % 2]
-        last = not later
-        trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
-        n = shape.n_cards
-        final_trick = sum(k.hand) == n
-        kitty_val = self._kitty_value(view, k) * n if final_trick else 0.0
-        reserve: set[int] = set()
-        if not final_trick and trick_pts * 2 < self._kitty_value(view, k):
-            reserve = self._reserve(view, k)
-
-        partner_winning = w_seat == partner
-        partner_safe = partner_winning and (
-            last or not self._beatable_by(k, w_ids, w_suit, w_val, shape, later_opps)
-        )
-
-        if partner_safe:
-            return self._discard(k, shape, point_weight=-self.feed_weight, reserve=reserve)
-
-        wins = self._winning_plays(k, shape, w_suit, w_val, reserve)
-        dump = self._discard(k, shape, point_weight=2.5, reserve=reserve)
+        """Feed a partner who holds the trick safely; else win it when the points are
+        worth the cards; else play the cheapest legal cards."""
+        c = _FollowContext(self, k, plays, shape)
+        if c.partner_safe:
+            return self._follow_feed_partner(c)
+        wins = self._winning_plays(k, shape, c.w_suit, c.w_val, c.reserve)
+        dump = self._discard(k, shape, point_weight=2.5, reserve=c.reserve)
         if not wins:
             return dump
+        if c.last:
+            return self._follow_last_win(c, wins, dump)
+        return self._follow_try_win(c, wins, dump)
+
+    def _follow_feed_partner(self, c: _FollowContext) -> Ids:
+        """The partner holds the trick and nobody after can beat it: give it points."""
+        return self._discard(c.k, c.shape, point_weight=-self.feed_weight, reserve=c.reserve)
+
+    def _follow_try_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
+        """Not last: win with a play nobody after can beat, if the trick is worth it."""
+        k, t, shape = c.k, c.k.t, c.shape
         dump_cost = sum(self._keep(k, i) for i in dump)
-        expected = trick_pts + kitty_val
-        if not last:
-            safe = [
-                p for p in wins
-                if not self._beatable_by(k, p, t.play_suit[p[0]], _val(p, shape, t), shape,
-                                         later_opps)
-            ]
-            if safe:
-                p = safe[0]
-                gain = expected + 3 + (5 if partner in later else 0)
-                if partner_winning and trick_pts + kitty_val < 5:
-                    return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
-                if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
-                    return p
-                return dump
-            if partner_winning:
-                return self._discard(k, shape, point_weight=2.5, reserve=reserve)
-            if expected >= 10:
-                return wins[-1]
+        expected = c.trick_pts + c.kitty_val
+        safe = [
+            p for p in wins
+            if not self._beatable_by(k, p, t.play_suit[p[0]], _val(p, shape, t), shape,
+                                     c.later_opps)
+        ]
+        if safe:
+            p = safe[0]
+            gain = expected + 3 + (5 if c.partner in c.later else 0)
+            if c.partner_winning and c.trick_pts + c.kitty_val < 5:
+                return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
+            if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
+                return p
             return dump
-        # Last to play and an opponent holds the trick: win it cheaply if worth it.
+        if c.partner_winning:
+            return self._discard(k, shape, point_weight=2.5, reserve=c.reserve)
+        if expected >= 10:
+            return wins[-1]
+        return dump
+
+    def _follow_last_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
+        """Last to play and an opponent holds the trick: win it cheaply if worth it."""
+        k = c.k
+        dump_cost = sum(self._keep(k, i) for i in dump)
         p = wins[0]
-        gain = expected + 3
+        gain = c.trick_pts + c.kitty_val + 3
         if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
             return p
         return dump
@@ -716,11 +1036,11 @@ class HeuristicAgent:
         others.sort(key=lambda i: (other_cost(i), i))
         return chosen + others[: n - h]
 
-    def _fallback(self, view: View, k: _Knowledge) -> Ids:
+    def _fallback(self, k: _Knowledge, shape: Shape) -> Ids:
         """When a built play is not legal (e.g. `strict_tractor_follow`): the cheapest legal one."""
         best: tuple[float, Ids] | None = None
-        for count, play in enumerate(view.legal_plays()):
-            ids = [c.id for c in play]
+        for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
+            ids = list(play)
             c = sum(self._dump_cost(k, i, 2.5) for i in ids)
             if best is None or c < best[0]:
                 best = (c, ids)

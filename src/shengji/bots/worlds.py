@@ -1,0 +1,347 @@
+"""Determinized worlds for search: hidden cards placed consistently with one seat's view.
+
+`WorldFacts.from_view(view)` gathers what the seat knows (RULES §11): its own
+hand, every card played, the kitty it buried as the starter, and what play
+revealed about the other hands — voids (a follower who did not follow suit has
+none of it left), missing pairs (a follower who could not follow a pair has no
+pair there), cards shown to stop a failed throw and the cards the thrower took
+back (§6.4; still held unless played since) and declarations (§3.3: the declarer
+held those cards; unless played since, they are still in hand, or buried in the
+kitty by a starter void in trumps).
+`sample_world(facts, rng)` deals the unseen cards into the other hands (and the
+hidden kitty) so that every one of those facts holds; `determinize(view, rng)`
+turns such a world into a `Round` to search on.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from ..cards import CARDS, N_IDS, POINTS
+from ..round import Round, TrickView
+from ..shapes import shape_of
+from ..trump import TRUMP, Trump
+from ..views import View
+
+KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
+
+__all__ = [
+    "KITTY", "PlayPolicy", "WorldError", "WorldFacts", "determinize", "play_likelihood",
+    "sample_world", "world_error",
+]
+
+
+class WorldError(ValueError):
+    """No placement of the hidden cards agrees with the view's facts."""
+
+
+class PlayPolicy(Protocol):
+    """A play policy that can be asked what it would play from a view (as card ids)."""
+
+    def play_ids(self, view: View) -> list[int]: ...
+
+
+@dataclass
+class WorldFacts:
+    """What one seat knows about where the hidden cards are (RULES §11, §6.2-§6.4, §3.3).
+
+    `pool[i]`: unseen copies of card id `i`; `capacity[loc]`: hidden cards at each
+    location (seats 0-3, `KITTY`); `void[s][ps]`, `nopair[s][ps]` per seat and play
+    suit; `pinned[loc][i]`: copies of `i` known to be at `loc`.
+    """
+
+    seat: int
+    trump: Trump
+    hand: list[int]
+    pool: list[int]
+    capacity: list[int]
+    void: list[list[bool]]
+    nopair: list[list[bool]]
+    pinned: list[list[int]]
+    kitty_known: tuple[int, ...] | None
+
+    @classmethod
+    def from_view(cls, view: View) -> WorldFacts:
+        """The facts of `view` (kitty or play phase, a seat's view)."""
+        me = view.seat
+        t = view.trump
+        if me is None or t is None or view.phase not in ("kitty", "play"):
+            raise ValueError("world facts need a seat's view in the kitty or play phase")
+        hand = [0] * N_IDS
+        for c in view.hand:
+            hand[c.id] += 1
+        pool = [2 - n for n in hand]
+        void = [[False] * 5 for _ in range(4)]
+        nopair = [[False] * 5 for _ in range(4)]
+        played_by: list[list[int]] = [[0] * N_IDS for _ in range(4)]
+        # per seat: what it played from trick index k on (for failed-throw shown cards)
+        tricks = list(view.tricks)
+        if view.current_trick is not None and view.current_trick.plays:
+            tricks.append(view.current_trick)
+        played_from: list[list[list[int]]] = []
+        ps_of = t.play_suit
+        for trick in tricks:
+            plays = trick.plays
+            lead = [c.id for c in plays[0][1]]
+            lead_suit = ps_of[lead[0]]
+            n = len(lead)
+            lead_pairs = shape_of(lead, t).n_pairs if n > 1 else 0
+            this = [[0] * N_IDS for _ in range(4)]
+            for j, (s, cards) in enumerate(plays):
+                in_suit: dict[int, int] = {}
+                k = 0
+                for c in cards:
+                    pool[c.id] -= 1
+                    played_by[s][c.id] += 1
+                    this[s][c.id] += 1
+                    if ps_of[c.id] == lead_suit:
+                        k += 1
+                        in_suit[c.id] = in_suit.get(c.id, 0) + 1
+                if j == 0:
+                    continue
+                if k < n:
+                    void[s][lead_suit] = True
+                elif lead_pairs and sum(v >> 1 for v in in_suit.values()) < lead_pairs:
+                    nopair[s][lead_suit] = True
+            played_from.append(this)
+        kitty_known: tuple[int, ...] | None = None
+        kitty_hidden = view.phase == "play" and view.starter != me
+        if view.kitty is not None and view.starter == me:
+            kitty_known = tuple(c.id for c in view.kitty)
+            for i in kitty_known:
+                pool[i] -= 1
+        if view.phase == "kitty" and view.kitty_taken is not None:
+            kitty_known = tuple(c.id for c in view.kitty_taken)  # already in the hand
+        if min(pool) < 0:
+            raise ValueError("the view shows more than two copies of a card")
+        capacity = [0] * 5
+        for s in range(4):
+            if s != me:
+                capacity[s] = view.hand_sizes[s]
+        capacity[KITTY] = 8 if kitty_hidden else 0
+        # Cards known to be in a hand: declared (§3.3) or shown to stop a throw (§6.4),
+        # minus what that seat played since.
+        pinned = [[0] * N_IDS for _ in range(5)]
+        need = [[0] * N_IDS for _ in range(4)]
+        cnt: dict[int, int]
+        for s, cards in view.declarations:
+            if s == me:
+                continue
+            cnt = {}
+            for c in cards:
+                cnt[c.id] = cnt.get(c.id, 0) + 1
+            for i, n in cnt.items():
+                need[s][i] = max(need[s][i], n - played_by[s][i])
+        for f in view.failed_throws:
+            # The blocker showed these cards; the thrower took back the rest of the
+            # attempted throw: both are still held unless played since (§6.4).
+            taken_back = list(f.attempted)
+            for c in f.forced:
+                taken_back.remove(c)
+            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(taken_back))):
+                if s == me:
+                    continue
+                cnt = {}
+                for c in cards:
+                    cnt[c.id] = cnt.get(c.id, 0) + 1
+                for i, n in cnt.items():
+                    since = sum(pt[s][i] for pt in played_from[f.trick :])
+                    need[s][i] = max(need[s][i], n - since)
+        left = list(pool)
+        for s in range(4):
+            for i in range(N_IDS):
+                n = min(need[s][i], left[i])
+                if n <= 0:
+                    continue
+                loc = s
+                if void[s][ps_of[i]] or (n >= 2 and nopair[s][ps_of[i]]):
+                    # It left that hand without being played: the starter buried it (§4).
+                    if s != view.starter or not kitty_hidden:
+                        continue
+                    loc = KITTY
+                pinned[loc][i] += n
+                left[i] -= n
+        return cls(me, t, hand, pool, capacity, void, nopair, pinned, kitty_known)
+
+
+def _allowed(f: WorldFacts, loc: int, i: int) -> bool:
+    if loc == KITTY:
+        return True
+    return not f.void[loc][f.trump.play_suit[i]]
+
+
+def _kitty_weight(i: int, t: Trump) -> float:
+    """A prior: starters rarely bury trumps or points (§4), so the kitty draws them less."""
+    w = 1.0
+    if t.play_suit[i] == TRUMP:
+        w *= 0.25
+    if POINTS[i]:
+        w *= 0.4
+    return w
+
+
+def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+    """Deal the unseen cards consistently with the facts: four hands (count arrays, the
+    seat's own as it is) and the kitty ids (the known kitty, or the sampled hidden one)."""
+    for _ in range(60):
+        out = _try_sample(f, rng)
+        if out is not None:
+            return out
+    out = _try_sample(f, rng, relax_pairs=True)
+    if out is not None:
+        return out
+    raise WorldError("no world is consistent with this view")  # only for an impossible view
+
+
+def _try_sample(
+    f: WorldFacts, rng: random.Random, relax_pairs: bool = False
+) -> tuple[list[list[int]], list[int]] | None:
+    hands = [[0] * N_IDS for _ in range(5)]
+    cap = list(f.capacity)
+    rest = list(f.pool)
+    for loc in range(5):
+        for i, n in enumerate(f.pinned[loc]):
+            if n:
+                hands[loc][i] += n
+                cap[loc] -= n
+                rest[i] -= n
+    if min(cap) < 0:
+        return None
+    locs = [loc for loc in range(5) if cap[loc] > 0 or any(f.pinned[loc])]
+    cards = [i for i in range(N_IDS) for _ in range(rest[i])]
+    opts = {i: [loc for loc in locs if _allowed(f, loc, i)] for i in set(cards)}
+    rng.shuffle(cards)
+    cards.sort(key=lambda i: len(opts[i]))
+    t = f.trump
+    for i in cards:
+        ps = t.play_suit[i]
+        choices: list[int] = []
+        weights: list[float] = []
+        for loc in opts[i]:
+            c = cap[loc]
+            if c <= 0:
+                continue
+            if loc != KITTY and not relax_pairs and f.nopair[loc][ps] and hands[loc][i]:
+                continue
+            choices.append(loc)
+            weights.append(c * (_kitty_weight(i, t) if loc == KITTY else 1.0))
+        if not choices:
+            return None
+        loc = choices[0] if len(choices) == 1 else rng.choices(choices, weights)[0]
+        hands[loc][i] += 1
+        cap[loc] -= 1
+    out = [f.hand[:] if s == f.seat else hands[s] for s in range(4)]
+    if f.kitty_known is not None:
+        kitty = list(f.kitty_known)
+    else:
+        kitty = [i for i in range(N_IDS) for _ in range(hands[KITTY][i])]
+    return out, kitty
+
+
+def world_error(f: WorldFacts, hands: list[list[int]], kitty: list[int]) -> str | None:
+    """Which fact a world breaks (None: consistent) — used by tests and assertions."""
+    total = [0] * N_IDS
+    for h in hands:
+        for i, n in enumerate(h):
+            total[i] += n
+    if hands[f.seat] != f.hand:
+        return "the seat's own hand changed"
+    for s in range(4):
+        if s != f.seat and sum(hands[s]) != f.capacity[s]:
+            return f"seat {s} holds {sum(hands[s])} cards, not {f.capacity[s]}"
+        for i, n in enumerate(hands[s]):
+            if not n or s == f.seat:
+                continue
+            ps = f.trump.play_suit[i]
+            if f.void[s][ps]:
+                return f"seat {s} is void in play suit {ps} but holds card {i}"
+            if f.nopair[s][ps] and n >= 2:
+                return f"seat {s} showed no pair in play suit {ps} but holds a pair of {i}"
+        for i, n in enumerate(f.pinned[s]):
+            if hands[s][i] < n:
+                return f"seat {s} must still hold {n} of card {i} (declared or shown)"
+    hidden_kitty = f.capacity[KITTY] > 0
+    if hidden_kitty:
+        if len(kitty) != 8:
+            return "the hidden kitty must hold 8 cards"
+        for i in kitty:
+            total[i] += 1
+        for i, n in enumerate(f.pinned[KITTY]):
+            if kitty.count(i) < n:
+                return f"the kitty must hold card {i}"
+    unseen_total = [total[i] - f.hand[i] for i in range(N_IDS)]
+    if unseen_total != f.pool:
+        return "the unseen cards are not conserved"
+    return None
+
+
+def determinize(view: View, rng: random.Random, facts: WorldFacts | None = None) -> Round:
+    """A round in `view`'s position with the hidden cards sampled by `sample_world`."""
+    f = facts or WorldFacts.from_view(view)
+    hands, kitty = sample_world(f, rng)
+    return Round.from_view(view, hands, kitty)
+
+
+def play_likelihood(
+    view: View,
+    hands: list[list[int]],
+    kitty: list[int],
+    policy: PlayPolicy,
+    tricks_back: int = 2,
+    miss: float = 0.35,
+) -> float:
+    """How likely the other seats' recent plays are in this world, under `policy`.
+
+    Each play by another seat in the current trick and the last `tricks_back`
+    completed tricks is replayed from that seat's position then (its hand in this
+    world plus what it played since; what it could see then): a play the policy
+    would also have made counts 1, another play counts `miss`. The product weighs a
+    world by how well it explains what the others did (inference from play).
+    """
+    me = view.seat
+    t = view.trump
+    if me is None or t is None or view.phase != "play":
+        return 1.0
+    starter = view.starter
+    tricks = list(view.tricks)
+    cur = view.current_trick
+    seq: list[tuple[int, int]] = []  # (trick index, play index) of others' plays to check
+    first = max(0, len(tricks) - tricks_back)
+    for ti in range(first, len(tricks)):
+        seq += [(ti, j) for j, (s, _) in enumerate(tricks[ti].plays) if s != me]
+    all_tricks = tricks + ([cur] if cur is not None and cur.plays else [])
+    if cur is not None and cur.plays:
+        seq += [(len(tricks), j) for j, (s, _) in enumerate(cur.plays) if s != me]
+    weight = 1.0
+    for ti, j in seq:
+        trick = all_tricks[ti]
+        seat, cards = trick.plays[j]
+        if any(f.trick == ti and f.seat == seat for f in view.failed_throws) and j == 0:
+            continue  # a failed throw's lead was not what the seat chose to play
+        hand = list(hands[seat])
+        sizes = list(view.hand_sizes)
+        for tj in range(ti, len(all_tricks)):  # give back what was played since
+            for k, (s, cs) in enumerate(all_tricks[tj].plays):
+                if tj == ti and k < j:
+                    continue
+                sizes[s] += len(cs)
+                if s == seat:
+                    for c in cs:
+                        hand[c.id] += 1
+        past = replace(
+            view,
+            seat=seat,
+            hand=tuple(CARDS[i] for i in range(N_IDS) for _ in range(hand[i])),
+            hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+            tricks=tuple(tricks[:ti]),
+            current_trick=TrickView(trick.leader, trick.plays[:j], None, 0),
+            failed_throws=tuple(f for f in view.failed_throws if f.trick < ti),
+            kitty=tuple(CARDS[i] for i in kitty) if seat == starter else None,
+            to_act=seat,
+        )
+        choice = policy.play_ids(past)
+        if sorted(choice) != sorted(c.id for c in cards):
+            weight *= miss
+    return weight

@@ -1,0 +1,190 @@
+"""The expert agent (bots/expert.py): legal decisions over whole rounds, honest by
+construction (RULES §11), deterministic for a seed and an iteration budget, picklable."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+
+import pytest
+
+from shengji import Round, RuleOptions
+from shengji.actions import Action, Bury, Declare, Pass, Play
+from shengji.bots import ExpertAgent, make_agent
+from shengji.bots.expert import utility
+from shengji.driver import play_round, step
+from shengji.views import View
+
+SMALL = "expert:iters=8,candidates=3"
+
+
+class Checked:
+    """Checks every action of the wrapped agent against its view and the engine."""
+
+    def __init__(self, agent: object, rnd: Round, seat: int) -> None:
+        self.agent = agent
+        self.rnd = rnd
+        self.seat = seat
+        self.plays = 0
+
+    def act(self, view: View) -> Action:
+        action = self.agent.act(view)  # type: ignore[attr-defined]
+        if view.phase == "play":
+            assert isinstance(action, Play) and action.seat == self.seat
+            assert view.is_legal(action.cards)
+            self.plays += 1
+        elif view.phase == "kitty":
+            assert isinstance(action, Bury) and len(action.cards) == 8
+        else:
+            assert isinstance(action, (Declare, Pass))
+        if view.phase != "deal" or isinstance(action, Declare):
+            self.rnd.check(action)  # IllegalAction if the engine disagrees
+        return action
+
+
+def test_expert_makes_only_legal_decisions_over_whole_rounds() -> None:
+    for seed, opts in ((0, RuleOptions()), (1, RuleOptions(strict_tractor_follow=True))):
+        rnd = Round(seed, opts)  # a first round: the expert declares too (§3.3)
+        agents = [
+            Checked(make_agent(SMALL if s % 2 == seed % 2 else "heuristic", s), rnd, s)
+            for s in range(4)
+        ]
+        play_round(rnd, agents)
+        assert rnd.is_over and rnd.result is not None
+        rnd.counts_check()
+        assert sum(a.plays for a in agents if isinstance(a.agent, ExpertAgent)) > 10
+
+
+def _position(seed: int, tricks: int) -> tuple[Round, int]:
+    rnd = Round(seed, trump_rank="2", starter=1, declaring_team=1)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while rnd.phase != "play" or len(rnd.tricks) < tricks or rnd.current:
+        step(rnd, agents)
+    step(rnd, agents)  # somebody leads: the next seat follows
+    d = rnd.decision()
+    assert d.seat is not None
+    return rnd, d.seat
+
+
+def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
+    """The round with every card `seat` may not see (other hands, the kitty if it is
+    not the starter) shuffled among those places; hand sizes are kept."""
+    other = copy.deepcopy(rnd)
+    pool = [i for s in range(4) if s != seat for i, n in enumerate(other.hands[s])
+            for _ in range(n)]
+    hide_kitty = seat != other.starter
+    if hide_kitty:
+        pool += list(other.kitty)
+    rng.shuffle(pool)
+    k = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        h = [0] * 54
+        for i in pool[k : k + other.sizes[s]]:
+            h[i] += 1
+        other.hands[s] = h
+        k += other.sizes[s]
+    if hide_kitty:
+        other.kitty = tuple(pool[k : k + 8])
+    return other
+
+
+def test_the_expert_decides_the_same_whatever_the_hidden_cards_rules_11() -> None:
+    rng = random.Random(4)
+    checked = 0
+    for seed, tricks in ((3, 2), (4, 6), (5, 9)):
+        rnd, seat = _position(seed, tricks)
+        a = ExpertAgent(77, iters=12, candidates=4).act(rnd.view(seat))
+        moved = 0
+        for _ in range(2):
+            other = scramble(rnd, seat, rng)
+            moved += other.hands != rnd.hands
+            assert other.view(seat) == rnd.view(seat)
+            b = ExpertAgent(77, iters=12, candidates=4).act(other.view(seat))
+            assert a == b
+            checked += 1
+        assert moved  # the scramble really moved hidden cards
+    assert checked == 6
+
+
+def test_the_expert_is_deterministic_for_a_seed_and_iteration_budget() -> None:
+    rnd, seat = _position(8, 4)
+    view = rnd.view(seat)
+    first = [ExpertAgent(5, iters=15).act(view) for _ in range(2)]
+    assert first[0] == first[1]
+    # The same agent asked again (a later decision) is still a legal play.
+    agent = ExpertAgent(5, iters=15)
+    agent.act(view)
+    again = agent.act(view)
+    assert isinstance(again, Play) and view.is_legal(again.cards)
+
+
+def test_the_expert_and_its_view_are_picklable() -> None:
+    rnd, seat = _position(9, 3)
+    view = rnd.view(seat)
+    agent = ExpertAgent(3, iters=10)
+    back = pickle.loads(pickle.dumps(agent))
+    view_back = pickle.loads(pickle.dumps(view))
+    assert view_back == view
+    assert back.act(view_back) == agent.act(view)
+
+
+def test_the_expert_buries_eight_of_its_cards_by_search() -> None:
+    rnd = Round(10, trump_rank="2", starter=0, declaring_team=0)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while rnd.phase != "kitty":
+        step(rnd, agents)
+    view = rnd.view(0)
+    action = ExpertAgent(1, iters=6).act(view)
+    assert isinstance(action, Bury) and len(action.cards) == 8
+    rnd.check(action)
+
+
+def test_the_millisecond_budget_still_gives_a_legal_play() -> None:
+    rnd, seat = _position(12, 5)
+    view = rnd.view(seat)
+    action = make_agent("expert:ms=30", 1).act(view)
+    assert isinstance(action, Play) and view.is_legal(action.cards)
+
+
+def test_utility_counts_levels_for_the_seats_team_rules_8_2() -> None:
+    rnd = Round(13, trump_rank="2", starter=0, declaring_team=0)
+    play_round(rnd, [make_agent("heuristic", s) for s in range(4)])
+    res = rnd.result
+    assert res is not None
+    u0, u1 = utility(rnd, 0), utility(rnd, 1)
+    assert u0 == -u1 and utility(rnd, 2) == u0
+    if res.levels_gained:
+        declarers_won = res.gainer == "declarers"
+        assert (u0 > 0) == declarers_won
+
+
+def test_terminal_play_seats_expert_bots_from_specs() -> None:
+    from shengji.cli import _kind
+    from shengji.tui.game import agents_for
+
+    assert _kind("expert:ms=300") == "expert:ms=300"
+    bots = agents_for("expert", "expert:iters=5", seed=1)
+    assert all(isinstance(b, ExpertAgent) for b in bots.values())
+    assert bots[1].iters == 5 and bots[2].iters is not None
+
+
+def test_without_a_consistent_world_the_expert_plays_the_heuristic_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from shengji.bots import expert as expert_module
+    from shengji.bots.heuristic import HeuristicAgent
+    from shengji.bots.worlds import WorldError
+
+    def no_world(*_: object) -> None:
+        raise WorldError("no world is consistent with this view")
+
+    monkeypatch.setattr(expert_module, "sample_world", no_world)
+    rnd, seat = _position(14, 3)
+    view = rnd.view(seat)
+    action = ExpertAgent(2, iters=10).act(view)
+    assert isinstance(action, Play) and view.is_legal(action.cards)
+    assert view.lead is not None  # a follow: the heuristic's choice has no random tie-break
+    assert action == HeuristicAgent(2).act(view)
