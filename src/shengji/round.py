@@ -745,6 +745,7 @@ class Round:
         rnd.first_drawer = view.starter
         rnd.attempt = 0
         rnd.actions = []
+        rnd._events = []
         rnd.deck = []
         rnd.hands = [list(h) for h in hands]
         rnd.sizes = sizes
