@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..driver import Agent
 
-__all__ = ["AGENT_KINDS", "Agent", "make_agent"]
+__all__ = ["AGENT_KINDS", "Agent", "is_agent_kind", "make_agent"]
 
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic")
 
@@ -19,4 +19,15 @@ def make_agent(kind: str, seed: int) -> Agent:
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
-    raise ValueError(f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)}")
+    if kind.startswith("dmc:") and len(kind) > 4:  # a trained checkpoint (shengji.learn)
+        from ..learn.agent import DMCAgent
+
+        return DMCAgent(kind[4:], seed)
+    raise ValueError(
+        f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)} or dmc:CHECKPOINT"
+    )
+
+
+def is_agent_kind(kind: str) -> bool:
+    """Whether `make_agent` knows this kind: a name of AGENT_KINDS or `dmc:CHECKPOINT`."""
+    return kind in AGENT_KINDS or (kind.startswith("dmc:") and len(kind) > 4)

@@ -249,6 +249,9 @@ def encode(
 
     if tracker is None:
         tracker = Tracker(me)
+    if tracker.round_key != view.round_no:  # a new round of a game: forget the last one
+        tracker.reset()
+        tracker.round_key = view.round_no
     if view.phase in ("play", "over") and view.trump is not None:
         tracker.update(view, view.trump)
     played = tracker.played.copy()
