@@ -324,3 +324,20 @@ def test_observation_blocks_hold_the_hand_and_the_played_cards() -> None:
     unseen = obs[o["unseen"] : o["unseen"] + 54].sum()
     kitty = 8 if v.kitty is not None else 0
     assert unseen == 108 - len(v.hand) - played - kitty
+
+
+def test_incremental_observation_equals_a_fresh_encoding_while_building() -> None:
+    from shengji.env.encoding import Tracker, encode
+
+    rng = random.Random(6)
+    t = Table(21, starter=3)
+    seen = 0
+    while not t.is_over and seen < 40:
+        assert t.seat is not None
+        if t.selected or t.kind == "bury":
+            left = 8 - len(t.selected) if t.kind == "bury" else 0
+            fresh = encode(t.view(t.seat), t.selected, Tracker(t.seat), left)
+            np.testing.assert_array_equal(t.observation(t.seat), fresh)
+            seen += 1
+        _random_step(t, rng)
+    assert seen >= 8

@@ -165,6 +165,22 @@ for _name, _n, _ in OBS_BLOCKS:
     _off += _n
 
 
+_SEAT_ORDER = [np.array([(me + r) % 4 for r in range(4)]) for me in range(4)]
+
+
+@functools.cache
+def _block_perm_t(blocks: tuple[int, ...]) -> I64:
+    perm = np.zeros(5, dtype=np.int64)
+    for ps_i, b in enumerate(blocks):
+        perm[b] = ps_i
+    return perm
+
+
+def _block_perm(blocks: list[int]) -> I64:
+    """Columns of a by-play-suit array in observation suit order (blocks 0-3, trumps)."""
+    return _block_perm_t(tuple(blocks))
+
+
 def _rel(seat: int, me: int) -> int:
     return (seat - me) % 4
 
@@ -272,16 +288,12 @@ def encode(
             if k < n:
                 void[seat, lead_suit] = 1
         played += cur
-    names = ("me", "left", "partner", "right")
-    for s in range(4):
-        r = _rel(s, me)
-        a = o["played_" + names[r]]
-        obs[a : a + 54] = played[s][id_of]
-        a = o["trick_" + names[r]]
-        obs[a : a + 54] = cur[s][id_of]
-        for ps_i in range(5):
-            if void[s, ps_i]:
-                obs[o["void"] + 5 * r + blocks[ps_i]] = 1.0
+    order = _SEAT_ORDER[me]  # absolute seats in relative order: me, left, partner, right
+    a = o["played_me"]
+    obs[a : a + 216] = played[order][:, id_of].ravel()
+    a = o["trick_me"]
+    obs[a : a + 216] = cur[order][:, id_of].ravel()
+    obs[o["void"] : o["void"] + 20] = void[order][:, _block_perm(blocks)].ravel()
 
     kitty = np.zeros(N_IDS, dtype=np.float32)
     if view.kitty is not None:
@@ -290,7 +302,7 @@ def encode(
     obs[o["kitty"] : o["kitty"] + 54] = kitty[id_of]
     own_kitty = kitty if view.phase != "over" else np.zeros(N_IDS, dtype=np.float32)
     unseen = 2.0 - hand - played.sum(axis=0) - own_kitty
-    obs[o["unseen"] : o["unseen"] + 54] = np.clip(unseen, 0, 2)[id_of]
+    obs[o["unseen"] : o["unseen"] + 54] = np.maximum(unseen, 0.0)[id_of]
 
     flip = np.zeros(N_IDS, dtype=np.float32)
     for c in view.kitty_flip:

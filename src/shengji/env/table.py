@@ -26,11 +26,14 @@ from .encoding import (
     F32,
     I8,
     N_ACTIONS,
+    OBS_OFFSETS,
     PASS,
     Tracker,
     declaration_action,
     declaration_ids,
     encode,
+    slot_tables,
+    view_trump,
 )
 
 KINDS = ("declare", "bury", "lead", "follow", "over")
@@ -155,6 +158,7 @@ class Table:
         self._offer = False  # a deal-phase declaration offer is waiting for an answer
         self._views: dict[int, tuple[int, View]] = {}
         self._masks: dict[tuple[int, int, int], I8] = {}
+        self._obs: dict[int, tuple[int, F32]] = {}
         self.trackers = [Tracker(s) for s in range(4)]
         self._advance()
 
@@ -176,10 +180,26 @@ class Table:
         return v
 
     def observation(self, seat: int) -> F32:
-        """The observation vector of `seat` (docs/ENV.md), built from its view only."""
-        sel = self.selected if seat == self.seat else ()
-        bury_left = 8 - len(self.selected) if self.kind == "bury" and seat == self.seat else 0
-        return encode(self.view(seat), sel, self.trackers[seat], bury_left)
+        """The observation vector of `seat` (docs/ENV.md), built from its view only.
+
+        Within one decision only the selection changes: the rest is encoded once.
+        """
+        key = len(self.round.actions)
+        hit = self._obs.get(seat)
+        if hit is None or hit[0] != key:
+            hit = (key, encode(self.view(seat), (), self.trackers[seat], 0))
+            self._obs[seat] = hit
+        obs = hit[1].copy()
+        if seat == self.seat and self.selected:
+            t = view_trump(self.view(seat))
+            slot_of, _, _ = slot_tables(t.rank, t.suit)
+            h, sl = OBS_OFFSETS["hand"], OBS_OFFSETS["selected"]
+            for i in self.selected:
+                obs[h + slot_of[i]] -= 1
+                obs[sl + slot_of[i]] += 1
+        if seat == self.seat and self.kind == "bury":
+            obs[OBS_OFFSETS["scalars"] + 14] = (8 - len(self.selected)) / 8.0
+        return obs
 
     def action_mask(self, seat: int) -> I8:
         """The legal actions of `seat` now (all zero when it is not this seat's turn)."""
