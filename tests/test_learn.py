@@ -162,8 +162,8 @@ def test_a_minute_of_training_beats_random_significantly(tmp_path: Path) -> None
     train(TrainConfig(minutes=1.0, out=str(out), workers=1, seed=3))
     res = run_pairing(f"dmc:{out}", "random", 40, seed=11, workers=1)
     rate = res.leveling_rate()
-    assert rate is not None and rate.low > 0.6, rate
-    assert res.levels_per_deal().low > 0
+    assert rate is not None and rate.lo > 0.6, rate
+    assert res.levels_per_deal().lo > 0
 
 
 @pytest.mark.slow

@@ -144,7 +144,7 @@ OBS_BLOCKS: tuple[tuple[str, int, str], ...] = (
     ("trick_left", 54, "... by the next seat"),
     ("trick_partner", 54, "... by the partner"),
     ("trick_right", 54, "... by the previous seat"),
-    ("unseen", 54, "cards this seat has not seen: 2 - hand - selected - played - own kitty"),
+    ("unseen", 54, "cards this seat has not seen: 2 - own cards - played - kitty it buried"),
     ("kitty", 54, "the buried kitty when this seat knows it (starter; everyone at the end)"),
     ("kitty_flip", 54, "kitty cards turned up to find the trump suit (§3.5)"),
     ("declared", 54, "cards of the standing declaration"),
