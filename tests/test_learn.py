@@ -180,3 +180,22 @@ def test_training_and_arena_run_on_a_local_ray_instance(tmp_path: Path) -> None:
     finally:
         if ray.is_initialized():
             ray.shutdown()
+
+
+@pytest.mark.slow
+def test_shengji_train_command_writes_a_checkpoint_for_the_dmc_kind(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    out = tmp_path / "cli.pt"
+    res = CliRunner().invoke(
+        app, ["train", "--minutes", "0.06", "--out", str(out), "--workers", "1", "--seed", "4"]
+    )
+    assert res.exit_code == 0, res.output
+    assert out.exists() and f"dmc:{out}" in res.output.replace("\n", "")
+    res = CliRunner().invoke(app, ["arena", "--a", f"dmc:{out}", "--b", "random",
+                                   "--deals", "1", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["arena", "--a", "dmc:", "--deals", "1"])
+    assert res.exit_code != 0
