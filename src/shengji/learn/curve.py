@@ -49,19 +49,27 @@ def plot(rows: list[dict[str, Any]], opponents: list[str], out: Path, title: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
     for opp in opponents:
         pts = [(r["deals"], r[opp]["leveling_rate"]) for r in rows if r[opp]["leveling_rate"]]
         xs = [p[0] for p in pts]
         ax.plot(xs, [p[1][0] for p in pts], marker="o", label=f"vs {opp}")
         ax.fill_between(xs, [p[1][1] for p in pts], [p[1][2] for p in pts], alpha=0.2)
+        lv = [(r["deals"], r[opp]["levels_per_deal"]) for r in rows]
+        xs = [p[0] for p in lv]
+        bx.plot(xs, [p[1][0] for p in lv], marker="o", label=f"vs {opp}")
+        bx.fill_between(xs, [p[1][1] for p in lv], [p[1][2] for p in lv], alpha=0.2)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.axhline(0.9, color="green", lw=0.8, ls=":")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.02)
     ax.set_xlabel("self-play deals seen in training")
     ax.set_ylabel("leveling rate (levels won / all levels)")
-    ax.set_title(title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="center right")
+    bx.axhline(0.0, color="grey", lw=0.8, ls="--")
+    bx.set_xlabel("self-play deals seen in training")
+    bx.set_ylabel("signed levels per deal")
+    bx.legend(loc="center right")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
@@ -77,11 +85,16 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", type=Path, default=Path("docs/dmc_curve.png"))
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--rows", type=Path, nargs="*", default=[],
+                   help="Plot these saved --json results too (no new games for them).")
     p.add_argument("--title", default="DMC learning curve (mirrored deals, 95% CI)")
     args = p.parse_args()
     snaps = sorted(args.snapshots.glob("*.pt"), key=lambda q: load_checkpoint(q)["deals"])
     opps = [o for o in args.opponents.split(",") if o]
     rows = evaluate(snaps, opps, args.deals, args.seed, args.workers)
+    for saved in args.rows:
+        rows += json.loads(saved.read_text())
+    rows.sort(key=lambda r: r["deals"])
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     plot(rows, opps, args.out, args.title)

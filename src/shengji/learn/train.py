@@ -289,6 +289,8 @@ def train(
                     snap_k += 1
                     checkpoint(Path(cfg.snapshots) / f"snap{snap_k:03d}-{deals}.pt")
                 last_save = now
+    except KeyboardInterrupt:  # Ctrl-C: stop early but keep what was learned
+        say("interrupted: writing the checkpoint")
     finally:
         actors.close()
     checkpoint(cfg.out)
