@@ -154,6 +154,12 @@ def test_a_short_training_run_writes_a_playable_checkpoint(tmp_path: Path) -> No
     rnd = Round(1, trump_rank="2", starter=1, declaring_team=1)
     play_round(rnd, [make_agent(f"dmc:{out}", s) for s in range(4)])
     assert rnd.result is not None
+    more = tmp_path / "more.pt"  # continuing keeps the count of deals and the clock
+    train(TrainConfig(minutes=0.06, out=str(more), workers=1, init=str(out), seed=1,
+                      deals_per_task=2, batch=64))
+    later = load_checkpoint(more)
+    assert later["deals"] > data["deals"] and later["seconds"] > data["seconds"]
+    assert later["config"]["hidden"] == (64, 32)
 
 
 @pytest.mark.slow

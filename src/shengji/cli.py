@@ -261,6 +261,9 @@ def train(
     ] = None,
     save_minutes: Annotated[float, typer.Option(min=0.1, help="Checkpoint interval.")] = 2.0,
     device: Annotated[str, typer.Option(help="Learner device: auto, cpu, cuda.")] = "auto",
+    init: Annotated[
+        Path | None, typer.Option(help="Continue from this checkpoint.", exists=True)
+    ] = None,
 ) -> None:
     """Train a Deep Monte-Carlo agent by self-play; it plays as agent kind dmc:OUT."""
     import os
@@ -275,7 +278,7 @@ def train(
     cfg = TrainConfig(
         minutes=minutes, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
-        device=device,
+        device=device, init=str(init) if init else None,
     )
     console.print(f"training {minutes:g} min with {n} actor(s){' on Ray' if ray else ''}")
     summary = run_training(cfg, log=console.print)

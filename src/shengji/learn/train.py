@@ -55,6 +55,7 @@ class TrainConfig:
     save_minutes: float = 2.0
     snapshots: str | None = None
     device: str = "auto"
+    init: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -199,7 +200,18 @@ def train(
     device = _device(cfg.device)
     if device.type == "cpu":
         torch.set_num_threads(1)  # idle intra-op threads spin and starve the actors
-    model = QNet(cfg.hidden).to(device)
+    model = QNet(cfg.hidden)
+    deals = 0
+    history: list[dict[str, float]] = []
+    earlier = 0.0
+    if cfg.init:  # continue from a checkpoint: its weights, deal count, clock and log
+        from .model import load_checkpoint
+
+        data = load_checkpoint(cfg.init)
+        model = QNet(tuple(data["config"].get("hidden", cfg.hidden)))
+        model.load_state_dict(data["model"])
+        deals, earlier, history = int(data["deals"]), float(data["seconds"]), data["history"]
+    model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     start = time.monotonic()
     end = start + cfg.minutes * 60.0
@@ -211,10 +223,8 @@ def train(
     buf_y = np.zeros(cfg.buffer, dtype=np.float32)
     filled = 0
     head = 0
-    deals = 0
     rows_seen = 0
     steps = 0
-    history: list[dict[str, float]] = []
     returns: list[float] = []
     losses: list[float] = []
     last_save = start
@@ -226,11 +236,11 @@ def train(
         return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
 
     def task_args(w: Weights) -> tuple[Any, ...]:
-        return (w, cfg.hidden, rng.getrandbits(48), cfg.deals_per_task, cfg.epsilon,
+        return (w, model.hidden, rng.getrandbits(48), cfg.deals_per_task, cfg.epsilon,
                 cfg.reward_points, cfg.vs_bots)
 
     def checkpoint(path: str | Path) -> None:
-        save_checkpoint(path, model, deals=deals, seconds=time.monotonic() - start,
+        save_checkpoint(path, model, deals=deals, seconds=earlier + time.monotonic() - start,
                         history=history, config=config)
 
     try:
@@ -270,7 +280,7 @@ def train(
             pending.append(actors.submit(*task_args(w_new)))
             if now - last_log >= 30 or not history:
                 row = {
-                    "minutes": (now - start) / 60.0, "deals": float(deals),
+                    "minutes": (earlier + now - start) / 60.0, "deals": float(deals),
                     "rows": float(rows_seen), "steps": float(steps),
                     "loss": float(np.mean(losses[-200:])) if losses else math.nan,
                     "mean_return": float(np.mean(returns[-50:])),
@@ -298,7 +308,7 @@ def train(
         Path(cfg.snapshots).mkdir(parents=True, exist_ok=True)
         checkpoint(Path(cfg.snapshots) / f"snap{snap_k + 1:03d}-{deals}.pt")
     return {"deals": deals, "rows": rows_seen, "steps": steps, "history": history,
-            "seconds": time.monotonic() - start}
+            "seconds": earlier + time.monotonic() - start}
 
 
 __all__ = ["LocalActors", "RayActors", "TrainConfig", "play_deals", "train"]
