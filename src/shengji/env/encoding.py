@@ -181,6 +181,13 @@ def _block_perm(blocks: list[int]) -> I64:
     return _block_perm_t(tuple(blocks))
 
 
+def _count(ids: Sequence[int]) -> F32:
+    """Per-id counts (54 float32) of card ids."""
+    if not ids:
+        return np.zeros(N_IDS, dtype=np.float32)
+    return np.bincount(np.asarray(ids, dtype=np.int64), minlength=N_IDS).astype(np.float32)
+
+
 def _rel(seat: int, me: int) -> int:
     return (seat - me) % 4
 
@@ -254,12 +261,8 @@ def encode(
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     o = OBS_OFFSETS
 
-    hand = np.zeros(N_IDS, dtype=np.float32)
-    for c in view.hand:
-        hand[c.id] += 1
-    sel = np.zeros(N_IDS, dtype=np.float32)
-    for i in selected:
-        sel[i] += 1
+    hand = _count([c.id for c in view.hand])
+    sel = _count(selected)
     obs[o["hand"] : o["hand"] + 54] = (hand - sel)[id_of]
     obs[o["selected"] : o["selected"] + 54] = sel[id_of]
 
@@ -295,24 +298,17 @@ def encode(
     obs[a : a + 216] = cur[order][:, id_of].ravel()
     obs[o["void"] : o["void"] + 20] = void[order][:, _block_perm(blocks)].ravel()
 
-    kitty = np.zeros(N_IDS, dtype=np.float32)
-    if view.kitty is not None:
-        for c in view.kitty:
-            kitty[c.id] += 1
+    kitty = _count([c.id for c in view.kitty] if view.kitty is not None else ())
     obs[o["kitty"] : o["kitty"] + 54] = kitty[id_of]
     own_kitty = kitty if view.phase != "over" else np.zeros(N_IDS, dtype=np.float32)
     unseen = 2.0 - hand - played.sum(axis=0) - own_kitty
     obs[o["unseen"] : o["unseen"] + 54] = np.maximum(unseen, 0.0)[id_of]
 
-    flip = np.zeros(N_IDS, dtype=np.float32)
-    for c in view.kitty_flip:
-        flip[c.id] += 1
-    obs[o["kitty_flip"] : o["kitty_flip"] + 54] = flip[id_of]
+    if view.kitty_flip:
+        flip = _count([c.id for c in view.kitty_flip])
+        obs[o["kitty_flip"] : o["kitty_flip"] + 54] = flip[id_of]
     if view.declarations:
-        dseat, dcards = view.declarations[-1]
-        dec = np.zeros(N_IDS, dtype=np.float32)
-        for c in dcards:
-            dec[c.id] += 1
+        dec = _count([c.id for c in view.declarations[-1][1]])
         obs[o["declared"] : o["declared"] + 54] = dec[id_of]
     if view.declarer is not None:
         obs[o["declarer"] + _rel(view.declarer, me)] = 1.0
