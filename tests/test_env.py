@@ -341,3 +341,36 @@ def test_incremental_observation_equals_a_fresh_encoding_while_building() -> Non
             seen += 1
         _random_step(t, rng)
     assert seen >= 8
+
+
+def test_a_seat_that_did_not_follow_suit_shows_void_in_every_observation() -> None:
+    from shengji.env.encoding import suit_block
+
+    rng = random.Random(13)
+    for deal in range(8):
+        t = Table(deal, starter=deal % 4)
+        _play_to(t, rng, "lead", 12)
+        if t.is_over or t.seat is None:
+            continue
+        v = t.view(t.seat)
+        assert v.trump is not None
+        ps = v.trump.play_suit
+        shown = set()
+        for trick in v.tricks:
+            lead = trick.plays[0][1]
+            suit = ps[lead[0].id]
+            for seat, cards in trick.plays[1:]:
+                if sum(1 for c in cards if ps[c.id] == suit) < len(lead):
+                    shown.add((seat, suit))
+        if not shown:
+            continue
+        blocks = suit_block(v.trump)
+        for me in range(4):
+            obs = t.observation(me)
+            void = obs[OBS_OFFSETS["void"] : OBS_OFFSETS["void"] + 20].reshape(4, 5)
+            want = np.zeros((4, 5), dtype=np.float32)
+            for seat, suit in shown:
+                want[(seat - me) % 4, blocks[suit]] = 1.0
+            np.testing.assert_array_equal(void, want)
+        return
+    pytest.fail("no deal showed a void")
