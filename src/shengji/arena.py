@@ -512,6 +512,7 @@ def run_pairing(
     workers: int = 1,
     options: RuleOptions | None = None,
     progress: ProgressFn | None = None,
+    ray: str | None = None,
 ) -> PairingResult:
     """Play `deals` mirrored deals (and `games` mirrored games) of A against B.
 
@@ -535,7 +536,12 @@ def run_pairing(
         if progress is not None:
             progress(1)
 
-    if workers <= 1 or len(tasks) <= 1:
+    if ray is not None:  # a Ray cluster: "auto", "local" or HOST:PORT (extra [cluster])
+        from .learn.cluster import ray_map
+
+        for out in ray_map(_run_task, tasks, ray, workers):
+            collect(out)
+    elif workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             collect(_run_task(task))
     else:
@@ -671,6 +677,7 @@ def arena_main(
     plot: str | Path | None = None,
     json_path: str | Path | None = None,
     console: Console | None = None,
+    ray: str | None = None,
 ) -> list[PairingResult]:
     """`shengji arena`: run each pairing A vs B with a progress bar, then print the table."""
     console = console or Console()
@@ -693,7 +700,7 @@ def arena_main(
 
             res = run_pairing(
                 a, b, deals, games=games, seed=seed, workers=workers, options=options,
-                progress=advance,
+                progress=advance, ray=ray,
             )
             results.append(res)
     console.print(results_table(results))

@@ -250,6 +250,10 @@ def arena(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the results as JSON here.")
     ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(help="Spread deals over a Ray cluster: auto, local or HOST:PORT."),
+    ] = None,
 ) -> None:
     """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
     import os
@@ -262,6 +266,7 @@ def arena(
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
         options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
+        ray=ray,
     )
 
 @app.command()
@@ -288,6 +293,48 @@ def serve(
     run(
         host, port, db or None, deal_ms=deal_ms, window_ms=window_ms,
         bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
+    )
+
+
+@app.command()
+def train(
+    minutes: Annotated[float, typer.Option(min=0.05, help="Wall-clock training time.")] = 60.0,
+    out: Annotated[Path, typer.Option(help="Checkpoint file to write.")] = Path("ckpt.pt"),
+    seed: Annotated[int, typer.Option(help="Training seed.")] = 0,
+    workers: Annotated[int, typer.Option(min=0, help="Actors (0: one per CPU but one).")] = 0,
+    ray: Annotated[
+        str | None,
+        typer.Option(help="Run the actors on Ray: auto, local or HOST:PORT (extra [cluster])."),
+    ] = None,
+    snapshots: Annotated[
+        Path | None, typer.Option(help="Also keep a checkpoint every --save-minutes here.")
+    ] = None,
+    save_minutes: Annotated[float, typer.Option(min=0.1, help="Checkpoint interval.")] = 2.0,
+    device: Annotated[str, typer.Option(help="Learner device: auto, cpu, cuda.")] = "auto",
+    init: Annotated[
+        Path | None, typer.Option(help="Continue from this checkpoint.", exists=True)
+    ] = None,
+) -> None:
+    """Train a Deep Monte-Carlo agent by self-play; it plays as agent kind dmc:OUT."""
+    import os
+
+    try:
+        from .learn.train import TrainConfig
+        from .learn.train import train as run_training
+    except ImportError as e:
+        console.print(f"[red]training needs the rl extra: pip install 'shengji[rl]' ({e})[/]")
+        raise typer.Exit(2) from None
+    n = workers or max(1, (os.cpu_count() or 2) - 1)
+    cfg = TrainConfig(
+        minutes=minutes, out=str(out), seed=seed, workers=n, ray=ray,
+        snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
+        device=device, init=str(init) if init else None,
+    )
+    console.print(f"training {minutes:g} min with {n} actor(s){' on Ray' if ray else ''}")
+    summary = run_training(cfg, log=console.print)
+    console.print(
+        f"checkpoint written to {out}: {summary['deals']} deals, {summary['steps']} SGD steps, "
+        f"{summary['seconds'] / 60:.1f} min; play it as --a dmc:{out}"
     )
 
 

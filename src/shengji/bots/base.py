@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ..driver import Agent
 
-__all__ = ["AGENT_KINDS", "Agent", "agent_spec_error", "make_agent", "parse_agent_spec"]
+__all__ = [
+    "AGENT_KINDS", "Agent", "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec",
+]
 
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", "expert")
 
@@ -32,7 +34,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip()
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)}")
+        raise ValueError(
+            f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)} or dmc:CHECKPOINT"
+        )
     settings: dict[str, int] = {}
     for item in (x.strip() for x in rest.split(",")) if rest.strip() else ():
         key, eq, value = item.partition("=")
@@ -52,7 +56,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
 
 
 def agent_spec_error(spec: str) -> str | None:
-    """Why `spec` is not a valid agent spec, or None."""
+    """Why `spec` is not a valid agent spec, or None (`dmc:CHECKPOINT` names a trained
+    checkpoint of `shengji.learn`)."""
+    if isinstance(spec, str) and spec.startswith("dmc:") and len(spec) > 4:
+        return None
     try:
         parse_agent_spec(spec)
     except ValueError as e:
@@ -62,7 +69,12 @@ def agent_spec_error(spec: str) -> str | None:
 
 def make_agent(kind: str, seed: int) -> Agent:
     """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]"),
-    deterministic given `seed` (the expert only with an iteration budget)."""
+    deterministic given `seed` (the expert only with an iteration budget); `dmc:PATH` is a
+    trained checkpoint (`shengji.learn`, extra `[rl]`)."""
+    if kind.startswith("dmc:") and len(kind) > 4:
+        from ..learn.agent import DMCAgent
+
+        return DMCAgent(kind[4:], seed)
     name, settings = parse_agent_spec(kind)
     if name == "random":
         from .random_agent import RandomAgent
@@ -75,3 +87,9 @@ def make_agent(kind: str, seed: int) -> Agent:
     from .expert import ExpertAgent
 
     return ExpertAgent(seed, **settings)
+
+
+def is_agent_kind(kind: str) -> bool:
+    """Whether `make_agent` knows this spec: a kind of AGENT_KINDS (with valid settings)
+    or `dmc:CHECKPOINT`."""
+    return agent_spec_error(kind) is None

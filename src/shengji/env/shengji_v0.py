@@ -1,0 +1,183 @@
+"""`shengji_v0`: a PettingZoo AEC environment over one whole round of Tractor (docs/ENV.md).
+
+    from shengji.env import shengji_v0
+    env = shengji_v0.env()
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else env.action_space(agent).sample(
+            obs["action_mask"])
+        env.step(action)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..cards import RANKS, format_cards
+from ..options import RuleOptions
+from .encoding import N_ACTIONS, OBS_SIZE
+from .table import Table
+
+AGENTS = ("seat_0", "seat_1", "seat_2", "seat_3")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's standard wrappers: an illegal action ends
+    the round with `illegal_reward` (-1) for the offender; order and bounds are enforced."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
+    """One round of Tractor for four agents `seat_0`..`seat_3` (teams 0+2 and 1+3).
+
+    Keyword arguments:
+    - `options`: `RuleOptions` (RULES §10) or a JSON dict of them;
+    - `starter`: the starting seat (its team declares, §3.4), or None for a seeded
+      random seat each reset;
+    - `levels`: the teams' levels, or None for seeded random levels 2..A each reset;
+    - `reward_points`: weight of the point margin added to the level reward (0: off);
+    - `render_mode`: None, "ansi" or "human" (prints the public table).
+    """
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "human"],
+        "name": "shengji_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        options: RuleOptions | dict[str, Any] | None = None,
+        starter: int | None = None,
+        levels: tuple[str, str] | None = ("2", "2"),
+        reward_points: float = 0.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rule_options = (
+            options if isinstance(options, RuleOptions) else RuleOptions.from_json(options)
+        )
+        if starter is not None and starter not in (0, 1, 2, 3):
+            raise ValueError(f"starter must be a seat 0-3 or None, not {starter!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.fixed_starter = starter
+        self.fixed_levels = levels
+        self.reward_points = reward_points
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 2.0, (OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self._rng = random.Random()
+        self.table: Table | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The Dict space of `observation` (float32 vector) and `action_mask` (int8)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """Discrete(66): 0-53 a card id, 54 done, 55 pass, 56-65 declarations."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------ lifecycle
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new round; the same `seed` gives the same deal, starter and levels."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        deal_seed = self._rng.getrandbits(48)
+        starter = self.fixed_starter if self.fixed_starter is not None else self._rng.randrange(4)
+        if self.fixed_levels is not None:
+            levels = self.fixed_levels
+        else:
+            levels = (RANKS[self._rng.randrange(13)], RANKS[self._rng.randrange(13)])
+        self.table = Table(
+            deal_seed, self.rule_options, starter=starter, levels=levels,
+            reward_points=self.reward_points,
+        )
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        self._select()
+
+    def _select(self) -> None:
+        t = self.table
+        assert t is not None
+        if t.seat is not None:
+            self.agent_selection = AGENTS[t.seat]
+            self.infos[self.agent_selection] = {"kind": t.kind}
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """`observation` (built from this seat's view only) and `action_mask`."""
+        t = self.table
+        assert t is not None, "call reset() first"
+        seat = AGENTS.index(agent)
+        return {"observation": t.observation(seat), "action_mask": t.action_mask(seat).copy()}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (see docs/ENV.md); None for a finished agent."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        t = self.table
+        assert t is not None
+        self._cumulative_rewards[agent] = 0.0
+        assert action is not None
+        t.step(int(action))
+        if t.is_over:
+            r = t.rewards()
+            self.rewards = {a: r[i] for i, a in enumerate(AGENTS)}
+            self.terminations = dict.fromkeys(AGENTS, True)
+            res = t.round.result
+            for a in AGENTS:
+                self.infos[a] = {"result": res}
+        else:
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            self._select()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def render(self) -> str | None:
+        """The public table as text (a spectator's view, RULES §11)."""
+        if self.render_mode is None or self.table is None:
+            return None
+        v = self.table.round.view(None)
+        lines = [
+            f"phase {v.phase}  trump {v.trump_rank}{v.trump_suit or ''}  starter {v.starter}  "
+            f"to act {v.to_act}  opponents' points {v.opponents_points}"
+        ]
+        if v.current_trick is not None:
+            lines.append(
+                "trick: "
+                + "  ".join(f"{s}:{format_cards(c)}" for s, c in v.current_trick.plays)
+            )
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+__all__ = ["AGENTS", "env", "raw_env"]

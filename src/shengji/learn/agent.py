@@ -1,0 +1,68 @@
+"""The `dmc:PATH` agent: plays the candidate with the highest learned Q, from its view only.
+
+Declarations and the bury are the heuristic agent's (the network scores plays,
+RULES §6); with `epsilon` > 0 it explores with a uniformly random candidate.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import torch
+
+from ..actions import Action, Play
+from ..bots.heuristic import HeuristicAgent
+from ..cards import CARDS
+from ..env.encoding import Tracker
+from ..views import View
+from .features import Play as Ids
+from .features import decision_features, play_candidates
+from .model import QNet, load_model
+
+
+class DMCAgent:
+    """A Deep Monte-Carlo agent (see `shengji.learn`). `model` is a path or a `QNet`."""
+
+    def __init__(
+        self, model: QNet | str | Path, seed: int = 0, epsilon: float = 0.0, cap: int = 48
+    ) -> None:
+        if torch.get_num_threads() > 1:
+            torch.set_num_threads(1)  # one small matrix per decision: threads only spin
+        self.model = model if isinstance(model, QNet) else load_model(model)
+        self.rng = random.Random(seed)
+        self.epsilon = epsilon
+        self.cap = cap
+        self.heuristic = HeuristicAgent(seed)
+        self.tracker: Tracker | None = None
+        self.last_rows: torch.Tensor | None = None  # the chosen row, for training actors
+
+    def choose(self, view: View) -> tuple[Ids, torch.Tensor]:
+        """The chosen play's card ids and its feature row."""
+        assert view.seat is not None
+        if self.tracker is None or self.tracker.seat != view.seat:
+            self.tracker = Tracker(view.seat)
+        plays = play_candidates(view, self.rng, self.cap)
+        state_np, acts_np = decision_features(view, self.tracker, plays)
+        state, acts = torch.from_numpy(state_np), torch.from_numpy(acts_np)
+        if len(plays) == 1:
+            k = 0
+        elif self.epsilon and self.rng.random() < self.epsilon:
+            k = self.rng.randrange(len(plays))
+        else:
+            with torch.no_grad():
+                k = int(torch.argmax(self.model.score(state, acts)).item())
+        return plays[k], torch.cat((state, acts[k]))
+
+    def act(self, view: View) -> Action:
+        """Play by the network; declare and bury as the heuristic agent does."""
+        if view.phase != "play":
+            self.last_rows = None
+            return self.heuristic.act(view)
+        assert view.seat is not None
+        ids, row = self.choose(view)
+        self.last_rows = row
+        return Play(view.seat, tuple(CARDS[i] for i in ids))
+
+
+__all__ = ["DMCAgent"]

@@ -1,0 +1,109 @@
+"""The Q network of Deep Monte-Carlo: an MLP scoring (state, candidate play) rows.
+
+A checkpoint is a `torch.save`d dict: `format`, `model` (state dict), `config`,
+`deals` (self-play deals seen), `seconds`, `history` (training log rows).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from .features import FEATURE_SIZE
+
+FORMAT = "shengji-dmc-1"
+
+
+class QNet(nn.Module):
+    """Expected final reward of playing a candidate in a state (DouZero-style Q)."""
+
+    def __init__(self, hidden: tuple[int, ...] = (512, 256, 128)) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = FEATURE_SIZE
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, 1))
+        self.net = nn.Sequential(*layers)
+        self.hidden = hidden
+
+    def forward(self, rows: torch.Tensor) -> torch.Tensor:
+        """(n, FEATURE_SIZE) rows → (n,) values."""
+        out: torch.Tensor = self.net(rows).squeeze(-1)
+        return out
+
+    def score(self, state: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Values of one state (OBS_SIZE) with each candidate (n, ACTION_SIZE) row; the
+        same as `forward` on the concatenated rows, but the state's share of the first
+        layer is computed once."""
+        first = self.net[0]
+        assert isinstance(first, nn.Linear)
+        n_state = state.shape[-1]
+        h = torch.nn.functional.linear(actions, first.weight[:, n_state:], first.bias)
+        h = h + first.weight[:, :n_state] @ state
+        out: torch.Tensor = self.net[1:](h).squeeze(-1)
+        return out
+
+
+def save_checkpoint(
+    path: str | Path, model: QNet, *, deals: int, seconds: float,
+    history: list[dict[str, float]], config: dict[str, Any],
+) -> None:
+    """Write a checkpoint atomically (a reader never sees half a file)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    torch.save(
+        {
+            "format": FORMAT, "model": state, "config": {**config, "hidden": model.hidden},
+            "deals": deals, "seconds": seconds, "history": history,
+        },
+        tmp,
+    )
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read a checkpoint dict; raises `ValueError` if the file is not one."""
+    try:
+        data = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}") from None
+    except Exception as e:  # a corrupt or foreign file
+        raise ValueError(f"{path} is not a shengji DMC checkpoint: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a shengji DMC checkpoint ({FORMAT})")
+    return data
+
+
+def model_from_checkpoint(data: dict[str, Any]) -> QNet:
+    """A QNet in eval mode with the checkpoint's weights."""
+    model = QNet(tuple(data["config"].get("hidden", (512, 256, 128))))
+    model.load_state_dict(data["model"])
+    model.eval()
+    return model
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(path: str, mtime: float) -> QNet:
+    return model_from_checkpoint(load_checkpoint(path))
+
+
+def load_model(path: str | Path) -> QNet:
+    """The model of a checkpoint file, loaded once per process (until the file changes)."""
+    p = Path(path).resolve()
+    try:
+        mtime = p.stat().st_mtime
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}") from None
+    return _cached(str(p), mtime)
+
+
+__all__ = ["FORMAT", "QNet", "load_checkpoint", "load_model", "model_from_checkpoint",
+           "save_checkpoint"]

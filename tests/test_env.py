@@ -1,0 +1,376 @@
+"""The RL environments: PettingZoo/Gymnasium conformance, masks, slots, honesty (RULES §11)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import gymnasium  # noqa: E402
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from shengji.cards import parse_card  # noqa: E402
+from shengji.env import ENV_ID, OBS_SIZE, Table, shengji_v0  # noqa: E402
+from shengji.env.encoding import (  # noqa: E402
+    DECLARE_BJ,
+    DECLARE_PAIR,
+    DECLARE_SINGLE,
+    DONE,
+    N_ACTIONS,
+    OBS_OFFSETS,
+    PASS,
+    declaration_action,
+    declaration_ids,
+    slot_tables,
+)
+from shengji.follow import iter_follows  # noqa: E402
+from shengji.options import RuleOptions  # noqa: E402
+from shengji.shapes import shape_of  # noqa: E402
+
+
+def _random_step(t: Table, rng: random.Random) -> None:
+    assert t.seat is not None
+    legal = np.flatnonzero(t.action_mask(t.seat))
+    t.step(int(rng.choice(list(legal))))
+
+
+def _play_to(t: Table, rng: random.Random, until: str, n_tricks: int = 0) -> None:
+    while not t.is_over:
+        if t.kind == until and len(t.round.trick_views()[0]) >= n_tricks:
+            return
+        _random_step(t, rng)
+
+
+# ---------------------------------------------------------------- conformance
+
+
+def test_pettingzoo_api_test_passes() -> None:
+    api_test(shengji_v0.env(), num_cycles=1500, verbose_progress=False)
+
+
+def test_pettingzoo_seed_test_passes() -> None:
+    seed_test(shengji_v0.env, num_cycles=300)
+
+
+def test_gymnasium_env_checker_passes() -> None:
+    env = gymnasium.make(ENV_ID, opponents="random")
+    check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_gymnasium_make_with_heuristic_opponents_plays_a_round() -> None:
+    env = gymnasium.make(ENV_ID, opponents="heuristic")
+    obs, info = env.reset(seed=3)
+    assert obs["observation"].shape == (OBS_SIZE,)
+    assert obs["action_mask"].shape == (N_ACTIONS,)
+    steps = 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(
+            env.action_space.sample(obs["action_mask"])
+        )
+        steps += 1
+        if terminated or truncated:
+            break
+    assert not info.get("illegal_action")
+    assert info["result"] is not None
+    assert reward in (-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0) or abs(reward) > 3
+    assert steps >= 25  # at least one card per trick
+
+
+def test_gymnasium_illegal_action_ends_the_episode_with_the_penalty() -> None:
+    env = gymnasium.make(ENV_ID, opponents="random", illegal_reward=-7.0)
+    obs, _ = env.reset(seed=1)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(bad)
+    assert terminated and reward == -7.0 and info["illegal_action"]
+
+
+def test_runs_under_async_vector_env() -> None:
+    venv = gymnasium.vector.AsyncVectorEnv(
+        [lambda: gymnasium.make(ENV_ID, opponents="random") for _ in range(2)]
+    )
+    try:
+        obs, _ = venv.reset(seed=5)
+        assert obs["observation"].shape == (2, OBS_SIZE)
+        finished = 0
+        for _ in range(400):
+            acts = [int(np.flatnonzero(m)[-1]) if m.any() else 0 for m in obs["action_mask"]]
+            obs, _, term, trunc, _ = venv.step(np.array(acts))
+            finished += int(np.sum(term | trunc))
+        assert finished >= 1
+    finally:
+        venv.close()
+
+
+# ---------------------------------------------------------------- action space
+
+
+def test_declaration_actions_round_trip_for_every_rank_and_suit() -> None:
+    for rank in ("2", "10", "A"):
+        for a in range(DECLARE_SINGLE, N_ACTIONS):
+            assert declaration_action(declaration_ids(a, rank)) == a
+    assert declaration_ids(DECLARE_PAIR + 1, "10") == (parse_card("10H").id,) * 2
+    assert declaration_ids(DECLARE_BJ, "5") == (52, 52)
+    with pytest.raises(ValueError):
+        declaration_ids(PASS, "2")
+
+
+def test_trump_suit_cards_always_take_the_same_slots() -> None:
+    slot_of, id_of, _ = slot_tables("2", "H")
+    assert slot_of[parse_card("AH").id] == 47  # top of the trump suit's own block
+    assert slot_of[parse_card("3H").id] == 36
+    assert slot_of[parse_card("2H").id] == 51  # trump-suit rank card
+    assert slot_of[parse_card("2S").id] == 48
+    assert slot_of[parse_card("3S").id] == 0 and slot_of[parse_card("AC").id] == 35
+    assert slot_of[52] == 52 and slot_of[53] == 53
+    slot_of, _, _ = slot_tables("2", "S")
+    assert slot_of[parse_card("AS").id] == 47 and slot_of[parse_card("3H").id] == 0
+    # a permutation of the 54 card ids, also without a trump suit (two jokers, §5.3)
+    for rank, suit in (("7", "D"), ("A", None), ("2", None)):
+        slot_of, id_of, _ = slot_tables(rank, suit)
+        assert sorted(slot_of.tolist()) == list(range(54))
+        assert all(id_of[slot_of[i]] == i for i in range(54))
+
+
+def test_masks_only_offer_cards_that_complete_a_legal_follow() -> None:
+    """Every legal follow can be built card by card, and nothing else can (RULES §6.2)."""
+    rng = random.Random(11)
+    checked = 0
+    for deal in range(6):
+        t = Table(deal, starter=deal % 4)
+        while not t.is_over:
+            if t.kind == "follow" and not t.selected:
+                assert t.seat is not None
+                v = t.view(t.seat)
+                assert v.trump is not None and v.lead is not None
+                hand = [0] * 54
+                for c in v.hand:
+                    hand[c.id] += 1
+                shape = shape_of([c.id for c in v.lead], v.trump)
+                legal = {tuple(sorted(p)) for p in iter_follows(hand, shape, v.trump)}
+                buildable: set[tuple[int, ...]] = set()
+                stack: list[list[int]] = [[]]
+                while stack and len(buildable) < 5000:
+                    sel = stack.pop()
+                    if len(sel) == shape.n_cards:
+                        buildable.add(tuple(sorted(sel)))
+                        continue
+                    t.selected = sel
+                    t._masks.clear()
+                    offered = np.flatnonzero(t.action_mask(t.seat))
+                    assert DONE not in offered
+                    assert len(offered) > 0, "a dead end: no card completes the follow"
+                    for i in offered:
+                        if not sel or i >= sel[-1]:  # canonical (sorted) order
+                            stack.append(sel + [int(i)])
+                t.selected = []
+                t._masks.clear()
+                assert buildable == legal
+                checked += 1
+            _random_step(t, rng)
+    assert checked > 50
+
+
+def test_a_lead_is_one_play_suit_and_done_needs_a_card() -> None:
+    t = Table(4, starter=0)
+    rng = random.Random(0)
+    _play_to(t, rng, "lead")
+    assert t.seat is not None
+    mask = t.action_mask(t.seat)
+    assert not mask[DONE]
+    v = t.view(t.seat)
+    assert v.trump is not None
+    first = int(np.flatnonzero(mask[:54])[0])
+    t.step(first)
+    mask = t.action_mask(t.seat)
+    assert mask[DONE]
+    ps = v.trump.play_suit
+    assert all(ps[i] == ps[first] for i in np.flatnonzero(mask[:54]))
+
+
+def test_the_bury_is_eight_picks_and_becomes_the_kitty() -> None:
+    rng = random.Random(2)
+    t = Table(9, starter=1)
+    _play_to(t, rng, "bury")
+    assert t.seat == 1 and len(t.view(1).hand) == 33
+    picks = []
+    for _ in range(8):
+        a = int(rng.choice(list(np.flatnonzero(t.action_mask(1)))))
+        picks.append(a)
+        t.step(a)
+    v = t.view(1)
+    assert v.phase == "play" and len(v.hand) == 25
+    assert v.kitty is not None and sorted(c.id for c in v.kitty) == sorted(picks)
+
+
+def test_illegal_actions_raise_and_change_nothing() -> None:
+    t = Table(5)
+    assert t.seat is not None
+    before = (t.seat, t.kind, len(t.round.actions))
+    bad = int(np.flatnonzero(t.action_mask(t.seat) == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        t.step(bad)
+    with pytest.raises(ValueError):
+        t.step(N_ACTIONS)
+    assert (t.seat, t.kind, len(t.round.actions)) == before
+
+
+def test_rewards_are_signed_levels_for_each_team() -> None:
+    rng = random.Random(8)
+    for deal in range(4):
+        t = Table(deal, starter=deal % 4, reward_points=0.0)
+        _play_to(t, rng, "never")
+        res = t.round.result
+        assert res is not None
+        r = t.rewards()
+        assert r[0] == r[2] and r[1] == r[3] and r[0] == -r[1]
+        gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
+        assert r[gainer] == res.levels_gained
+        shaped = Table(deal, starter=deal % 4, reward_points=1.0)
+        shaped.round = t.round
+        margin = (res.opponents_points - 80) / 80
+        attackers = 1 - res.declaring_team
+        assert shaped.rewards()[attackers] == pytest.approx(r[attackers] + margin)
+
+
+def test_strict_tractor_follow_masks_match_the_enumeration() -> None:
+    rng = random.Random(3)
+    opts = RuleOptions(strict_tractor_follow=True)
+    for deal in range(3):
+        t = Table(deal, opts)
+        _play_to(t, rng, "never")  # the engine rejects any illegal play the mask offered
+        assert t.round.result is not None
+
+
+# ---------------------------------------------------------------- honesty (RULES §11)
+
+
+def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
+    """Swap cards between the hidden hands (and the kitty if `seat` cannot see it)."""
+    rnd = t.round
+    others = [s for s in range(4) if s != seat]
+    pools: list[list[int]] = [rnd.hands[s] for s in others]
+    changed = False
+    for _ in range(20):
+        a, b = rng.sample(range(len(pools)), 2)
+        ha, hb = pools[a], pools[b]
+        ia = [i for i in range(54) if ha[i]]
+        ib = [i for i in range(54) if hb[i]]
+        if not ia or not ib:
+            continue
+        x, y = rng.choice(ia), rng.choice(ib)
+        if x == y:
+            continue
+        ha[x] -= 1
+        hb[x] += 1
+        hb[y] -= 1
+        ha[y] += 1
+        changed = True
+    if rnd.phase == "play" and rnd.starter != seat and rnd.kitty:
+        k = list(rnd.kitty)
+        h = pools[0]
+        ids = [i for i in range(54) if h[i] and i != k[0]]
+        if ids:
+            y = rng.choice(ids)
+            h[y] -= 1
+            h[k[0]] += 1
+            k[0] = y
+            rnd.kitty = tuple(k)
+            changed = True
+    t._views.clear()
+    t._masks.clear()
+    return changed
+
+
+@pytest.mark.parametrize("stop", [("declare", 0), ("bury", 0), ("follow", 3), ("lead", 9)])
+def test_scrambling_hidden_cards_leaves_the_observation_unchanged(
+    stop: tuple[str, int],
+) -> None:
+    kind, n_tricks = stop
+    for deal in range(3):
+        a = Table(deal, starter=deal % 4)
+        _play_to(a, random.Random(deal), kind, n_tricks)
+        if a.is_over:
+            continue
+        for seat in range(4):
+            b = Table(deal, starter=deal % 4)  # the same round, its hidden cards scrambled
+            _play_to(b, random.Random(deal), kind, n_tricks)
+            before = [b.round.hand(s) for s in range(4) if s != seat]
+            assert _scramble(b, seat, random.Random(seat))
+            assert [b.round.hand(s) for s in range(4) if s != seat] != before
+            np.testing.assert_array_equal(a.observation(seat), b.observation(seat))
+            np.testing.assert_array_equal(a.action_mask(seat), b.action_mask(seat))
+
+
+def test_observation_blocks_hold_the_hand_and_the_played_cards() -> None:
+    rng = random.Random(4)
+    t = Table(12, starter=2)
+    _play_to(t, rng, "lead", 5)
+    assert t.seat is not None
+    seat = t.seat
+    v = t.view(seat)
+    obs = t.observation(seat)
+    o = OBS_OFFSETS
+    assert obs[o["hand"] : o["hand"] + 54].sum() == len(v.hand)
+    played = sum(len(c) for tr in v.tricks for _, c in tr.plays)
+    total_played = sum(obs[o[f"played_{n}"] : o[f"played_{n}"] + 54].sum()
+                       for n in ("me", "left", "partner", "right"))
+    assert total_played == played
+    assert obs[o["phase"] + 3] == 1.0  # play
+    unseen = obs[o["unseen"] : o["unseen"] + 54].sum()
+    kitty = 8 if v.kitty is not None else 0
+    assert unseen == 108 - len(v.hand) - played - kitty
+
+
+def test_incremental_observation_equals_a_fresh_encoding_while_building() -> None:
+    from shengji.env.encoding import Tracker, encode
+
+    rng = random.Random(6)
+    t = Table(21, starter=3)
+    seen = 0
+    while not t.is_over and seen < 40:
+        assert t.seat is not None
+        if t.selected or t.kind == "bury":
+            left = 8 - len(t.selected) if t.kind == "bury" else 0
+            fresh = encode(t.view(t.seat), t.selected, Tracker(t.seat), left)
+            np.testing.assert_array_equal(t.observation(t.seat), fresh)
+            seen += 1
+        _random_step(t, rng)
+    assert seen >= 8
+
+
+def test_a_seat_that_did_not_follow_suit_shows_void_in_every_observation() -> None:
+    from shengji.env.encoding import suit_block
+
+    rng = random.Random(13)
+    for deal in range(8):
+        t = Table(deal, starter=deal % 4)
+        _play_to(t, rng, "lead", 12)
+        if t.is_over or t.seat is None:
+            continue
+        v = t.view(t.seat)
+        assert v.trump is not None
+        ps = v.trump.play_suit
+        shown = set()
+        for trick in v.tricks:
+            lead = trick.plays[0][1]
+            suit = ps[lead[0].id]
+            for seat, cards in trick.plays[1:]:
+                if sum(1 for c in cards if ps[c.id] == suit) < len(lead):
+                    shown.add((seat, suit))
+        if not shown:
+            continue
+        blocks = suit_block(v.trump)
+        for me in range(4):
+            obs = t.observation(me)
+            void = obs[OBS_OFFSETS["void"] : OBS_OFFSETS["void"] + 20].reshape(4, 5)
+            want = np.zeros((4, 5), dtype=np.float32)
+            for seat, suit in shown:
+                want[(seat - me) % 4, blocks[suit]] = 1.0
+            np.testing.assert_array_equal(void, want)
+        return
+    pytest.fail("no deal showed a void")

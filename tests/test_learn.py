@@ -1,0 +1,207 @@
+"""The Deep Monte-Carlo learner: candidates, the network, the dmc agent kind, training."""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("gymnasium")
+
+from shengji.actions import Play  # noqa: E402
+from shengji.arena import run_pairing  # noqa: E402
+from shengji.bots import make_agent  # noqa: E402
+from shengji.bots.base import is_agent_kind  # noqa: E402
+from shengji.driver import play_round, step  # noqa: E402
+from shengji.env.encoding import OBS_SIZE, Tracker  # noqa: E402
+from shengji.learn.agent import DMCAgent  # noqa: E402
+from shengji.learn.features import (  # noqa: E402
+    ACTION_SIZE,
+    FEATURE_SIZE,
+    decision_rows,
+    play_candidates,
+)
+from shengji.learn.model import QNet, load_checkpoint, save_checkpoint  # noqa: E402
+from shengji.learn.train import TrainConfig, play_deals, train  # noqa: E402
+from shengji.round import Round  # noqa: E402
+
+
+def _to_play(seed: int, n_steps: int) -> Round:
+    rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
+    agents = [make_agent("random", seed * 4 + s) for s in range(4)]
+    while rnd.decision().phase != "play":
+        step(rnd, agents)
+    for _ in range(n_steps):
+        step(rnd, agents)
+    return rnd
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("dmc") / "init.pt"
+    save_checkpoint(path, QNet((64, 32)), deals=0, seconds=0.0, history=[], config={})
+    return path
+
+
+def test_every_candidate_is_a_legal_play_and_leads_include_units() -> None:
+    rng = random.Random(1)
+    leads = follows = 0
+    for seed in range(6):
+        rnd = _to_play(seed, 0)
+        for _ in range(60):
+            if rnd.is_over:
+                break
+            seat = rnd.decision().seat
+            assert seat is not None
+            v = rnd.view(seat)
+            plays = play_candidates(v, rng, cap=16)
+            assert plays and len(set(plays)) == len(plays)
+            assert len(plays) <= 16 or v.lead is None
+            from shengji.cards import CARDS
+
+            for p in plays:
+                assert v.is_legal(tuple(CARDS[i] for i in p)), p
+            if v.lead is None:
+                leads += 1
+                hand_ids = {c.id for c in v.hand}
+                assert {p[0] for p in plays if len(p) == 1} == hand_ids  # every single
+            else:
+                follows += 1
+            rnd.apply(Play(seat, tuple(CARDS[i] for i in rng.choice(plays))))
+    assert leads > 10 and follows > 30
+
+
+def test_score_equals_the_network_on_concatenated_rows() -> None:
+    torch.manual_seed(0)
+    net = QNet((32, 16))
+    state = torch.randn(OBS_SIZE)
+    acts = torch.randn(5, ACTION_SIZE)
+    rows = torch.cat([state.expand(5, -1), acts], dim=1)
+    assert rows.shape[1] == FEATURE_SIZE
+    assert torch.allclose(net.score(state, acts), net(rows), atol=1e-5)
+
+
+def test_dmc_kind_plays_whole_rounds_from_a_checkpoint(ckpt: Path) -> None:
+    kind = f"dmc:{ckpt}"
+    assert is_agent_kind(kind) and not is_agent_kind("dmc:")
+    rnd = Round(3, trump_rank="2", starter=0, declaring_team=0)
+    play_round(rnd, [make_agent(kind, s) for s in range(4)])
+    assert rnd.result is not None
+    rnd.counts_check()
+
+
+def test_not_a_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "x.pt"
+    bad.write_text("hello")
+    with pytest.raises(ValueError, match="not a shengji DMC checkpoint"):
+        load_checkpoint(bad)
+    with pytest.raises(ValueError, match="no checkpoint"):
+        make_agent(f"dmc:{tmp_path / 'missing.pt'}", 0)
+
+
+def test_the_agent_decides_from_its_view_only(ckpt: Path) -> None:
+    """Scrambling the other hands (RULES §11) changes nothing the agent chooses."""
+    for seed in range(4):
+        rnd = _to_play(seed, 5)
+        seat = rnd.decision().seat
+        assert seat is not None
+        other = copy.deepcopy(rnd)
+        a, b = [s for s in range(4) if s != seat][:2]
+        ha, hb = other.hands[a], other.hands[b]
+        x = next(i for i in range(54) if ha[i] and not hb[i])
+        y = next(i for i in range(54) if hb[i] and not ha[i])
+        ha[x], hb[x], hb[y], ha[y] = ha[x] - 1, hb[x] + 1, hb[y] - 1, ha[y] + 1
+        assert other.hand(a) != rnd.hand(a)
+        first = DMCAgent(ckpt, seed=seed).act(rnd.view(seat))
+        second = DMCAgent(ckpt, seed=seed).act(other.view(seat))
+        assert first == second
+
+
+def test_actors_return_one_row_per_learning_play_with_the_seat_return() -> None:
+    net = QNet((32, 16))
+    weights = {k: v.numpy() for k, v in net.state_dict().items()}
+    x, y, stats = play_deals(weights, (32, 16), 7, 2, 0.1, 0.0, 0.0)
+    assert x.shape == (len(y), FEATURE_SIZE)
+    # self-play, four learning seats, no shaping: returns are signed levels
+    assert stats["deals"] == 2.0 and len(y) >= 2 * 4 * 25 - 50
+    assert set(y.tolist()) <= {-6, -5, -4, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4, 5, 6}
+    # rows are (state, play) features: the play block holds at least one card
+    assert (x[:, OBS_SIZE : OBS_SIZE + 54].sum(axis=1) >= 1).all()
+
+
+def test_decision_rows_repeat_the_state_for_every_candidate() -> None:
+    rnd = _to_play(2, 1)
+    seat = rnd.decision().seat
+    assert seat is not None
+    v = rnd.view(seat)
+    plays = play_candidates(v, random.Random(0))
+    rows = decision_rows(v, Tracker(seat), plays)
+    assert rows.shape == (len(plays), FEATURE_SIZE)
+    assert (rows[:, :OBS_SIZE] == rows[0, :OBS_SIZE]).all()
+
+
+def test_a_short_training_run_writes_a_playable_checkpoint(tmp_path: Path) -> None:
+    out = tmp_path / "c.pt"
+    summary = train(TrainConfig(minutes=0.12, out=str(out), workers=1, hidden=(64, 32),
+                                deals_per_task=2, batch=64))
+    assert summary["deals"] >= 2 and out.exists()
+    data = load_checkpoint(out)
+    assert data["deals"] == summary["deals"] and data["config"]["hidden"] == (64, 32)
+    rnd = Round(1, trump_rank="2", starter=1, declaring_team=1)
+    play_round(rnd, [make_agent(f"dmc:{out}", s) for s in range(4)])
+    assert rnd.result is not None
+    more = tmp_path / "more.pt"  # continuing keeps the count of deals and the clock
+    train(TrainConfig(minutes=0.06, out=str(more), workers=1, init=str(out), seed=1,
+                      deals_per_task=2, batch=64))
+    later = load_checkpoint(more)
+    assert later["deals"] > data["deals"] and later["seconds"] > data["seconds"]
+    assert later["config"]["hidden"] == (64, 32)
+
+
+@pytest.mark.slow
+def test_a_minute_of_training_beats_random_significantly(tmp_path: Path) -> None:
+    out = tmp_path / "m.pt"
+    train(TrainConfig(minutes=1.0, out=str(out), workers=1, seed=3))
+    res = run_pairing(f"dmc:{out}", "random", 40, seed=11, workers=1)
+    rate = res.leveling_rate()
+    assert rate is not None and rate.lo > 0.6, rate
+    assert res.levels_per_deal().lo > 0
+
+
+@pytest.mark.slow
+def test_training_and_arena_run_on_a_local_ray_instance(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    try:
+        out = tmp_path / "r.pt"
+        summary = train(TrainConfig(minutes=0.3, out=str(out), workers=2, ray="local",
+                                    hidden=(64, 32), deals_per_task=2, batch=64))
+        assert summary["deals"] >= 2 and out.exists()
+        local = run_pairing("heuristic", "random", 3, seed=5, workers=1)
+        remote = run_pairing("heuristic", "random", 3, seed=5, workers=2, ray="local")
+        assert remote.deals == local.deals  # the same deals, whatever runs them
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+
+
+@pytest.mark.slow
+def test_shengji_train_command_writes_a_checkpoint_for_the_dmc_kind(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    out = tmp_path / "cli.pt"
+    res = CliRunner().invoke(
+        app, ["train", "--minutes", "0.06", "--out", str(out), "--workers", "1", "--seed", "4"]
+    )
+    assert res.exit_code == 0, res.output
+    assert out.exists() and f"dmc:{out}" in res.output.replace("\n", "")
+    res = CliRunner().invoke(app, ["arena", "--a", f"dmc:{out}", "--b", "random",
+                                   "--deals", "1", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["arena", "--a", "dmc:", "--deals", "1"])
+    assert res.exit_code != 0
