@@ -184,6 +184,8 @@ FAST: dict[str, Any] = {
     "round_pause_ms": 0,
     "rate_per_s": 1000.0,  # the test players are faster than people
     "burst": 1000.0,
+    "fast_timings": True,  # below the public server's minima
+    "bot_workers": 0,  # bots on the loop (tests of the worker pool ask for workers)
 }
 
 
