@@ -196,3 +196,23 @@ def test_settings_are_validated_strictly_and_name_the_field() -> None:
     with pytest.raises(InputError, match="deal_ms must be at least"):
         check_settings({"deal_ms": 0}, minima=PUBLIC_MINIMA)
     assert check_settings({"deal_ms": 0}, minima=None).deal_ms == 0
+
+
+# -- PostgreSQL: one owner per table --------------------------------------------------------------
+def test_postgres_tables_have_one_owner(postgres_url: str) -> None:
+    async def run() -> None:
+        a, b = Store(postgres_url), Store(postgres_url)
+        await a.start()
+        await b.start()
+        try:
+            assert await a.own_table("t1") is True
+            assert await a.own_table("t1") is True  # already ours
+            assert await b.own_table("t1") is False  # another process owns it
+            assert await b.own_table("t2") is True
+            await a.disown_table("t1")
+            assert await b.own_table("t1") is True
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
