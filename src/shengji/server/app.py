@@ -345,14 +345,18 @@ def create_app(
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
         """The host's copy of a table's record (seed, options, stored log): header
-        `Authorization: Bearer <host token>`. Any time for a damaged (error) table."""
+        `Authorization: Bearer <host token or the host seat's token>`; for a damaged
+        (error) or finished table only (the seed would show every hand)."""
         manager = manager_of(app)
         table = await manager.get(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         auth = request.headers.get("authorization", "")
         token = auth[7:] if auth.lower().startswith("bearer ") else None
-        if not token_matches(token, table.host_token_hash):
+        host_seat = table.seats[table.host_seat] if table.host_seat is not None else None
+        if not token_matches(token, table.host_token_hash) and not (
+            host_seat is not None and token_matches(token, host_seat.get("token_hash"))
+        ):
             return JSONResponse({"detail": "only the host may export this table"},
                                 status_code=403)
         if table.status not in (ERROR, FINISHED):

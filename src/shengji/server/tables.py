@@ -268,7 +268,7 @@ class Table:
             "seats": self.public_seats(),
             "status": self.status,
             "error": ERROR_MESSAGE if self.status == ERROR else None,
-            "options": self.options.to_json() if self.status != ERROR else {},
+            "options": self.options_json if self.status != ERROR else {},
             "settings": {
                 "deal_ms": self.settings.deal_ms,
                 "window_ms": self.settings.window_ms,
@@ -281,12 +281,9 @@ class Table:
             client.seat is not None and client.seat == self.host_seat
         )
 
-    def state_text(self, client: Client, info: str, views: dict[int | None, str]) -> str:
-        """The `state` message for one connection, as JSON text: its own seat's view only.
-
-        `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast.
-        """
-        seat = client.seat
+    def view_text(self, seat: int | None, views: dict[int | None, str]) -> str:
+        """The JSON of `seat`'s view (cached in `views` for one broadcast). A view that
+        cannot be built (an engine bug) puts the table in `error` and is sent as null."""
         view = views.get(seat)
         if view is None:
             try:
@@ -297,6 +294,15 @@ class Table:
                     self._damaged("a view could not be built")
                 view = "null"
             views[seat] = view
+        return view
+
+    def state_text(self, client: Client, info: str, views: dict[int | None, str]) -> str:
+        """The `state` message for one connection, as JSON text: its own seat's view only.
+
+        `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast.
+        """
+        seat = client.seat
+        view = self.view_text(seat, views)
         you = "null" if seat is None else str(seat)
         host = "true" if self.is_host(client) else "false"
         return (
@@ -308,14 +314,14 @@ class Table:
         """Send every connection its own state (its seat's view only)."""
         views: dict[int | None, str] = {}
         for c in self.clients:  # build the views first: one may put the table in `error`
-            self.state_text(c, "{}", views)
+            self.view_text(c.seat, views)
         info = dumps(self.table_info())
         for c in list(self.clients):
             c.push(self.state_text(c, info, views))
 
     def send_state(self, client: Client) -> None:
         views: dict[int | None, str] = {}
-        self.state_text(client, "{}", views)
+        self.view_text(client.seat, views)
         client.push(self.state_text(client, dumps(self.table_info()), views))
 
     # -- connections -----------------------------------------------------------------
@@ -895,6 +901,24 @@ class Table:
         return None
 
 
+def _watch_server(server_pid: int) -> None:
+    """Pool worker initializer: exit once the server process is gone (even after a
+    SIGKILL, which leaves the pool no chance to shut its workers down)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the pid was reused by another user's process
+                os._exit(0)
+
+    threading.Thread(target=watch, name="shengji-watch-server", daemon=True).start()
+
+
 def _think(agent: Agent, view: View) -> tuple[Action | None, Agent]:
     """A bot's move, computed in a worker process: the action and the agent's new state."""
     return agent.act(view), agent
@@ -963,7 +987,10 @@ class Manager:
             from concurrent.futures import ProcessPoolExecutor
 
             ctx = multiprocessing.get_context("forkserver")
-            self.pool = ProcessPoolExecutor(self.bot_workers, mp_context=ctx)
+            self.pool = ProcessPoolExecutor(
+                self.bot_workers, mp_context=ctx, initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, _think, agent, view)
 
