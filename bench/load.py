@@ -12,6 +12,12 @@ includes it (p50/p99/max).
 
     python bench/load.py --tables 100
     python bench/load.py --sweep 50,100,200,400      # one fresh server per N
+    python bench/load.py --tables 30 --slow-tables 2                  # + 2 tables of 1 s bots
+    python bench/load.py --tables 30 --slow-tables 2 --bot-workers 0  # ... thinking on the loop
+
+`--slow-tables K` adds K tables of four deliberately slow bots (each move takes 1 s, the
+server's test-only "slow" kind), watched by one spectator; the figures are still those of
+the N player tables, whose latency must not rise because bots think in worker processes.
 """
 
 from __future__ import annotations
@@ -101,6 +107,7 @@ class Stats:
     actions: int = 0  # applied by the server (from the tables' final seq)
     tables_done: int = 0
     messages: int = 0
+    slow_moves: int = 0  # actions applied at the slow-bot tables
 
 
 def free_port() -> int:
@@ -237,6 +244,11 @@ async def run_load(
         await play_table(base, ws_base, i, stats, rounds, started, ready, settings,
                          args.think_ms / 1000, delay)
 
+    slow_done = asyncio.Event()
+    slow_jobs = [
+        asyncio.create_task(slow_table(base, ws_base, i, slow_done))
+        for i in range(args.slow_tables)
+    ]
     jobs = [asyncio.create_task(one(i)) for i in range(tables)]
     t_setup = time.perf_counter()
     while len(ready) < tables and time.perf_counter() - t_setup < 120:
@@ -253,7 +265,40 @@ async def run_load(
     for j in done:
         if j.exception() is not None:
             stats.errors.append(repr(j.exception()))
+    slow_done.set()
+    for j in slow_jobs:
+        moves = await j
+        stats.slow_moves += moves
     return stats, elapsed
+
+
+async def slow_table(base: str, ws_base: str, index: int, done: asyncio.Event) -> int:
+    """A table of four 1-second bots with one spectator (so that it does not pause) until
+    `done`; returns how many actions it applied meanwhile."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        r = await http.post("/api/tables", json={"name": f"slow {index}"})
+        r.raise_for_status()
+        tid, host = r.json()["id"], r.json()["host_token"]
+    seq = 0
+    async with connect(f"{ws_base}/ws/{tid}", max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": host}))
+        for seat in range(4):
+            await ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "slow"}))
+        await ws.send(json.dumps({"type": "start"}))
+
+        async def watch() -> None:
+            nonlocal seq
+            async for text in ws:
+                msg = json.loads(text)
+                if msg["type"] == "state":
+                    seq = msg["seq"]
+                elif msg["type"] == "error":
+                    raise RuntimeError(msg["message"])
+
+        watcher = asyncio.create_task(watch())
+        await done.wait()
+        watcher.cancel()
+    return seq
 
 
 def start_server(port: int, db: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
@@ -264,8 +309,13 @@ def start_server(port: int, db: str, args: argparse.Namespace) -> subprocess.Pop
         "--sqlite-writer", args.sqlite_writer, "--deal-ms", str(args.deal_ms),
         "--bot-delay-ms", "0", "--round-pause-ms", "0",
         "--window-ms", str(args.window_ms), "--rate", "1000", "--burst", "1000",
-        "--log-level", "warning",
+        "--log-level", "warning", "--fast-timings", "--create-per-min", "1000000",
+        "--open-per-addr", "1000000", "--conns-per-addr", "1000000",
     ]
+    if args.slow_tables:
+        cmd.append("--test-bots")
+    if args.bot_workers is not None:
+        cmd += ["--bot-workers", str(args.bot_workers)]
     proc = subprocess.Popen(cmd)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -315,6 +365,8 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "max_ms": round(max(lat), 2) if lat else None,
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
         "errors": len(stats.errors),
+        "slow_tables": args.slow_tables,
+        "slow_table_actions": stats.slow_moves,
     }
     if stats.errors and args.verbose:
         out["first_errors"] = stats.errors[:5]
@@ -336,6 +388,10 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=300.0, help="stop after this many seconds")
     p.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
     p.add_argument("--sqlite-writer", choices=("inline", "async"), default="inline")
+    p.add_argument("--slow-tables", type=int, default=0,
+                   help="also run this many tables of 1-second bots (test-only 'slow' kind)")
+    p.add_argument("--bot-workers", type=int, default=None,
+                   help="the server's bot processes (default: one per CPU; 0: on the loop)")
     p.add_argument("--json", action="store_true", help="print one JSON line per run")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
@@ -344,7 +400,8 @@ def main() -> None:
     ns = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.tables]
     print(f"# shengji load: rounds/table={args.rounds} deal_ms={args.deal_ms} "
           f"think_ms={args.think_ms} ramp_s={args.ramp_s} "
-          f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()}", flush=True)
+          f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()} "
+          f"slow_tables={args.slow_tables} bot_workers={args.bot_workers}", flush=True)
     for n in ns:
         r = one_run(n, args)
         if args.json:
@@ -354,7 +411,9 @@ def main() -> None:
                 f"tables={r['tables']:4d} done={r['completed']:4d} in {r['elapsed_s']:7.2f}s  "
                 f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
-                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}",
+                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}"
+                + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
+                   else ""),
                 flush=True,
             )
             if args.verbose and r.get("first_errors"):

@@ -63,6 +63,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "1000",
             "--burst",
             "1000",
+            "--fast-timings",  # the tests' tables deal in ms (below a public server's minima)
+            "--create-per-min",
+            "1000",
             "--log-level",
             "warning",
         ],

@@ -82,20 +82,23 @@ def test_arena_command(tmp_path: Path) -> None:
     assert res.exit_code != 0
 
 
-def test_serve_starts_the_app_on_the_given_address(monkeypatch) -> None:
+def test_serve_starts_the_app_on_the_given_address(monkeypatch, tmp_path) -> None:
     calls: list[tuple[object, ...]] = []
 
     def fake_run(host: str, port: int, db: str | None, **settings: object) -> None:
         calls.append((host, port, db, settings))
 
     monkeypatch.setattr("shengji.server.run", fake_run)
-    result = runner.invoke(app, ["serve", "--port", "8123", "--db", "sqlite:///x.db"])
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    result = runner.invoke(app, ["serve", "--port", "8123", "--db", url])
     assert result.exit_code == 0, result.output
     assert "http://127.0.0.1:8123/" in result.output
-    assert calls == [
-        ("127.0.0.1", 8123, "sqlite:///x.db",
-         {"deal_ms": 150, "window_ms": 10_000, "bot_delay_ms": 700, "round_pause_ms": 6_000}),
-    ]
+    assert len(calls) == 1 and calls[0][:3] == ("127.0.0.1", 8123, url)
+    settings = calls[0][3]
+    assert isinstance(settings, dict)
+    assert {k: settings[k] for k in ("deal_ms", "window_ms", "bot_delay_ms", "round_pause_ms")} \
+        == {"deal_ms": 150, "window_ms": 10_000, "bot_delay_ms": 700, "round_pause_ms": 6_000}
+    assert settings["fast_timings"] is False and settings["debug"] is False
 
 
 def test_demo_prints_a_round() -> None:

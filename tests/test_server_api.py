@@ -38,7 +38,8 @@ def test_create_table_validates_its_options_and_settings(tmp_path: Path) -> None
             {"bot_timeout_s": -1},
         ):
             r = client.post("/api/tables", json={"name": "t", **bad})
-            assert r.status_code == 400, (bad, r.text)
+            assert r.status_code == 422, (bad, r.text)
+            assert r.json()["code"] in ("bad_option", "bad_setting", "bad_name"), r.text
         assert client.post("/api/tables", json={"options": []}).status_code == 422
         assert client.post("/api/tables", content=b"{oops").status_code == 422
         lobby = client.get("/api/tables").json()

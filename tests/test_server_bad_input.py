@@ -75,7 +75,7 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         refused({"type": "action", "action": ["close"]}, "server's")
         refused({"type": "sit", "seat": 4, "name": "x"}, "seat 0-3")
         refused({"type": "sit", "seat": "1", "name": "x"}, "seat 0-3")
-        refused({"type": "sit", "seat": 1, "name": "x"}, "already have a seat")
+        refused({"type": "sit", "seat": 1, "name": "x"}, "seat link")
         refused({"type": "bot", "seat": 0, "kind": "random"}, "kick them first")
         refused({"type": "check", "cards": 5}, "malformed")
         # Oversized messages (text and JSON padding), and bytes that are not UTF-8.

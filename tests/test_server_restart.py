@@ -44,6 +44,7 @@ class Server:
         cmd = [
             sys.executable, "-m", "shengji.server", "--port", str(self.port),
             "--db", f"sqlite+aiosqlite:///{self.db}", "--deal-ms", "0", "--window-ms", "100",
+            "--fast-timings", "--bot-workers", "1",
             "--bot-delay-ms", "0", "--round-pause-ms", "0", "--rate", "1000", "--burst", "1000",
             "--log-level", "warning",
         ]

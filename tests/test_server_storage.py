@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from shengji.server.schema import PUBLIC_MINIMA, InputError, TableSettings, check_settings
 from shengji.server.security import (
     TokenBucket,
     hash_token,
@@ -22,7 +23,6 @@ from shengji.server.security import (
     token_matches,
 )
 from shengji.server.storage import Store, TableRow, normalize_url
-from shengji.server.tables import Settings
 
 
 def _row(table_id: str = "abc") -> TableRow:
@@ -101,9 +101,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster on loopback (skipped where PostgreSQL is absent)."""
+    """A throwaway PostgreSQL cluster on loopback (skipped where PostgreSQL or the
+    `postgres` extra, asyncpg, is absent)."""
+    pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
     initdb = shutil.which("initdb") or "/usr/lib/postgresql/15/bin/initdb"
     pg_ctl = shutil.which("pg_ctl") or "/usr/lib/postgresql/15/bin/pg_ctl"
     if not (os.path.exists(initdb) and os.path.exists(pg_ctl)):
@@ -174,12 +176,43 @@ def test_token_bucket_allows_bursts_then_the_rate() -> None:
     assert sum(b.allow() for _ in range(10)) == 3
 
 
-def test_settings_from_json_validates() -> None:
-    base = Settings(deal_ms=5)
-    s = Settings.from_json({"bot_timeout_s": 30, "window_ms": 0}, base)
+def test_settings_are_validated_strictly_and_name_the_field() -> None:
+    base = TableSettings(deal_ms=5)
+    s = check_settings({"bot_timeout_s": 30, "window_ms": 0}, base, minima=None)
     assert (s.deal_ms, s.bot_timeout_s, s.window_ms) == (5, 30.0, 0)
-    assert Settings.from_json({"bot_timeout_s": None}, s).bot_timeout_s is None
-    for bad in ({"deal_ms": -1}, {"deal_ms": "x"}, {"nope": 1}, {"deal_ms": True},
-                {"bot_timeout_s": float("nan")}, {"deal_ms": 10**9}):
-        with pytest.raises(ValueError):
-            Settings.from_json(bad)
+    # null: the server's default timeout (no game waits for ever)
+    assert check_settings({"bot_timeout_s": None}, s, minima=None).bot_timeout_s == 30.0
+    for bad, field in (({"deal_ms": -1}, "deal_ms"), ({"deal_ms": "x"}, "deal_ms"),
+                       ({"nope": 1}, "nope"), ({"deal_ms": True}, "deal_ms"),
+                       ({"deal_ms": 1.5}, "deal_ms"),
+                       ({"bot_timeout_s": float("nan")}, "bot_timeout_s"),
+                       ({"bot_timeout_s": float("inf")}, "bot_timeout_s"),
+                       ({"deal_ms": 10**9}, "deal_ms")):
+        with pytest.raises(InputError) as info:
+            check_settings(bad, minima=None)
+        assert info.value.field == field and field in str(info.value), bad
+        assert info.value.code == "bad_setting"
+    # A public server refuses timings below its minima (a table that deals at full speed).
+    with pytest.raises(InputError, match="deal_ms must be at least"):
+        check_settings({"deal_ms": 0}, minima=PUBLIC_MINIMA)
+    assert check_settings({"deal_ms": 0}, minima=None).deal_ms == 0
+
+
+# -- PostgreSQL: one owner per table --------------------------------------------------------------
+def test_postgres_tables_have_one_owner(postgres_url: str) -> None:
+    async def run() -> None:
+        a, b = Store(postgres_url), Store(postgres_url)
+        await a.start()
+        await b.start()
+        try:
+            assert await a.own_table("t1") is True
+            assert await a.own_table("t1") is True  # already ours
+            assert await b.own_table("t1") is False  # another process owns it
+            assert await b.own_table("t2") is True
+            await a.disown_table("t1")
+            assert await b.own_table("t1") is True
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())

@@ -281,19 +281,68 @@ def serve(
     window_ms: int = typer.Option(10_000, help="Final declaration window (ms, RULES §3.3)."),
     bot_delay_ms: int = typer.Option(700, help="Default pause before a bot moves (ms)."),
     round_pause_ms: int = typer.Option(6_000, help="Pause between rounds (ms)."),
+    bot_timeout_s: float = typer.Option(
+        120.0, help="An absent player's turn goes to a bot stand-in after this (s)."
+    ),
+    fast_timings: bool = typer.Option(
+        False, help="Allow timings below the public minima (tests, private servers)."
+    ),
+    allow_origin: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        [], help="Another origin (https://host[:port]) whose pages may use this server."
+    ),
+    create_per_min: int = typer.Option(10, help="Tables one address may create a minute."),
+    open_per_addr: int = typer.Option(20, help="Open tables one address may have."),
+    conns_per_addr: int = typer.Option(32, help="WebSockets one address may have open."),
+    bot_workers: int = typer.Option(-1, help="Bot processes (-1: one per CPU; 0: none)."),
+    debug: bool = typer.Option(False, help="Serve /docs and /openapi.json."),
+    check: bool = typer.Option(False, "--check", help="Check the database and exit."),
 ) -> None:
     """Start the web game: open the printed address, create a table, play."""
     from .server import default_db_url, run
+    from .server.doctor import check_database
+    from .server.storage import StoreError, preflight
+    from .server.tables import Limits
 
+    url = db or default_db_url()
+    if check:
+        ok, lines = check_database(url)
+        console.print("\n".join(lines), markup=False, highlight=False)
+        raise typer.Exit(0 if ok else 1)
     url_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    try:
+        preflight(url)
+    except StoreError as exc:
+        console.print(f"[red]shengji: {exc}[/]", markup=True, highlight=False)
+        raise typer.Exit(2) from None
     console.print(
         f"[bold]shengji[/] web game: open [link]http://{url_host}:{port}/[/link] in your browser "
-        f"(database: {db or default_db_url()})"
+        f"(database: {url})"
     )
-    run(
-        host, port, db or None, deal_ms=deal_ms, window_ms=window_ms,
-        bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
-    )
+    try:
+        run(
+            host, port, url, deal_ms=deal_ms, window_ms=window_ms,
+            bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
+            bot_timeout_s=bot_timeout_s, fast_timings=fast_timings, debug=debug,
+            allow_origins=tuple(allow_origin),
+            bot_workers=None if bot_workers < 0 else bot_workers,
+            limits=Limits(create_per_min=create_per_min, open_per_addr=open_per_addr,
+                          conns_per_addr=conns_per_addr),
+        )
+    except ValueError as exc:
+        console.print(f"[red]shengji: {exc}[/]", highlight=False)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def doctor(
+    db: str = typer.Option("", help="Database URL (default: the SQLite file `serve` uses)."),
+) -> None:
+    """Check the server's database: file integrity and that every open table replays."""
+    from .server.doctor import check_database
+
+    ok, lines = check_database(db or None)
+    console.print("\n".join(lines), markup=False, highlight=False)
+    raise typer.Exit(0 if ok else 1)
 
 
 @app.command()

@@ -1,35 +1,79 @@
 """The web server: HTTP API, WebSocket endpoint and the static browser client (ASGI, FastAPI).
 
 `create_app(db_url)` builds the application; `run()` serves it with uvicorn (used by
-`shengji serve` and `python -m shengji.server`).
+`shengji serve` and `python -m shengji.server`). A public server's defenses live here too:
+security headers, the Origin check, request-size and per-address limits, the hello timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
-from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketState
 
-from shengji import IllegalAction
-
 from .replay import replay_payload
+from .schema import (
+    BAD_NAME,
+    BAD_ORIGIN,
+    BAD_REQUEST,
+    PUBLIC_MINIMA,
+    TOO_LARGE,
+    InputError,
+    TableSettings,
+    check_settings,
+    dumps_strict,
+)
+from .security import token_matches
 from .storage import Store
-from .tables import FINISHED, WAITING, Manager, Settings, clean_name
+from .tables import (
+    ERROR,
+    FINISHED,
+    SLOW_KIND,
+    WAITING,
+    ClientError,
+    Limits,
+    Manager,
+    clean_name,
+)
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 WS_MAX_SIZE = 1 << 20  # frames above this are refused by the protocol layer itself
+MAX_BODY = 16 * 1024  # request bodies above this are refused (413)
+HELLO_TIMEOUT_S = 10.0  # a WebSocket that says no hello within this is closed
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+CREATE_KEYS = ("name", "options", *TableSettings.model_fields)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def default_db_url() -> str:
@@ -39,18 +83,101 @@ def default_db_url() -> str:
     return f"sqlite+aiosqlite:///{folder / 'shengji.db'}"
 
 
-class CreateTable(BaseModel):
-    """Body of POST /api/tables."""
+def _error(status: int, exc: InputError) -> JSONResponse:
+    return JSONResponse(exc.to_json(), status_code=status)
 
-    model_config = ConfigDict(extra="ignore")
 
-    name: str = Field(default="Tractor", max_length=200)
-    options: dict[str, Any] = Field(default_factory=dict)
-    deal_ms: int | None = None
-    bot_timeout_s: float | None = None
-    window_ms: int | None = None
-    bot_delay_ms: int | None = None
-    round_pause_ms: int | None = None
+def _header(scope: Scope, name: bytes) -> str | None:
+    for k, v in scope.get("headers", ()):
+        if k == name:
+            return bytes(v).decode("latin-1")
+    return None
+
+
+def origin_allowed(scope: Scope, allowed: frozenset[str]) -> bool:
+    """A request without an Origin (not a browser) or from the server's own origin (its
+    Host header) or from one of `allowed` (`--allow-origin`) may proceed."""
+    origin = _header(scope, b"origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if origin in allowed or "*" in allowed:
+        return True
+    host = (_header(scope, b"host") or "").lower()
+    parts = urlsplit(origin)
+    return bool(host) and parts.scheme in ("http", "https") and parts.netloc == host
+
+
+class Guard:
+    """ASGI middleware: security headers on every HTTP response, a 16 KiB cap on request
+    bodies, and the Origin check (cross-origin POSTs and WebSockets are refused)."""
+
+    def __init__(self, app: FastAPI, *, allowed: frozenset[str], max_body: int) -> None:
+        self.app: ASGIApp = app
+        self.fastapi = app
+        self.state = app.state  # the manager and store, as on the FastAPI app
+        self.allowed = allowed
+        self.max_body = max_body
+
+    async def _refuse(self, send: Send, status: int, exc: InputError) -> None:
+        body = dumps_strict(exc.to_json()).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"), *SECURITY_HEADERS]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            if not origin_allowed(scope, self.allowed):
+                log.info("refused a WebSocket from origin %s", _header(scope, b"origin"))
+                await send({"type": "websocket.close", "code": 4403})
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method", "GET")
+        if method not in ("GET", "HEAD", "OPTIONS") and not origin_allowed(scope, self.allowed):
+            await self._refuse(send, 403, InputError(
+                "cross-origin requests are refused", code=BAD_ORIGIN))
+            return
+        length = _header(scope, b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await self._refuse(send, 413, InputError(
+                f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise _BodyTooLarge
+            return message
+
+        async def with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [h for h in message.get("headers", ())
+                           if bytes(h[0]).lower() != b"server"]
+                message["headers"] = headers + SECURITY_HEADERS
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, with_headers)
+        except _BodyTooLarge:
+            if not started:
+                await self._refuse(send, 413, InputError(
+                    f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
+
+
+class _BodyTooLarge(Exception):
+    pass
 
 
 def create_app(
@@ -60,37 +187,61 @@ def create_app(
     window_ms: int = 10_000,
     bot_delay_ms: int = 700,
     round_pause_ms: int = 6_000,
+    bot_timeout_s: float = 120.0,
     rate_per_s: float = 10.0,
     burst: float = 30.0,
     static_dir: Path | str | None = None,
     seed_source: Callable[[], int] | None = None,
     sqlite_writer: str = "inline",
-) -> FastAPI:
+    fast_timings: bool = False,
+    debug: bool = False,
+    allow_origins: tuple[str, ...] = (),
+    limits: Limits | None = None,
+    hello_timeout_s: float = HELLO_TIMEOUT_S,
+    max_body: int = MAX_BODY,
+    bot_workers: int | None = None,
+    test_bots: bool = False,
+) -> Any:
     """The ASGI app on the database `db_url` (None: the default SQLite file).
 
-    The keyword arguments are the defaults for new tables (a table's own settings are
-    stored with it), the per-connection rate limit (messages/s and burst), where the
-    browser client lies, and (for tests) where new tables' shuffle seeds come from
+    The timing keywords are the defaults for new tables (a table's own settings are
+    stored with it); unless `fast_timings`, neither they nor a table's own may go below
+    the public minima (`schema.PUBLIC_MINIMA`). `rate_per_s`/`burst`: the per-connection
+    message rate limit. `seed_source` (tests): where new tables' shuffle seeds come from
     (default: the system's random source; never chosen by a client). `sqlite_writer`:
-    see `storage.Store`.
+    see `storage.Store`. `debug` serves /docs and /openapi.json. `allow_origins`: other
+    origins (scheme://host[:port]) whose pages may use this server. `limits`: per-address
+    limits. `bot_workers`: processes for bots (None: one per CPU; 0: on the event loop).
+    `test_bots` offers the deliberately slow "slow" bot (benchmarks).
     """
     url = db_url or default_db_url()
-    defaults = Settings(
-        deal_ms=deal_ms,
-        window_ms=window_ms,
-        bot_delay_ms=bot_delay_ms,
-        round_pause_ms=round_pause_ms,
-    )
+    minima = None if fast_timings else PUBLIC_MINIMA
+    try:
+        defaults = check_settings(
+            {"deal_ms": deal_ms, "window_ms": window_ms, "bot_delay_ms": bot_delay_ms,
+             "round_pause_ms": round_pause_ms, "bot_timeout_s": float(bot_timeout_s)},
+            minima=minima,
+        )
+    except InputError as exc:
+        raise ValueError(f"server default {exc} (or serve with --fast-timings)") from None
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
+    from shengji.bots import AGENT_KINDS
+
+    kinds = (*AGENT_KINDS, SLOW_KIND) if test_bots else AGENT_KINDS
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sqlite_writer=sqlite_writer)
         await store.start()
         manager = Manager(
-            store, defaults, rate=rate_per_s, burst=burst, seed_source=seed_source
+            store, defaults, minima=minima, rate=rate_per_s, burst=burst,
+            seed_source=seed_source, bot_workers=bot_workers, bot_kinds=kinds, limits=limits,
         )
-        await manager.start()
+        try:
+            await manager.start()
+        except BaseException:
+            await store.close()
+            raise
         app.state.store = store
         app.state.manager = manager
         try:
@@ -99,7 +250,18 @@ def create_app(
             await manager.stop()
             await store.close()
 
-    app = FastAPI(title="shengji", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="shengji", lifespan=lifespan, docs_url="/docs" if debug else None,
+        redoc_url=None, openapi_url="/openapi.json" if debug else None,
+    )
+    app.state.hello_timeout_s = hello_timeout_s
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errs = exc.errors()
+        where = ".".join(str(x) for x in errs[0]["loc"][1:]) if errs else ""
+        msg = f"{where}: {errs[0]['msg']}" if errs and where else "malformed request"
+        return _error(422, InputError(msg, code=BAD_REQUEST, field=where or None))
 
     def manager_of(app_: Any) -> Manager:
         m: Manager = app_.state.manager
@@ -127,23 +289,35 @@ def create_app(
     async def list_tables() -> list[dict[str, Any]]:
         return manager_of(app).lobby()
 
-    @app.post("/api/tables")
-    async def create_table(body: CreateTable) -> dict[str, str]:
+    @app.post("/api/tables", response_model=None)
+    async def create_table(request: Request) -> JSONResponse | dict[str, str]:
+        """Body: {"name", "options": {RULES §10}, deal_ms, window_ms, bot_delay_ms,
+        round_pause_ms, bot_timeout_s}. Refusals: 422 {"detail", "code", "field"}."""
         try:
-            name = clean_name(body.name, limit=60)
-        except Exception as exc:
-            raise HTTPException(400, str(exc)) from None
-        settings = {
-            k: v
-            for k, v in body.model_dump().items()
-            if k in ("deal_ms", "window_ms", "bot_delay_ms", "round_pause_ms") and v is not None
-        }
-        if "bot_timeout_s" in body.model_fields_set:
-            settings["bot_timeout_s"] = body.bot_timeout_s
+            body = json.loads(await request.body(), parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            return _error(422, InputError("malformed request: the body is not JSON",
+                                          code=BAD_REQUEST))
+        if not isinstance(body, dict):
+            return _error(422, InputError("malformed request: expected a JSON object",
+                                          code=BAD_REQUEST))
+        unknown = [k for k in body if k not in CREATE_KEYS]
+        if unknown:
+            return _error(422, InputError(f"unknown field {str(unknown[0])[:40]!r}",
+                                          code=BAD_REQUEST, field=str(unknown[0])[:40]))
         try:
-            table, host_token = await manager_of(app).create(name, body.options, settings)
-        except (IllegalAction, ValueError, TypeError) as exc:
-            raise HTTPException(400, str(exc)) from None
+            name = clean_name(body.get("name", "Tractor"), limit=60)
+        except ClientError as exc:
+            return _error(422, InputError(str(exc), code=BAD_NAME, field="name"))
+        settings = {k: body[k] for k in TableSettings.model_fields if k in body}
+        addr = request.client.host if request.client else ""
+        try:
+            table, host_token = await manager_of(app).create(
+                name, body.get("options"), settings, addr
+            )
+        except InputError as exc:
+            status = 429 if exc.code in ("rate_limited", "too_many_tables") else 422
+            return _error(status, exc)
         return {"id": table.id, "host_token": host_token}
 
     @app.get("/api/tables/{table_id}")
@@ -160,57 +334,130 @@ def create_app(
             raise HTTPException(404, "no such table")
         if table.status == WAITING:
             return JSONResponse({"detail": "the game has not started"}, status_code=409)
+        if table.status == ERROR:
+            return JSONResponse({"detail": "this table hit an internal error; its host can "
+                                 "export its record", "code": "table_error"}, status_code=409)
         actions = [a.to_json() for a in table.game.actions]
         return await asyncio.to_thread(
             replay_payload, table.seed, table.options, actions, table.status == FINISHED
         )
 
+    @app.get("/api/tables/{table_id}/export", response_model=None)
+    async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
+        """The host's copy of a table's record (seed, options, stored log): header
+        `Authorization: Bearer <host token or the host seat's token>`; for a damaged
+        (error) or finished table only (the seed would show every hand)."""
+        manager = manager_of(app)
+        table = await manager.get(table_id)
+        if table is None:
+            raise HTTPException(404, "no such table")
+        auth = request.headers.get("authorization", "")
+        token = auth[7:] if auth.lower().startswith("bearer ") else None
+        host_seat = table.seats[table.host_seat] if table.host_seat is not None else None
+        if not token_matches(token, table.host_token_hash) and not (
+            host_seat is not None and token_matches(token, host_seat.get("token_hash"))
+        ):
+            return JSONResponse({"detail": "only the host may export this table"},
+                                status_code=403)
+        if table.status not in (ERROR, FINISHED):
+            return JSONResponse({"detail": "the game is on: export it when it is over"},
+                                status_code=409)
+        return table.export(await manager.store.load_actions(table.id))
+
     @app.websocket("/ws/{table_id}")
     async def ws_endpoint(ws: WebSocket, table_id: str) -> None:
         manager = manager_of(ws.app)
-        table = await manager.get(table_id)
-        await ws.accept()
-        if table is None:
-            await ws.send_json({"type": "error", "message": "no such table"})
-            await ws.close(code=4404)
+        addr = ws.client.host if ws.client else ""
+        if not manager.connect(addr):
+            await ws.close(code=4429, reason="too many connections from your address")
             return
-        client = manager.new_client()
-
-        async def send(text: str) -> None:
-            await ws.send_text(text)
-
-        async def pump() -> None:
-            with contextlib.suppress(Exception):
-                await client.pump(send)
-                if client.too_slow and ws.application_state == WebSocketState.CONNECTED:
-                    await ws.close(code=1013, reason="too slow")
-
-        writer = asyncio.create_task(pump())
-        table.attach(client)
         try:
-            while True:
-                msg = await ws.receive()
-                if msg["type"] == "websocket.disconnect":
-                    break
-                text = msg.get("text")
-                if text is None:
-                    raw = msg.get("bytes") or b""
-                    try:
-                        text = raw.decode("utf-8")
-                    except UnicodeDecodeError:
-                        client.error("malformed message: not UTF-8 text")
-                        continue
-                await table.handle(client, text)
-        except WebSocketDisconnect:
-            pass
+            await _serve_ws(ws, manager, table_id, addr, ws.app.state.hello_timeout_s)
         finally:
-            table.detach(client)
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            manager.disconnect(addr)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
-    return app
+    allowed = frozenset(o.rstrip("/").lower() for o in allow_origins)
+    return Guard(app, allowed=allowed, max_body=max_body)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def _serve_ws(
+    ws: WebSocket, manager: Manager, table_id: str, addr: str, hello_timeout_s: float
+) -> None:
+    table = await manager.get(table_id)
+    await ws.accept()
+    if table is None:
+        await ws.send_text(dumps_strict({"type": "error", "message": "no such table"}))
+        await ws.close(code=4404)
+        return
+    client = manager.new_client(addr)
+
+    async def send(text: str) -> None:
+        await ws.send_text(text)
+
+    async def pump() -> None:
+        with contextlib.suppress(Exception):
+            await client.pump(send)
+            if client.too_slow and ws.application_state == WebSocketState.CONNECTED:
+                await ws.close(code=1013, reason="too slow")
+
+    writer = asyncio.create_task(pump())
+    table.attach(client)
+    loop = asyncio.get_running_loop()
+    hello_by = loop.time() + hello_timeout_s
+    try:
+        while True:
+            if client.greeted:
+                msg = await ws.receive()
+            else:
+                try:
+                    msg = await asyncio.wait_for(ws.receive(), max(0.0, hello_by - loop.time()))
+                except TimeoutError:
+                    with contextlib.suppress(Exception):
+                        await ws.close(code=4408, reason="no hello")
+                    break
+            if msg["type"] == "websocket.disconnect":
+                break
+            text = msg.get("text")
+            if text is None:
+                raw = msg.get("bytes") or b""
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    client.error("malformed message: not UTF-8 text")
+                    continue
+            await table.handle(client, text)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        table.detach(client)
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
+
+
+def uvicorn_config(app: Any, host: str, port: int, **kwargs: Any) -> Any:
+    """A uvicorn Config with the server's protective timeouts and limits."""
+    import uvicorn
+
+    from .httpguard import GuardedH11Protocol
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=GuardedH11Protocol,
+        ws_max_size=WS_MAX_SIZE,
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=16 * 1024,
+        server_header=False,
+        access_log=False,
+        **kwargs,
+    )
 
 
 def run(
@@ -230,12 +477,7 @@ def run(
     import uvicorn
 
     app = create_app(db, **settings)
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        ws_max_size=WS_MAX_SIZE,
-        ws_per_message_deflate=ws_compression,
-        access_log=False,
+    config = uvicorn_config(
+        app, host, port, log_level=log_level, ws_per_message_deflate=ws_compression
     )
+    uvicorn.Server(config).run()

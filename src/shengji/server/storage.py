@@ -17,7 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import fcntl
+import hashlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -157,6 +160,51 @@ def _upgrade(connection: Connection) -> None:
     command.upgrade(cfg, "head")
 
 
+class StoreError(RuntimeError):
+    """The database cannot be used (the message says why and names the file)."""
+
+
+class DatabaseLocked(StoreError):
+    """Another server process already writes to this database file."""
+
+
+class DatabaseDamaged(StoreError):
+    """The database file fails its integrity check."""
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file of an SQLite URL (None for other databases and in-memory SQLite)."""
+    u = sa.make_url(normalize_url(url))
+    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+        return None
+    return u.database
+
+
+def check_sqlite_file(path: str) -> list[str]:
+    """`PRAGMA quick_check` of an SQLite file: [] when sound, else the problems found.
+
+    A file that does not exist yet is sound (it will be created).
+    """
+    if not Path(path).exists():
+        return []
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            rows = con.execute("PRAGMA quick_check").fetchall()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    problems = [str(r[0]) for r in rows]
+    return [] if problems == ["ok"] else problems
+
+
+def _lock_key(table_id: str) -> int:
+    """The PostgreSQL advisory lock key of a table (a signed 64-bit hash of its id)."""
+    digest = hashlib.blake2b(f"shengji-table:{table_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 WriteOp = tuple[Executable, dict[str, Any] | None]  # a statement and its parameters
 _INSERT_ACTION = actions_t.insert()
 
@@ -197,16 +245,95 @@ class Store:
         self._drainer: asyncio.Task[None] | None = None
         self._started = False
         self.commits = 0  # transactions committed (batches; for tests and benchmarks)
+        self._lock_file: int | None = None  # SQLite: the single-writer lock
+        self._owner_conn: Any = None  # PostgreSQL: the connection holding advisory locks
+        self._owned: set[str] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
-        """Bring the schema to the newest revision."""
-        async with self.engine.begin() as conn:
-            await conn.run_sync(_upgrade)
+        """Take the writer lock, check the file's integrity, bring the schema up to date.
+
+        SQLite: a second server on the same file raises `DatabaseLocked`; a file that
+        fails `PRAGMA quick_check` raises `DatabaseDamaged` (both name the file).
+        """
+        db = sqlite_path(self.url)
+        if db is not None:
+            self._take_file_lock(db)
+            problems = await asyncio.to_thread(check_sqlite_file, db)
+            if problems:
+                self._release_file_lock()
+                raise DatabaseDamaged(
+                    f"the database file {db} is damaged (PRAGMA quick_check: "
+                    f"{'; '.join(problems[:5])}); restore a backup, or run `shengji doctor "
+                    f"--db {self.url}` for details"
+                )
+        try:
+            async with self.engine.begin() as conn:
+                await conn.run_sync(_upgrade)
+        except sqlite3.DatabaseError as exc:
+            self._release_file_lock()
+            raise DatabaseDamaged(f"the database {db or self.url} cannot be used: {exc}") from exc
+        except sa.exc.DatabaseError as exc:
+            self._release_file_lock()
+            raise DatabaseDamaged(f"the database {db or self.url} cannot be used: {exc}") from exc
+        if not self.is_sqlite:
+            self._owner_conn = await self.engine.connect()
         self._started = True
         if self._sqlite_path is not None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="shengji-checkpoint")
             self._checkpointer = asyncio.create_task(self._checkpoint_loop())
+
+    def _take_file_lock(self, db: str) -> None:
+        lock_path = f"{db}.lock"
+        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DatabaseLocked(
+                f"another shengji server is already using the database {db} (lock file "
+                f"{lock_path}); stop it first or give this one its own --db"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_file = fd
+
+    def _release_file_lock(self) -> None:
+        if self._lock_file is not None:
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            os.close(self._lock_file)
+            self._lock_file = None
+
+    # -- table ownership (PostgreSQL advisory locks) ---------------------------------------
+    async def own_table(self, table_id: str) -> bool:
+        """Become the one process that drives `table_id`; False if another one does.
+
+        SQLite has one writer per file (the file lock), so this is always True there. On
+        PostgreSQL a session advisory lock per table, held on one connection for as long as
+        the table is in this process's memory, makes its owner unique across processes.
+        """
+        if self._owner_conn is None or table_id in self._owned:
+            return True
+        got = (
+            await self._owner_conn.execute(
+                sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": _lock_key(table_id)}
+            )
+        ).scalar()
+        await self._owner_conn.commit()
+        if got:
+            self._owned.add(table_id)
+        return bool(got)
+
+    async def disown_table(self, table_id: str) -> None:
+        """Give up `table_id` (it left this process's memory)."""
+        if self._owner_conn is None or table_id not in self._owned:
+            return
+        self._owned.discard(table_id)
+        await self._owner_conn.execute(
+            sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _lock_key(table_id)}
+        )
+        await self._owner_conn.commit()
 
     async def close(self) -> None:
         """Commit what is pending, then release the connections."""
@@ -228,7 +355,13 @@ class Store:
             with self._sync_engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
             self._sync_engine.dispose()
+        if self._owner_conn is not None:
+            with contextlib.suppress(Exception):
+                await self._owner_conn.close()
+            self._owner_conn = None
+            self._owned.clear()
         await self.engine.dispose()
+        self._release_file_lock()
 
     async def _checkpoint_loop(self) -> None:
         """Copy the WAL into the database now and then, off the event loop (may fsync)."""
@@ -354,3 +487,23 @@ class Store:
                     raise RuntimeError(f"action log of table {table_id} has a gap at {i}")
                 out.append(r.action)
             return out
+
+
+def preflight(url: str) -> None:
+    """Before serving: raise `DatabaseLocked`/`DatabaseDamaged` (clear messages naming the
+    file) if another server writes to this SQLite file or the file fails its check."""
+    db = sqlite_path(url)
+    if db is None:
+        return
+    store = Store(url)
+    store._take_file_lock(db)
+    try:
+        problems = check_sqlite_file(db)
+    finally:
+        store._release_file_lock()
+    if problems:
+        raise DatabaseDamaged(
+            f"the database file {db} is damaged (PRAGMA quick_check: "
+            f"{'; '.join(problems[:5])}); restore a backup, or run `shengji doctor --db "
+            f"{url}` for details"
+        )

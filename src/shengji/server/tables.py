@@ -12,12 +12,16 @@ import contextlib
 import json
 import logging
 import math
+import os
 import random
 import re
 import time
+import traceback
 import unicodedata
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, fields
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
 from shengji import Game, IllegalAction, RuleOptions, parse_cards
@@ -32,7 +36,18 @@ from shengji.actions import (
     action_from_json,
 )
 from shengji.bots import AGENT_KINDS, Agent, make_agent
+from shengji.views import View
 
+from .schema import (
+    RATE_LIMITED,
+    TOO_MANY_TABLES,
+    InputError,
+    TableSettings,
+    check_options,
+    check_settings,
+    clamp_settings,
+    dumps_strict,
+)
 from .security import TokenBucket, hash_token, new_table_id, new_token, token_matches
 from .storage import Store, TableRow
 
@@ -41,49 +56,10 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 4096
 MAX_NAME = 24
 STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has passed
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+SLOW_KIND = "slow"  # a test-only bot that thinks for 1 s (bench/load.py --slow-tables)
+WAITING, PLAYING, FINISHED, ERROR = "waiting", "playing", "finished", "error"
+ERROR_MESSAGE = "this table hit an internal error"
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
-
-@dataclass
-class Settings:
-    """Per-table timing. Milliseconds except `bot_timeout_s`; None there means never."""
-
-    deal_ms: int = 150  # pause between two cards of the deal
-    window_ms: int = 10_000  # the final declaration window closes after this (§3.3)
-    bot_delay_ms: int = 700  # a bot waits this long before it moves
-    round_pause_ms: int = 6_000  # pause on a round's summary before the next deal
-    bot_timeout_s: float | None = None  # an absent human's turn goes to a bot after this
-
-    LIMITS = {
-        "deal_ms": (0, 10_000),
-        "window_ms": (0, 600_000),
-        "bot_delay_ms": (0, 60_000),
-        "round_pause_ms": (0, 600_000),
-        "bot_timeout_s": (0, 86_400),
-    }
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
-        """Settings from JSON over `base` (defaults); raises ValueError on bad values."""
-        out = cls(**asdict(base)) if base is not None else cls()
-        names = {f.name for f in fields(cls)}
-        for key, value in data.items():
-            if key not in names:
-                raise ValueError(f"unknown setting {key!r}")
-            if value is None and key == "bot_timeout_s":
-                out.bot_timeout_s = None
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{key} must be a number")
-            lo, hi = cls.LIMITS[key]
-            if not lo <= value <= hi or math.isnan(value):
-                raise ValueError(f"{key} must be between {lo} and {hi}")
-            setattr(out, key, float(value) if key == "bot_timeout_s" else int(value))
-        return out
 
 
 def _rule(message: str) -> str:
@@ -92,8 +68,12 @@ def _rule(message: str) -> str:
 
 
 def dumps(obj: Any) -> str:
-    """Compact JSON text."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """Compact, strict JSON text (never NaN or Infinity: browsers cannot parse them)."""
+    return dumps_strict(obj)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class ClientError(Exception):
@@ -111,6 +91,16 @@ def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
     return name
 
 
+def _former(seat: dict[str, Any] | None) -> list[str]:
+    """The token hashes that held `seat` (its current one included), newest last."""
+    if seat is None:
+        return []
+    out = list(seat.get("former", ()))
+    if seat.get("token_hash"):
+        out.append(seat["token_hash"])
+    return out[-16:]
+
+
 def _seat_arg(msg: dict[str, Any], key: str = "seat") -> int:
     value = msg.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
@@ -121,7 +111,11 @@ def _seat_arg(msg: dict[str, Any], key: str = "seat") -> int:
 class Client:
     """One WebSocket connection: its seat (None for a spectator), host right, outbound queue."""
 
-    def __init__(self, *, rate: float, burst: float, max_queue: int = 2048) -> None:
+    def __init__(
+        self, *, rate: float, burst: float, max_queue: int = 2048, addr: str = ""
+    ) -> None:
+        self.addr = addr  # the peer's address (per-address limits)
+        self.held: set[int] = set()  # seats this connection held while the game was on
         self.seat: int | None = None
         self.host_token_ok = False
         self.greeted = False
@@ -170,14 +164,22 @@ class Table:
         self.id = row.id
         self.name = row.name
         self.options_json = row.options
-        self.options = RuleOptions.from_json(row.options)
         self.seed = row.seed
         self.host_token_hash = row.host_token_hash
         self.seats: list[dict[str, Any] | None] = list(row.seats)
         self.host_seat = row.host_seat
         self.status = row.status
-        self.settings = Settings.from_json(row.settings)
         self.created = row.created
+        self.creator = ""  # the creator's address (this process only)
+        self.error: str | None = None  # why the table is in the `error` state
+        self.options = RuleOptions()
+        self.settings = manager.defaults
+        try:
+            self.options = check_options(row.options)
+            stored = check_settings(row.settings, minima=None)
+            self.settings = clamp_settings(stored, manager.minima)
+        except InputError as exc:
+            self._damaged(f"stored options or settings are invalid: {exc}")
         self.game = Game(seed=self.seed, options=self.options)
         self.seq = 0
         self.clients: list[Client] = []
@@ -188,6 +190,7 @@ class Table:
         self.standins: dict[int, Agent] = {}
         self.rng = random.Random(self.seed ^ 0x5EED)
         now = time.monotonic()
+        self.idle_since = now  # when the last connection left (eviction)
         self.absent_since: dict[int, float] = {s: now for s in range(4)}
         self.turn_seq = -1
         self.turn_started = now
@@ -197,13 +200,29 @@ class Table:
         self.last_error: str | None = None
 
     # -- persistence -----------------------------------------------------------------
+    def _damaged(self, reason: str) -> None:
+        """Mark the table as damaged (visible `error` state); nothing more is played."""
+        log.error("table %s is damaged: %s", self.id, reason)
+        self.status = ERROR
+        self.error = reason
+
     def replay_log(self, actions: list[Any]) -> None:
-        """Rebuild the game from its stored log (exact same state)."""
+        """Rebuild the game from its stored log (exact same state).
+
+        A log that does not replay leaves the table in the `error` state (listed as
+        damaged, its record exportable by the host), never silently dropped.
+        """
+        if self.status == ERROR:
+            self.seq = len(actions)
+            return
         for i, a in enumerate(actions):
             try:
                 self.game.apply(action_from_json(a))
-            except IllegalAction as exc:
-                raise RuntimeError(f"table {self.id}: stored action {i} refused: {exc}") from exc
+            except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
+                self.seq = len(actions)
+                self._damaged(f"stored action {i} does not replay: {exc}")
+                log.error("table %s: replay failed\n%s", self.id, traceback.format_exc())
+                return
         self.seq = len(actions)
 
     async def _save_seats(self) -> None:
@@ -220,13 +239,14 @@ class Table:
                 out.append(None)
             else:
                 human = s["kind"] == "human"
-                out.append(
-                    {
-                        "name": s["name"],
-                        "kind": s["kind"],
-                        "connected": self.connected(i) if human else True,
-                    }
-                )
+                entry = {
+                    "name": s["name"],
+                    "kind": s["kind"],
+                    "connected": self.connected(i) if human else True,
+                }
+                if s.get("vacant"):
+                    entry["vacant"] = True
+                out.append(entry)
         return out
 
     def lobby_entry(self) -> dict[str, Any]:
@@ -247,7 +267,8 @@ class Table:
             "host_seat": self.host_seat,
             "seats": self.public_seats(),
             "status": self.status,
-            "options": self.options_json,
+            "error": ERROR_MESSAGE if self.status == ERROR else None,
+            "options": self.options_json if self.status != ERROR else {},
             "settings": {
                 "deal_ms": self.settings.deal_ms,
                 "window_ms": self.settings.window_ms,
@@ -260,15 +281,28 @@ class Table:
             client.seat is not None and client.seat == self.host_seat
         )
 
+    def view_text(self, seat: int | None, views: dict[int | None, str]) -> str:
+        """The JSON of `seat`'s view (cached in `views` for one broadcast). A view that
+        cannot be built (an engine bug) puts the table in `error` and is sent as null."""
+        view = views.get(seat)
+        if view is None:
+            try:
+                view = dumps(self.game.view(seat).to_json())
+            except Exception:  # an engine bug or a damaged table: no view, never a crash
+                if self.status != ERROR:
+                    log.exception("table %s: view of seat %s failed", self.id, seat)
+                    self._damaged("a view could not be built")
+                view = "null"
+            views[seat] = view
+        return view
+
     def state_text(self, client: Client, info: str, views: dict[int | None, str]) -> str:
         """The `state` message for one connection, as JSON text: its own seat's view only.
 
         `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast.
         """
         seat = client.seat
-        view = views.get(seat)
-        if view is None:
-            view = views[seat] = dumps(self.game.view(seat).to_json())
+        view = self.view_text(seat, views)
         you = "null" if seat is None else str(seat)
         host = "true" if self.is_host(client) else "false"
         return (
@@ -278,22 +312,30 @@ class Table:
 
     def broadcast(self) -> None:
         """Send every connection its own state (its seat's view only)."""
-        info = dumps(self.table_info())
         views: dict[int | None, str] = {}
+        for c in self.clients:  # build the views first: one may put the table in `error`
+            self.view_text(c.seat, views)
+        info = dumps(self.table_info())
         for c in list(self.clients):
             c.push(self.state_text(c, info, views))
 
     def send_state(self, client: Client) -> None:
-        client.push(self.state_text(client, dumps(self.table_info()), {}))
+        views: dict[int | None, str] = {}
+        self.view_text(client.seat, views)
+        client.push(self.state_text(client, dumps(self.table_info()), views))
 
     # -- connections -----------------------------------------------------------------
     def attach(self, client: Client) -> None:
+        """A new connection: a paused table resumes (its driver is woken)."""
         self.clients.append(client)
+        self.wake.set()
 
     def detach(self, client: Client) -> None:
         if client in self.clients:
             self.clients.remove(client)
         client.close()
+        if not self.clients:
+            self.idle_since = time.monotonic()
         seat = client.seat
         if seat is not None and not self.connected(seat):
             self.absent_since[seat] = time.monotonic()
@@ -303,6 +345,8 @@ class Table:
     def _bind(self, client: Client, seat: int | None) -> None:
         old = client.seat
         client.seat = seat
+        if seat is not None and self.status != WAITING:
+            client.held.add(seat)
         if old is not None and old != seat and not self.connected(old):
             self.absent_since[old] = time.monotonic()
         if seat is not None:
@@ -316,7 +360,7 @@ class Table:
             if not client.bucket.allow():
                 raise ClientError("too many messages: slow down")
             try:
-                msg = json.loads(text)
+                msg = json.loads(text, parse_constant=_no_constant)
             except (ValueError, RecursionError):
                 raise ClientError("malformed message: not JSON") from None
             if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
@@ -352,11 +396,23 @@ class Table:
                 seat = self.host_seat
             else:
                 for i, s in enumerate(self.seats):
-                    if s is not None and token_matches(token, s.get("token_hash")):
+                    if s is None:
+                        continue
+                    if token_matches(token, s.get("token_hash")):
                         seat = i
                         break
+                    if any(token_matches(token, h) for h in s.get("former", ())):
+                        client.held.add(i)  # a former holder of seat i: spectator only
                 else:
                     bad = True
+        if seat is not None and self.status != WAITING and client.held - {seat}:
+            other = min(client.held - {seat})
+            seat, bad = None, False
+            client.host_token_ok = False
+            client.error(
+                f"this connection has held seat {other} of this game: it cannot take "
+                "another seat; you are watching as a spectator"
+            )
         self._bind(client, seat)
         if bad:
             client.error("invalid token: you are watching as a spectator")
@@ -370,8 +426,11 @@ class Table:
         seat = _seat_arg(msg)
         name = clean_name(msg.get("name"))
         async with self.lock:
-            if self.status == FINISHED:
-                raise ClientError("the game is over")
+            if self.status != WAITING:
+                raise ClientError(
+                    "the game is on: a free seat is taken with a one-time seat link from "
+                    "the host"
+                )
             if client.seat is not None:
                 raise ClientError("you already have a seat")
             if self.seats[seat] is not None:
@@ -400,24 +459,28 @@ class Table:
         self._require_host(client)
         seat = _seat_arg(msg)
         kind = msg.get("kind")
-        if kind not in AGENT_KINDS:
-            raise ClientError(f"bot kind must be one of: {', '.join(AGENT_KINDS)}")
+        kinds = self.manager.bot_kinds
+        if kind not in kinds:
+            raise ClientError(f"bot kind must be one of: {', '.join(kinds)}")
         async with self.lock:
             if self.status == FINISHED:
                 raise ClientError("the game is over")
+            if self.status == ERROR:
+                raise ClientError(ERROR_MESSAGE)
             current = self.seats[seat]
-            if current is not None and current["kind"] == "human":
+            if current is not None and current["kind"] == "human" and not current.get("vacant"):
                 raise ClientError(f"seat {seat} has a player: kick them first")
             old = self.seats[seat]
             bot_name = f"{kind.capitalize()} bot"
-            self.seats[seat] = {"name": bot_name, "kind": kind, "token_hash": None}
+            self.seats[seat] = {"name": bot_name, "kind": kind, "token_hash": None,
+                                "former": _former(old)}
             try:
                 await self._save_seats()
             except Exception:
                 self.seats[seat] = old
                 raise
             if self.status == PLAYING:
-                self.agents[seat] = make_agent(kind, self._agent_seed(seat))
+                self.agents[seat] = self.manager.make_agent(kind, self._agent_seed(seat))
             self.broadcast()
         self.wake.set()
 
@@ -430,7 +493,15 @@ class Table:
             if seat == self.host_seat:
                 raise ClientError("the host cannot kick their own seat")
             old = self.seats[seat]
-            self.seats[seat] = None
+            if self.status == WAITING:
+                self.seats[seat] = None
+            elif old is not None and old.get("vacant"):
+                raise ClientError(f"seat {seat} is already vacant")
+            else:  # mid-game the seat stays in the game: vacant, played by a stand-in
+                # after bot_timeout_s until a bot or a seat link fills it
+                assert old is not None
+                self.seats[seat] = {"name": old["name"], "kind": "human", "token_hash": None,
+                                    "former": _former(old), "vacant": True}
             try:
                 await self._save_seats()
             except Exception:
@@ -441,6 +512,66 @@ class Table:
                 if c.seat == seat:
                     c.seat = None
             self.absent_since[seat] = time.monotonic()
+            self.broadcast()
+        self.wake.set()
+
+    async def _seat_link(self, client: Client, msg: dict[str, Any]) -> None:
+        """Host: a one-time code with which a new player takes a vacant (or bot) seat."""
+        self._require_host(client)
+        seat = _seat_arg(msg)
+        async with self.lock:
+            if self.status != PLAYING:
+                raise ClientError("seat links are for a game in progress: before the start, "
+                                  "players simply sit down")
+            current = self.seats[seat]
+            if current is None or (current["kind"] == "human" and not current.get("vacant")):
+                raise ClientError(f"seat {seat} has a player: kick them first")
+            code = new_token()
+            old = dict(current)
+            current["link_hash"] = hash_token(code)
+            try:
+                await self._save_seats()
+            except Exception:
+                self.seats[seat] = old
+                raise
+        client.send({"type": "seat_link", "seat": seat, "code": code})
+
+    async def _claim(self, client: Client, msg: dict[str, Any]) -> None:
+        """Take the seat a one-time seat link (`code`) was made for."""
+        code = msg.get("code")
+        if not isinstance(code, str) or not code:
+            raise ClientError("malformed message: code must be a string")
+        name = clean_name(msg.get("name"))
+        async with self.lock:
+            if self.status != PLAYING:
+                raise ClientError("the game is not being played")
+            seat = next(
+                (i for i, s in enumerate(self.seats)
+                 if s is not None and token_matches(code, s.get("link_hash"))),
+                None,
+            )
+            if seat is None:
+                raise ClientError("this seat link is not valid (already used or replaced)")
+            if client.seat is not None or client.host_token_ok:
+                raise ClientError("you already have a seat in this game")
+            if client.held - {seat}:
+                raise ClientError(
+                    f"this connection has held seat {min(client.held)} of this game: it "
+                    "cannot take another seat"
+                )
+            old = self.seats[seat]
+            assert old is not None
+            token = new_token()
+            self.seats[seat] = {"name": name, "kind": "human", "token_hash": hash_token(token),
+                                "former": _former(old)}
+            try:
+                await self._save_seats()
+            except Exception:
+                self.seats[seat] = old
+                raise
+            self.agents.pop(seat, None)
+            self._bind(client, seat)
+            client.send({"type": "seated", "seat": seat, "token": token})
             self.broadcast()
         self.wake.set()
 
@@ -481,6 +612,8 @@ class Table:
                 raise ClientError("all four seats must be filled (players or bots)")
             await self.store.update_table(self.id, status=PLAYING)
             self.status = PLAYING
+            for c in self.clients:
+                c.held = set() if c.seat is None else {c.seat}
             self._make_agents()
             self.broadcast()
         self.start_driver()
@@ -539,6 +672,8 @@ class Table:
         "sit": _sit,
         "bot": _bot,
         "kick": _kick,
+        "seat_link": _seat_link,
+        "claim": _claim,
         "swap": _swap,
         "start": _start,
         "action": _action,
@@ -552,13 +687,18 @@ class Table:
 
     def _make_agents(self) -> None:
         self.agents = {
-            i: make_agent(s["kind"], self._agent_seed(i))
+            i: self.manager.make_agent(s["kind"], self._agent_seed(i))
             for i, s in enumerate(self.seats)
             if s is not None and s["kind"] != "human"
         }
 
     async def submit(self, action: Action) -> str | None:
-        """Check, commit, apply and broadcast one action. Returns the refusal, or None."""
+        """Check, commit, apply and broadcast one action. Returns the refusal, or None.
+
+        One code path: the engine checks the action, it is stored, then applied. An
+        engine exception other than a refusal (a bug) puts the table in the visible
+        `error` state with its traceback logged; it never freezes silently.
+        """
         async with self.lock:
             if self.status != PLAYING:
                 return "the game is not being played"
@@ -566,14 +706,25 @@ class Table:
                 self.game.check(action)
             except IllegalAction as exc:
                 return str(exc)
+            except Exception:
+                self._fail(f"the engine failed checking action {self.seq}")
+                return ERROR_MESSAGE
             seq = self.seq
             try:
                 await self.store.append_action(self.id, seq, action.to_json())
-            except Exception:
+            except Exception as exc:
+                if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
+                    self._fail(f"action {seq} is already in the database (another writer?)")
+                    return ERROR_MESSAGE
                 log.exception("table %s: could not store action %d", self.id, seq)
                 return "server error: the action could not be saved; try again"
             rounds = len(self.game.results)
-            self.game.apply(action)
+            try:
+                self.game.apply(action)
+            except Exception:
+                self.seq = seq + 1
+                self._fail(f"the engine failed applying stored action {seq}")
+                return ERROR_MESSAGE
             self.seq = seq + 1
             now = time.monotonic()
             if len(self.game.results) > rounds:
@@ -586,6 +737,28 @@ class Table:
             self.broadcast()
         self.wake.set()
         return None
+
+    def _fail(self, reason: str) -> None:
+        """An unexpected engine error: log it, show the `error` state to everyone, stop."""
+        log.error("table %s: %s\n%s", self.id, reason, traceback.format_exc())
+        self._damaged(reason)
+        self.agents.clear()
+        self.broadcast()
+        self.wake.set()
+
+    def export(self, actions: list[Any]) -> dict[str, Any]:
+        """The table's record for its host: seed, options and the stored action log."""
+        return {
+            "format": "shengji-export/1",
+            "id": self.id,
+            "name": self.name,
+            "status": self.status,
+            "error": self.error,
+            "seed": self.seed,
+            "options": self.options_json,
+            "settings": self.settings.model_dump(),
+            "actions": actions,
+        }
 
     def start_driver(self) -> None:
         if self.driver is None and self.status == PLAYING:
@@ -601,11 +774,17 @@ class Table:
 
     async def _drive(self) -> None:
         """The table's clock: deals, closes the window, asks bots and stand-ins to move."""
+        failures = 0
         while self.status == PLAYING:
             self.wake.clear()
             try:
                 wait = await self._step()
+                failures = 0
             except Exception:  # a bug must not freeze the table: log it, retry shortly
+                failures += 1
+                if failures >= 3:
+                    self._fail("the table's driver failed three times in a row")
+                    return
                 log.exception("table %s: driver step failed", self.id)
                 wait = 1.0
             if wait is None:
@@ -619,7 +798,7 @@ class Table:
     async def _step(self) -> float | None:
         """Do what is due now (return None) or say how long to wait (seconds; inf: until woken)."""
         g = self.game
-        if g.is_over:
+        if g.is_over or not self.clients:  # nobody watches: paused until someone connects
             return math.inf
         now = time.monotonic()
         if self.turn_seq != self.seq:
@@ -672,7 +851,9 @@ class Table:
             return due - now
         agent = self.standins.get(seat)
         if agent is None:
-            agent = self.standins[seat] = make_agent(STANDIN_KIND, self._agent_seed(seat) + 7)
+            agent = self.standins[seat] = self.manager.make_agent(
+                STANDIN_KIND, self._agent_seed(seat) + 7
+            )
         await self._bot_act(seat, agent)
         return None
 
@@ -681,10 +862,15 @@ class Table:
         seq = self.seq
         action: Action | None
         try:
-            action = agent.act(view)
+            action, thought = await self.manager.think(agent, view)
         except Exception:
             log.exception("table %s: bot at seat %d failed", self.id, seat)
-            action = None
+            action, thought = None, agent
+        for agents in (self.agents, self.standins):  # keep the agent's new state
+            if agents.get(seat) is agent:
+                agents[seat] = thought
+        if self.status != PLAYING:
+            return
         if deal:
             if isinstance(action, Declare) and action.seat == seat:
                 await self.submit(action)
@@ -715,52 +901,212 @@ class Table:
         return None
 
 
+def _watch_server(server_pid: int) -> None:
+    """Pool worker initializer: exit once the server process is gone (even after a
+    SIGKILL, which leaves the pool no chance to shut its workers down)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the pid was reused by another user's process
+                os._exit(0)
+
+    threading.Thread(target=watch, name="shengji-watch-server", daemon=True).start()
+
+
+def _think(agent: Agent, view: View) -> tuple[Action | None, Agent]:
+    """A bot's move, computed in a worker process: the action and the agent's new state."""
+    return agent.act(view), agent
+
+
+@dataclass
+class Limits:
+    """Per-address limits of one server (a public server's defaults)."""
+
+    create_per_min: int = 10  # tables created per client address per minute
+    open_per_addr: int = 20  # open (waiting or playing) tables per creator address
+    conns_per_addr: int = 32  # WebSocket connections per client address
+    evict_after_s: float = 300.0  # a finished/damaged table nobody watches leaves memory
+    abandon_after_s: float = 1800.0  # so does an open table nobody watches
+
+
 class Manager:
-    """All live tables of one server process."""
+    """All live tables of one server process, the bots' worker pool and per-address limits."""
 
     def __init__(
         self,
         store: Store,
-        defaults: Settings,
+        defaults: TableSettings,
         *,
+        minima: dict[str, float] | None = None,
         rate: float = 10.0,
         burst: float = 30.0,
         seed_source: Callable[[], int] | None = None,
+        bot_workers: int | None = None,
+        bot_kinds: tuple[str, ...] = AGENT_KINDS,
+        limits: Limits | None = None,
+        sweep_s: float = 30.0,
     ) -> None:
         self.store = store
         self.seed_source = seed_source or (lambda: random.SystemRandom().getrandbits(62))
         self.defaults = defaults
+        self.minima = minima
         self.rate = rate
         self.burst = burst
+        self.bot_kinds = bot_kinds
+        self.limits = limits or Limits()
+        self.sweep_s = sweep_s
         self.tables: dict[str, Table] = {}
+        self.bot_workers = (os.cpu_count() or 1) if bot_workers is None else bot_workers
+        self.pool: Executor | None = None
+        self.created_by: dict[str, deque[float]] = {}
+        self.conns: Counter[str] = Counter()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def make_agent(self, kind: str, seed: int) -> Agent:
+        """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
+        server runs with test bots)."""
+        if kind == SLOW_KIND:
+            from .slowbot import SlowAgent
+
+            return SlowAgent(seed)
+        return make_agent(kind, seed)
+
+    async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
+        """Ask `agent` for its move off the event loop (a process pool sized to the machine;
+        `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
+        if self.bot_workers <= 0:
+            return _think(agent, view)
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = multiprocessing.get_context("forkserver")
+            self.pool = ProcessPoolExecutor(
+                self.bot_workers, mp_context=ctx, initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, _think, agent, view)
 
     async def start(self) -> None:
-        """Restore every unfinished table by replaying its log; resume their drivers."""
-        for row in await self.store.tables_with_status([WAITING, PLAYING]):
-            try:
-                table = Table(self, row)
-                table.replay_log(await self.store.load_actions(row.id))
-            except Exception:
-                log.exception("table %s could not be restored", row.id)
-                continue
-            self.tables[row.id] = table
-            table.start_driver()
+        """Restore every unfinished table by replaying its log; resume their drivers.
+
+        A table that cannot be restored is kept, in the `error` state (damaged), so that
+        it shows in the lobby and its host can export its record: never dropped.
+        """
+        for row in await self.store.tables_with_status([WAITING, PLAYING, ERROR]):
+            await self._load(row)
+        self._sweeper = asyncio.create_task(self._sweep(), name="shengji-sweeper")
+
+    async def _load(self, row: TableRow) -> Table | None:
+        if not await self.store.own_table(row.id):
+            log.warning("table %s is owned by another server process", row.id)
+            return None
+        table = Table(self, row)
+        try:
+            actions = await self.store.load_actions(row.id)
+        except Exception as exc:  # noqa: BLE001 - a gap or an unreadable row
+            table._damaged(f"the action log cannot be read: {exc}")
+            actions = []
+        table.replay_log(actions)
+        if row.id in self.tables:  # loaded concurrently
+            return self.tables[row.id]
+        self.tables[row.id] = table
+        table.start_driver()
+        return table
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         for t in list(self.tables.values()):
             await t.stop_driver()
             for c in t.clients:
                 c.close()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
-    def new_client(self) -> Client:
-        return Client(rate=self.rate, burst=self.burst)
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_s)
+            await self.evict_idle()
+
+    async def evict_idle(self, now: float | None = None) -> list[str]:
+        """Drop from memory the tables nobody watches past their grace period; they load
+        again from the database on demand. Returns their ids."""
+        now = time.monotonic() if now is None else now
+        out: list[str] = []
+        for tid, t in list(self.tables.items()):
+            if t.clients:
+                continue
+            grace = (
+                self.limits.evict_after_s
+                if t.status in (FINISHED, ERROR)
+                else self.limits.abandon_after_s
+            )
+            if now - t.idle_since >= grace:
+                await t.stop_driver()
+                if self.tables.get(tid) is t and not t.clients:
+                    del self.tables[tid]
+                    await self.store.disown_table(tid)
+                    out.append(tid)
+        return out
+
+    def new_client(self, addr: str = "") -> Client:
+        return Client(rate=self.rate, burst=self.burst, addr=addr)
+
+    def connect(self, addr: str) -> bool:
+        """Count a new connection from `addr`; False if that address has too many."""
+        if self.conns[addr] >= self.limits.conns_per_addr:
+            return False
+        self.conns[addr] += 1
+        return True
+
+    def disconnect(self, addr: str) -> None:
+        self.conns[addr] -= 1
+        if self.conns[addr] <= 0:
+            del self.conns[addr]
+
+    def _check_create_limits(self, addr: str) -> None:
+        now = time.monotonic()
+        recent = self.created_by.setdefault(addr, deque())
+        while recent and now - recent[0] > 60:
+            recent.popleft()
+        if len(recent) >= self.limits.create_per_min:
+            raise InputError(
+                f"too many new tables from your address (limit "
+                f"{self.limits.create_per_min} a minute): try again later",
+                code=RATE_LIMITED,
+            )
+        mine = sum(
+            1 for t in self.tables.values() if t.creator == addr and t.status in (WAITING, PLAYING)
+        )
+        if mine >= self.limits.open_per_addr:
+            raise InputError(
+                f"too many open tables from your address (limit {self.limits.open_per_addr})",
+                code=TOO_MANY_TABLES,
+            )
 
     async def create(
-        self, name: str, options: dict[str, Any], settings: dict[str, Any]
+        self, name: str, options: Any, settings: dict[str, Any], addr: str = ""
     ) -> tuple[Table, str]:
-        """A new table (status waiting); returns it and the host's token."""
-        opts = RuleOptions.from_json(options)
-        st = Settings.from_json(settings, self.defaults)
+        """A new table (status waiting); returns it and the host's token.
+
+        Raises `InputError` (naming the field) for bad options or settings and when the
+        address is over its limits; nothing is stored then.
+        """
+        opts = check_options(options)
+        st = check_settings(settings, self.defaults, minima=self.minima)
+        self._check_create_limits(addr)
+        self.created_by[addr].append(time.monotonic())
         host_token = new_token()
         row = TableRow(
             id=new_table_id(),
@@ -771,15 +1117,17 @@ class Manager:
             seats=[None, None, None, None],
             host_seat=None,
             status=WAITING,
-            settings=st.to_json(),
+            settings=st.model_dump(),
         )
+        await self.store.own_table(row.id)
         await self.store.create_table(row)
         table = Table(self, row)
+        table.creator = addr
         self.tables[row.id] = table
         return table, host_token
 
     async def get(self, table_id: str) -> Table | None:
-        """A live table, or a finished one loaded from the database."""
+        """A live table, or one loaded from the database (finished, evicted or damaged)."""
         if not TABLE_ID_RE.match(table_id):
             return None
         table = self.tables.get(table_id)
@@ -788,19 +1136,10 @@ class Manager:
         row = await self.store.get_table(table_id)
         if row is None:
             return None
-        try:
-            table = Table(self, row)
-            table.replay_log(await self.store.load_actions(row.id))
-        except Exception:
-            log.exception("table %s could not be loaded", table_id)
-            return None
-        if table_id in self.tables:  # loaded concurrently
-            return self.tables[table_id]
-        self.tables[table_id] = table
-        table.start_driver()
-        return table
+        return await self._load(row)
 
     def lobby(self) -> list[dict[str, Any]]:
+        """Open and damaged tables in memory, newest first (at most 200)."""
         open_tables = [t for t in self.tables.values() if t.status != FINISHED]
         open_tables.sort(key=lambda t: t.created, reverse=True)
         return [t.lobby_entry() for t in open_tables[:200]]

@@ -184,6 +184,8 @@ FAST: dict[str, Any] = {
     "round_pause_ms": 0,
     "rate_per_s": 1000.0,  # the test players are faster than people
     "burst": 1000.0,
+    "fast_timings": True,  # below the public server's minima
+    "bot_workers": 0,  # bots on the loop (tests of the worker pool ask for workers)
 }
 
 
@@ -300,3 +302,65 @@ class Human:
                 if stop(msg):
                     return msg
                 self.react(msg)
+
+
+@contextlib.contextmanager
+def live_server(
+    db_path: str | os.PathLike[str], *, header_timeout_s: float | None = None, **settings: Any
+) -> Iterator[str]:
+    """The real server (uvicorn, its protective config) in a thread on a free loopback
+    port, on a SQLite file; yields its base URL (http://127.0.0.1:PORT)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from .app import create_app, uvicorn_config
+    from .httpguard import GuardedH11Protocol
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
+    config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", loop="asyncio")
+    server = uvicorn.Server(config)
+    old = GuardedH11Protocol.header_timeout_s
+    if header_timeout_s is not None:
+        GuardedH11Protocol.header_timeout_s = header_timeout_s
+    thread = threading.Thread(target=server.run, name="shengji-live-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        GuardedH11Protocol.header_timeout_s = old
+
+
+def on_loop(client: TestClient, fn: Callable[[], T]) -> T:
+    """Run `fn` in the server's event loop thread (no WebSocket needed)."""
+
+    async def _run() -> T:
+        return fn()
+
+    portal: Any = client.portal
+    result: T = portal.call(_run)
+    return result
+
+
+def stored_actions(db_path: str | os.PathLike[str], table_id: str) -> int:
+    """How many actions of `table_id` the SQLite file holds (read with a plain sqlite3)."""
+    import sqlite3
+
+    con = sqlite3.connect(db_path, timeout=10)
+    try:
+        row = con.execute("SELECT count(*) FROM actions WHERE table_id = ?", (table_id,))
+        return int(row.fetchone()[0])
+    finally:
+        con.close()

@@ -1,7 +1,7 @@
 // Lobby: create a table (name + RULES §10 options), list open tables.
 import { useState, useEffect } from "../vendor/preact-hooks.mjs";
 import { html } from "./ui.js";
-import { t } from "./i18n.js";
+import { t, has } from "./i18n.js";
 import { setToken } from "./net.js";
 
 // RULES §10 options: [key, kind, default, choices]
@@ -63,6 +63,20 @@ function OptionField({ opt, value, onChange }) {
   </label>`;
 }
 
+/** A refused request's message: translated by its error code, else the server's text. */
+async function refusal(r) {
+  const text = await r.text();
+  try {
+    const e = JSON.parse(text);
+    const key = `error.code.${e.code}`;
+    if (e.code && has(key)) return t(key, { field: e.field || "" });
+    if (typeof e.detail === "string") return e.detail;
+  } catch {
+    /* not JSON */
+  }
+  return `${r.status} ${text}`;
+}
+
 function CreateTable() {
   const [name, setName] = useState(() => {
     const n = getName();
@@ -91,7 +105,7 @@ function CreateTable() {
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
       });
-      if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
+      if (!r.ok) throw new Error(await refusal(r));
       const data = await r.json();
       if (data.host_token) setToken(data.id, data.host_token);
       location.href = `/t/${encodeURIComponent(data.id)}`;

@@ -2,7 +2,7 @@
 import { useState, useEffect, useRef, useLayoutEffect } from "../vendor/preact-hooks.mjs";
 import { html, Card, Cards, SuitSym, teamLetter } from "./ui.js";
 import { t, has } from "./i18n.js";
-import { Connection, setToken } from "./net.js";
+import { Connection, setToken, getToken } from "./net.js";
 import {
   cardList,
   cardsText,
@@ -103,7 +103,7 @@ function InfoBar({ view, seatName, onSummary }) {
   </div>`;
 }
 
-function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, canSit }) {
+function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit }) {
   const s = table.seats ? table.seats[seat] : null;
   const team = seat % 2;
   const name = s ? displayName(s, seat) : t("seat.empty");
@@ -114,7 +114,8 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   const badges = [];
   if (view && view.starter === seat && view.phase !== "deal") badges.push(["starter", t("seat.starter")]);
   if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer")]);
-  if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
+  if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
+  else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
   const cls = [
     "seat",
@@ -146,6 +147,16 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
         <button class="btn small bot-btn" data-kind="heuristic" title=${t("host.bot_heuristic")} onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>`}
       ${s && table.host_seat !== seat && html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`}
       <button class="btn small swap-btn" title=${t("host.swap_hint")} onClick=${() => onSwap(seat)}>⇄</button>
+    </div>`}
+    ${isHost &&
+    table.status === "playing" &&
+    s &&
+    table.host_seat !== seat &&
+    html`<div class="host-ctl">
+      ${s.kind === "human" && !s.vacant
+        ? html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`
+        : html`<button class="btn small link-btn" onClick=${() => onLink(seat)}>${t("host.seat_link")}</button>
+            ${s.vacant && html`<button class="btn small bot-btn" data-kind="heuristic" onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>`}`}
     </div>`}
   </div>`;
 }
@@ -329,6 +340,8 @@ export function Table({ id, lang }) {
   const [summaryOpen, setSummaryOpen] = useState(false);
   const [pending, setPending] = useState(false);
   const conn = useRef(null);
+  const [seatLink, setSeatLink] = useState(null);
+  const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
   const toastId = useRef(0);
   const lastFailed = useRef(null);
 
@@ -349,6 +362,11 @@ export function Table({ id, lang }) {
           setPending(false);
         }
         else if (m.type === "check") setCheckRes(m);
+        else if (m.type === "seat_link") {
+          const url = `${location.origin}/t/${encodeURIComponent(id)}?seat=${encodeURIComponent(m.code)}`;
+          if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
+          setSeatLink(url);
+        } else if (m.type === "seated") setClaim(null);
         else if (m.type === "error") {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
@@ -452,6 +470,24 @@ export function Table({ id, lang }) {
     saveName(n);
     send({ type: "sit", seat, name: n });
   };
+  const doClaim = () => {
+    const n = name.trim();
+    if (!n) return toast("error", t("seat.need_name"));
+    saveName(n);
+    send({ type: "claim", code: claim, name: n });
+    history.replaceState(null, "", location.pathname);
+  };
+  const exportRecord = async () => {
+    const r = await fetch(`/api/tables/${encodeURIComponent(id)}/export`, {
+      headers: { authorization: `Bearer ${getToken(id) || ""}` },
+    });
+    if (!r.ok) return toast("error", t("error.refused"), await r.text());
+    const blob = new Blob([await r.text()], { type: "application/json" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `shengji-${id}.json`;
+    a.click();
+  };
   const onSwap = (seat) => {
     if (swapFrom == null) setSwapFrom(seat);
     else {
@@ -536,6 +572,19 @@ export function Table({ id, lang }) {
   return html`<main class=${"table-page" + (waiting ? " waiting" : " phase-" + phase)} data-phase=${phase || ""} data-status=${table.status} data-me=${me ?? ""} data-to-act=${view ? view.to_act ?? "" : ""} data-lead=${lead ? cardsText(lead) : ""} data-lead-suit=${lead ? playSuit(lead[0], trump) : ""}>
     <${Toasts} toasts=${toasts} onClose=${(x) => setToasts((xs) => xs.filter((y) => y.id !== x))} />
     ${net !== "open" && html`<div class="net-banner">${t("app.reconnecting")}</div>`}
+    ${table.status === "error" &&
+    html`<div class="net-banner error-banner" role="alert">${t("table.error")}
+      ${st.is_host && html` <button class="btn small" id="export-btn" onClick=${exportRecord}>${t("table.export")}</button>`}</div>`}
+    ${seatLink &&
+    html`<div class="invite seat-link"><small>${t("host.seat_link_made")}</small>
+      <input readonly value=${seatLink} onFocus=${(e) => e.target.select()} />
+      <button class="btn small ghost" onClick=${() => setSeatLink(null)}>×</button></div>`}
+    ${claim &&
+    me == null &&
+    table.status === "playing" &&
+    html`<div class="invite claim"><small>${t("seat.claim_hint")}</small>
+      <input id="claim-name" value=${name} maxlength="24" placeholder=${t("seat.name_ph")} onInput=${(e) => setName(e.target.value)} />
+      <button class="btn primary small" id="claim-btn" onClick=${doClaim}>${t("seat.claim")}</button></div>`}
     <div class="head">
       <div class="table-title">
         <h1>${table.name}</h1>
@@ -561,6 +610,7 @@ export function Table({ id, lang }) {
             onSit=${sit}
             onBot=${(s, kind) => send({ type: "bot", seat: s, kind })}
             onKick=${(s) => send({ type: "kick", seat: s })}
+            onLink=${(s) => send({ type: "seat_link", seat: s })}
             onSwap=${onSwap}
           />`,
         )}

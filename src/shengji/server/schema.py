@@ -1,0 +1,193 @@
+"""The server's input schema: table settings and rule options, validated strictly.
+
+One pydantic model (`TableSettings`) for the timing settings of a table and one check
+(`check_options`) for the rule options, used by `POST /api/tables` and by tables loaded
+from the database. Rule options are validated by the engine's own `RuleOptions.from_json`
+(RULES §10); the server refuses non-finite numbers and booleans given for numbers before
+that, whatever the engine accepts. Refusals are `InputError`s that name the field and carry
+an error code the browser client translates.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shengji import IllegalAction, RuleOptions
+
+# Error codes (the client translates `error.code.<code>`).
+BAD_REQUEST = "bad_request"
+BAD_OPTION = "bad_option"
+BAD_SETTING = "bad_setting"
+BAD_NAME = "bad_name"
+TOO_LARGE = "too_large"
+RATE_LIMITED = "rate_limited"
+TOO_MANY_TABLES = "too_many_tables"
+BAD_ORIGIN = "bad_origin"
+
+# The timings a public server accepts at least (a table cannot be made to spin); tests
+# and private servers may lower them with `fast_timings` (`--fast-timings`).
+PUBLIC_MINIMA: dict[str, float] = {
+    "deal_ms": 50,
+    "window_ms": 1_000,
+    "bot_delay_ms": 100,
+    "round_pause_ms": 1_000,
+    "bot_timeout_s": 5,
+}
+MAXIMA: dict[str, float] = {
+    "deal_ms": 10_000,
+    "window_ms": 600_000,
+    "bot_delay_ms": 60_000,
+    "round_pause_ms": 600_000,
+    "bot_timeout_s": 86_400,
+}
+SETTING_NAMES = tuple(MAXIMA)
+DEFAULT_BOT_TIMEOUT_S = 120.0
+
+
+class InputError(ValueError):
+    """Refused input: `message` names the field; `code` is the client's translation key."""
+
+    def __init__(self, message: str, *, code: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.field = field
+
+    def to_json(self) -> dict[str, Any]:
+        """The body of the HTTP error response."""
+        return {"detail": str(self), "code": self.code, "field": self.field}
+
+
+class TableSettings(BaseModel):
+    """Per-table timing (milliseconds, except `bot_timeout_s`): strict types, finite ranges.
+
+    `bot_timeout_s`: an absent player's turn (or a vacated seat) goes to a bot stand-in
+    after this many seconds, so no game waits for ever.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    deal_ms: int = Field(default=150, ge=0, le=int(MAXIMA["deal_ms"]))
+    window_ms: int = Field(default=10_000, ge=0, le=int(MAXIMA["window_ms"]))
+    bot_delay_ms: int = Field(default=700, ge=0, le=int(MAXIMA["bot_delay_ms"]))
+    round_pause_ms: int = Field(default=6_000, ge=0, le=int(MAXIMA["round_pause_ms"]))
+    bot_timeout_s: float = Field(
+        default=DEFAULT_BOT_TIMEOUT_S, ge=0, le=MAXIMA["bot_timeout_s"], allow_inf_nan=False
+    )
+
+
+def _finite_or_raise(value: Any, where: str, code: str) -> None:
+    """Refuse NaN and infinities anywhere inside `value` (nested lists and objects too)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where} must be a finite number", code=code, field=where)
+    if isinstance(value, dict):
+        for v in value.values():
+            _finite_or_raise(v, where, code)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _finite_or_raise(v, where, code)
+
+
+def check_settings(
+    data: dict[str, Any], base: TableSettings | None = None, *, minima: dict[str, float] | None
+) -> TableSettings:
+    """Settings from JSON over `base` (the server's defaults); raises `InputError`.
+
+    `minima` (None: no minimum beyond 0) are the public server's lower bounds. A
+    `bot_timeout_s` of null means the server's default.
+    """
+    if not isinstance(data, dict):
+        raise InputError("settings must be an object", code=BAD_SETTING)
+    merged = (base or TableSettings()).model_dump()
+    for key, value in data.items():
+        if key not in merged:
+            raise InputError(f"unknown setting {key!r}", code=BAD_SETTING, field=str(key))
+        if value is None and key == "bot_timeout_s":
+            continue
+        if isinstance(value, bool):
+            raise InputError(f"{key} must be a number, not true/false", code=BAD_SETTING,
+                             field=key)
+        _finite_or_raise(value, key, BAD_SETTING)
+        if key == "bot_timeout_s" and isinstance(value, int):
+            value = float(value)
+        merged[key] = value
+    try:
+        out = TableSettings.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else "settings"
+        lo, hi = (minima or {}).get(name, 0), MAXIMA.get(name)
+        raise InputError(
+            f"{name} must be a number from {lo:g} to {hi:g} ({err['msg']})",
+            code=BAD_SETTING, field=name,
+        ) from None
+    for key, lo in (minima or {}).items():
+        if key in data and data[key] is not None and getattr(out, key) < lo:
+            raise InputError(
+                f"{key} must be at least {lo:g} on this server", code=BAD_SETTING, field=key
+            )
+    return out
+
+
+def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> TableSettings:
+    """`settings` with every value raised to the server's minimum (for stored tables)."""
+    if not minima:
+        return settings
+    data = settings.model_dump()
+    for key, lo in minima.items():
+        if data[key] < lo:
+            data[key] = type(data[key])(lo)
+    return TableSettings.model_validate(data)
+
+
+def check_options(data: Any) -> RuleOptions:
+    """Rule options (RULES §10) from JSON, or `InputError` naming the option.
+
+    Booleans must be true/false, numbers must be finite and not true/false, and the
+    engine's `RuleOptions.from_json` has the last word (ranges, choices, unknown names).
+    """
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError("RULES §10: options must be an object", code=BAD_OPTION,
+                         field="options")
+    defaults = RuleOptions().to_json()
+    for key, value in data.items():
+        if not isinstance(key, str) or key not in defaults:
+            raise InputError(f"RULES §10: unknown rule option {str(key)[:40]!r}",
+                             code=BAD_OPTION, field=str(key)[:40])
+        _finite_or_raise(value, key, BAD_OPTION)
+        default = defaults[key]
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+            want = "true or false"
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+            want = "a whole number"
+        elif isinstance(default, float):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            want = "a number"
+        elif isinstance(default, str):
+            ok = isinstance(value, str)
+            want = "a string"
+        else:
+            ok, want = True, ""
+        if not ok:
+            raise InputError(f"RULES §10: {key} must be {want}", code=BAD_OPTION, field=key)
+    try:
+        opts = RuleOptions.from_json(dict(data))
+    except IllegalAction as exc:
+        field = next((k for k in data if k in str(exc)), None)
+        raise InputError(str(exc), code=BAD_OPTION, field=field) from None
+    except (TypeError, ValueError) as exc:  # an engine that is less strict than we are
+        raise InputError(f"RULES §10: invalid rule options ({exc})", code=BAD_OPTION) from None
+    dumps_strict(opts.to_json())  # what we store must encode as strict JSON
+    return opts
+
+
+def dumps_strict(obj: Any) -> str:
+    """Compact JSON text; NaN and infinities raise ValueError (browsers cannot parse them)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
