@@ -393,7 +393,8 @@ def test_every_literal_key_used_by_the_client_is_in_the_catalogue() -> None:
         used |= set(re.findall(r"""\bt\(\s*"([a-z_0-9]+\.[a-z_0-9.]+)\"""", text))
         used |= set(re.findall(r"""\"(reason\.[a-z_]+)\"""", text))
         # Counted messages (tn): every language has key.one and key.other (Intl.PluralRules).
-        used |= {f"{k}.{c}" for k in re.findall(r"""\btn\(\s*"([a-z_0-9.]+)\"""", text) for c in ("one", "other")}
+        counted = re.findall(r"""\btn\(\s*"([a-z_0-9.]+)\"""", text)
+        used |= {f"{k}.{c}" for k in counted for c in ("one", "other")}
     missing = sorted(k for k in used if k not in en)
     assert not missing, missing
 

@@ -10,6 +10,7 @@ hand, the mute switch remembered, the throw confirmation and its penalty
 (RULES §6.4), auto-play of a forced move (RULES §6.2).
 """
 
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import json
@@ -19,6 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
+from shengji import Game
 from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
     LANGS,
     STATIC,
@@ -26,8 +29,6 @@ from test_browser import (  # noqa: F401 (server and browser are pytest fixtures
     new_page,
     server,
 )
-
-from shengji import Game
 
 browser_only = pytest.mark.browser
 SIZES = [(1280, 720), (1366, 800), (390, 844)]
@@ -93,7 +94,8 @@ class FakeServer:
             if m["type"] == "hello":
                 ws.send(json.dumps(self.state))
             elif m["type"] == "check":
-                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True, "reason": None}))
+                ok = {"type": "check", "cards": m["cards"], "legal": True, "reason": None}
+                ws.send(json.dumps(ok))
             elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
                 ws.send(json.dumps({"type": "error", "message": "RULES §6.2: follow suit"}))
 
@@ -112,7 +114,8 @@ def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
 
 
 def boxes(page: Any, selector: str) -> list[dict[str, float]]:
-    return list(page.eval_on_selector_all(selector, "els => els.map(e => e.getBoundingClientRect().toJSON())"))
+    js = "els => els.map(e => e.getBoundingClientRect().toJSON())"
+    return list(page.eval_on_selector_all(selector, js))
 
 
 def assert_inside(page: Any, selector: str, w: int, h: int, top: float = 0) -> None:
@@ -162,7 +165,9 @@ def test_the_whole_hand_and_the_action_bar_fit_the_screen(
 
 @browser_only
 @pytest.mark.timeout(60)
-def test_a_raised_card_never_covers_its_neighbour(server: str, browser: Any, bury_state: dict[str, Any]) -> None:
+def test_a_raised_card_never_covers_its_neighbour(
+    server: str, browser: Any, bury_state: dict[str, Any]
+) -> None:
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         open_table(page, server, bury_state)
         cards = page.locator("#hand .card")
@@ -188,7 +193,8 @@ def test_rules_page_in_every_language(server: str, browser: Any) -> None:
             rules = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
             page.goto(server + "/")
             page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
-            page.goto(server + f"/?l={lang}#/rules")  # a new query: a real load, in the stored language
+            # A new query: a real load, in the stored language.
+            page.goto(server + f"/?l={lang}#/rules")
             page.wait_for_function(
                 "t => document.querySelector('#rules-title')?.textContent === t", arg=rules["title"]
             )
@@ -254,7 +260,9 @@ def test_trick_history_lists_every_trick_with_winner_and_points(
 
 @browser_only
 @pytest.mark.timeout(60)
-def test_sort_toggle_and_arranging_the_hand(server: str, browser: Any, bury_state: dict[str, Any]) -> None:
+def test_sort_toggle_and_arranging_the_hand(
+    server: str, browser: Any, bury_state: dict[str, Any]
+) -> None:
     order_js = "() => [...document.querySelectorAll('#hand .card')].map(e => e.dataset.card)"
     suits_js = "() => [...document.querySelectorAll('#hand .card')].map(e => e.dataset.ps)"
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
