@@ -502,3 +502,50 @@ def test_client_rule_checks_agree_with_the_engine(server: str, browser: Any) -> 
         page.wait_for_selector("#create-form")
         out = page.evaluate(LOGIC_JS, cases)
     assert not out["bad"], out
+
+
+# ------------------------------------------------------- the rules for players (no browser)
+
+
+def _rules(lang: str) -> dict[str, Any]:
+    data = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_rules_text_has_the_same_sections_in_every_language() -> None:
+    en = _rules("en")
+    ids = [s["id"] for s in en["sections"]]
+    # Every section a refusal can cite (RULES §1 .. §11) has a place on the page.
+    refs = {r for s in en["sections"] for r in s["refs"]}
+    assert {"1", "3.3", "4", "6.1", "6.2", "6.3", "6.4", "8.2", "9"} <= refs
+    for lang in LANGS:
+        r = _rules(lang)
+        assert set(r) == set(en), lang
+        assert [s["id"] for s in r["sections"]] == ids, lang
+        for s, e in zip(r["sections"], en["sections"], strict=True):
+            assert s["refs"] == e["refs"] and len(s["p"]) == len(e["p"]), (lang, s["id"])
+            assert [x["cards"] for x in s.get("ex", [])] == [x["cards"] for x in e.get("ex", [])]
+            if lang != "en":
+                assert s["title"] != e["title"] and s["p"] != e["p"], (lang, s["id"])
+        for key in ("levels_decl", "levels_opp"):
+            assert "{n}" in r[key], (lang, key)
+
+
+def test_rules_command_prints_the_rules_in_each_language() -> None:
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    runner = CliRunner()
+    for lang in LANGS:
+        out = runner.invoke(app, ["rules", "--lang", lang], env={"COLUMNS": "200"})
+        assert out.exit_code == 0, out.output
+        r = _rules(lang)
+        assert r["title"] in out.output
+        for s in r["sections"]:
+            assert f"§{s['id']} {s['title']}" in out.output
+        assert "A♥ A♥ Q♥" in out.output  # cards in the terminal's notation (RULES §6.4 example)
+        assert r["levels_decl"].replace("{n}", "3") in out.output  # the level table (RULES §8.2)
+    bad = runner.invoke(app, ["rules", "--lang", "xx"])
+    assert bad.exit_code != 0 and "xx" in bad.output
