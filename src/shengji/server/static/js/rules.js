@@ -99,7 +99,8 @@ export function Rules({ lang, at, onClose }) {
     if (!R) return;
     const el = focus ? document.getElementById("rules-" + focus) : null;
     const box = document.getElementById("rules");
-    if (el && box) box.scrollTop = el.offsetTop - 8;
+    const head = box ? box.querySelector(".rules-head") : null;
+    if (el && box) box.scrollTop = el.offsetTop - (head ? head.offsetHeight : 0) - 8; // not under the sticky head
     else if (box) box.scrollTop = 0;
   }, [R, focus]);
   return html`<div class="rules-page" id="rules" role="dialog" aria-modal="true" aria-labelledby="rules-title" data-lang=${lang}>
