@@ -13,6 +13,7 @@ hand, the mute switch remembered, the throw confirmation and its penalty
 # ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -243,8 +244,10 @@ def test_trick_history_lists_every_trick_with_winner_and_points(
     server: str, browser: Any, play_state: dict[str, Any]
 ) -> None:
     tricks = play_state["view"]["tricks"]
+    state = copy.deepcopy(play_state)
+    state["view"]["point_cards"] = ["10H", "10S", "5D", "KC", "10C"]  # shown overlapped
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        open_table(page, server, play_state)
+        open_table(page, server, state)
         page.click("#trick-history summary")
         items = page.locator("#trick-list .th-item")
         assert items.count() == len(tricks) >= 5
@@ -256,6 +259,27 @@ def test_trick_history_lists_every_trick_with_winner_and_points(
             assert NAMES[tr["winner"]] in item.locator(".th-win").inner_text()
             shown = item.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
             assert sorted(shown) == sorted(c for _, cards in tr["plays"] for c in cards)
+        # Small overlapped cards keep their whole index in sight ("10", not "1(").
+        page.set_viewport_size({"width": 390, "height": 844})
+        covered = page.evaluate(COVERED_JS)
+        assert covered["checked"] > 0 and not covered["bad"], covered
+
+
+COVERED_JS = """() => {
+  let checked = 0; const bad = [];
+  for (const row of document.querySelectorAll('.side .cards.overlap')) {
+    const cards = [...row.children];
+    for (let i = 0; i + 1 < cards.length; i++) {
+      const r = cards[i].querySelector('.corner .r');
+      if (!r) continue;
+      checked++;
+      const right = r.getBoundingClientRect().right;
+      const next = cards[i + 1].getBoundingClientRect().left;
+      if (right > next + 0.5) bad.push([cards[i].dataset.card, right, next]);
+    }
+  }
+  return {checked, bad};
+}"""
 
 
 @browser_only
