@@ -18,12 +18,14 @@ export function TrickHistory({ view, seatName, trumpFn, declTeam }) {
             <span class="th-win">★ ${seatName(tr.winner)}</span>
             <span class="th-pts">${t("history.points", { points: tr.points })}</span>
           </div>
+          <div class="th-plays">
           ${tr.plays.map(
             (p) => html`<div class=${"mt-row" + (p.seat === tr.winner ? " win" : "")}>
               <span class="mt-name">${seatName(p.seat)}</span>
               <${Cards} cards=${p.cards} size="xs" overlap=${p.cards.length > 4} trumpOf=${trumpFn} />
             </div>`,
           )}
+          </div>
         </li>`,
       )}
   </ol>`;
