@@ -395,3 +395,33 @@ def test_auto_play_makes_a_forced_move_only_when_switched_on(server: str, browse
         assert fake.actions() == [["play", seat, last]]
         assert page.evaluate("localStorage.getItem('shengji.autoplay')") == "true"
 
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_an_out_of_range_timing_is_refused_in_seconds_and_in_the_players_language(
+    server: str, browser: Any
+) -> None:
+    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    # Not new_page: Chromium logs the expected HTTP 400 as a console error.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(server + "/")
+        page.evaluate("localStorage.setItem('shengji.lang', 'zh')")
+        page.reload()
+        page.wait_for_selector("#create-form")
+        page.click("details.options summary")
+        page.fill("input[name=deal_ms]", "99")  # seconds: over the server's 10 000 ms
+        page.click("#create-btn")
+        err = page.locator("#create-form .error-text")
+        err.wait_for()
+        field = zh["timing.deal_ms"]
+        expect = zh["lobby.timing_range"].format(field=field, lo=0, hi=10)
+        assert expect in err.inner_text()
+        assert "detail" not in err.inner_text() and "10000" not in err.inner_text()
+    finally:
+        context.close()
+    assert not errors

@@ -39,6 +39,27 @@ export function saveName(name) {
   }
 }
 
+/**
+ * A refused table as words for the player: a timing out of range is said in the
+ * seconds the form uses (the server speaks milliseconds), in the page's language.
+ */
+export function createError(status, body) {
+  let detail = body;
+  try {
+    const parsed = JSON.parse(body);
+    if (parsed && typeof parsed.detail === "string") detail = parsed.detail;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  const m = String(detail).match(/^(\w+) must be between (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)$/);
+  const timing = m ? TIMINGS.find(([key]) => key === m[1]) : null;
+  if (timing) {
+    const scale = timing[1];
+    return t("lobby.timing_range", { field: t(`timing.${timing[0]}`), lo: Number(m[2]) / scale, hi: Number(m[3]) / scale });
+  }
+  return String(detail || `HTTP ${status}`);
+}
+
 function OptionField({ opt, value, onChange }) {
   const [key, kind, , choices] = opt;
   const label = t(`opt.${key}`);
@@ -91,7 +112,7 @@ function CreateTable() {
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
       });
-      if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
+      if (!r.ok) throw new Error(createError(r.status, await r.text()));
       const data = await r.json();
       if (data.host_token) setToken(data.id, data.host_token);
       location.href = `/t/${encodeURIComponent(data.id)}`;
@@ -170,7 +191,10 @@ function TableList() {
               return html`<span class=${"ti-seat team" + (i % 2) + (s ? "" : " empty")}>${s ? (s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name) : t("lobby.free")}</span>`;
             })}
           </div>
-          <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+          <div class="ti-links">
+            <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+            ${tb.status !== "waiting" && html`<a class="btn small ghost replay-link" href=${"/games/" + encodeURIComponent(tb.id)}>${t("lobby.replay")}</a>`}
+          </div>
         </li>`;
       })}
     </ul>
