@@ -287,6 +287,14 @@ def test_play_a_whole_round(server: str, browser: Any) -> None:
         page.screenshot(path=str(ARTIFACTS / "desktop-summary.png"))
         page.click("#summary-close")
         assert page.locator("#summary").count() == 0
+        # The replay's controls are drawn (SVG), not font glyphs that may be missing.
+        page.goto(f"{server}/games/{table_id}")
+        page.wait_for_selector("#replay-first svg")
+        assert page.locator(".replay-nav button svg").count() == 4
+        assert "⏮" not in page.inner_text(".replay-nav")
+        page.click("#replay-next")
+        assert page.inner_text("#replay-pos").startswith("Trick 1 /")
+        page.go_back()
         # Reload: the stored token brings the player back to seat 0.
         page.reload()
         page.wait_for_selector(".seat[data-seat='0'] .you")

@@ -311,6 +311,11 @@ def test_sort_toggle_and_arranging_the_hand(
         page.click("#reorder-btn")
         after = page.evaluate(order_js)
         assert after[5] == moved and after[:5] == by_suit[1:6]
+        # Or drag: the card now last goes first.
+        last = cards.nth(len(after) - 1)
+        last.drag_to(cards.nth(0), source_position=CORNER, target_position=CORNER)
+        dragged = page.evaluate(order_js)
+        assert dragged[0] == after[-1] and dragged[1:] == after[:-1]
         assert page.get_attribute("#sort-btn", "data-mode") == "custom"
         assert page.evaluate("localStorage.getItem('shengji.sort')") == '"suit"'
         # Arranging never selects: nothing was buried or played.
@@ -387,6 +392,7 @@ def test_auto_play_makes_a_forced_move_only_when_switched_on(server: str, browse
     last = st["view"]["hand"][0]
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = open_table(page, server, st)
+        page.wait_for_function("() => document.title.startsWith('● ')")  # the turn alert
         page.wait_for_timeout(1200)
         assert not fake.actions()  # off by default
         page.check("#autoplay-toggle")

@@ -94,6 +94,11 @@ export function Rules({ lang, at, onClose }) {
   useEffect(() => {
     loadRules(lang).then(setR, (e) => setErr(String(e)));
   }, [lang]);
+  useEffect(() => {
+    const onKey = (e) => e.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
   const focus = R ? sectionFor(R.sections, at) : null;
   useEffect(() => {
     if (!R) return;

@@ -343,8 +343,10 @@ export function Table({ id, lang }) {
   useEffect(() => {
     const prev = prevView.current;
     prevView.current = view;
-    if (!view || !prev) return;
+    if (!view) return;
     const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty");
+    turnAlert(mine, t("feel.your_turn"));
+    if (!prev) return;
     const wasMine = me != null && prev.to_act === me && (prev.phase === "play" || prev.phase === "kitty");
     const nTricks = (view.tricks || []).length;
     if (view.round_no === prev.round_no && nTricks > (prev.tricks || []).length) {
@@ -352,7 +354,6 @@ export function Table({ id, lang }) {
       sound(me != null && last.winner % 2 === me % 2 ? "win" : "card");
     } else if (cardCount(view.current_trick) > cardCount(prev.current_trick)) sound("card");
     if (mine && !wasMine) sound("turn");
-    turnAlert(mine, t("feel.your_turn"));
   }, [view]);
   useEffect(() => () => turnAlert(false), []);
 
@@ -674,7 +675,9 @@ export function Table({ id, lang }) {
           })}</small></p>`,
         )}
       </section>`}
-      ${table.status === "finished" && html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`}
+      ${table.status === "finished"
+        ? html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`
+        : html`<a class="btn small ghost" id="replay-so-far" href=${"/games/" + encodeURIComponent(id)} target="_blank" rel="noopener">${t("lobby.replay")}</a>`}
     </aside>`}
     ${confirmThrow &&
     playable &&
