@@ -209,7 +209,7 @@ export function Lobby() {
       </div>
       <div>
         <h1>${t("lobby.headline")}</h1>
-        <p class="muted">${t("lobby.tagline")}</p>
+        <p class="muted">${t("lobby.tagline")} <a href="#/rules" id="hero-rules">${t("rules.link")}</a></p>
       </div>
     </section>
     <div class="lobby-grid">

@@ -494,7 +494,11 @@ export function Table({ id, lang }) {
     setPref("autoplay", !autoplay);
     setAutoplay(!autoplay);
   };
-  const groupOf = (c) => (c.joker || (trump.rank && c.rank === trump.rank) || (trump.suit && c.suit === trump.suit) ? "T" : c.suit);
+  // The gaps in the hand: between play suits, or between natural suits when sorted by suit.
+  const groupOf =
+    sortMode === "suit" && !custom
+      ? (c) => (c.joker ? "J" : c.suit)
+      : (c) => (c.joker || (trump.rank && c.rank === trump.rank) || (trump.suit && c.suit === trump.suit) ? "T" : c.suit);
 
   if (!st) {
     return html`<main class="table-page"><div class="center-msg">
