@@ -11,6 +11,7 @@ The catalogue tests at the end need no browser.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -421,6 +422,7 @@ def _logic_cases() -> dict[str, Any]:
     rng = random.Random(20240)
     plays: list[dict[str, Any]] = []
     decls: list[dict[str, Any]] = []
+    forced: list[dict[str, Any]] = []
     for seed in range(20):
         g = Game(seed=seed)
         while not g.is_over and len(g.results) < 1:
@@ -430,6 +432,20 @@ def _logic_cases() -> dict[str, Any]:
                 expect = v.pop("legal_declarations")
                 if rng.random() < (0.3 if expect else 0.02):
                     decls.append({"view": v, "expect": sorted(" ".join(x) for x in expect)})
+            if d.phase == "play" and d.seat is not None and (
+                rng.random() < 0.2 or len(g.view(d.seat).hand) <= 3
+            ):
+                # Auto-play (the client's forcedPlay) acts only when one play is legal (§6.2).
+                fv = g.view(d.seat)
+                legal = list(itertools.islice(fv.legal_plays(), 2))
+                forced.append(
+                    {
+                        "hand": [x.text for x in fv.hand],
+                        "lead": [x.text for x in fv.lead] if fv.lead else [],
+                        "trump": {"rank": fv.trump_rank, "suit": fv.trump_suit},
+                        "expect": sorted(x.text for x in legal[0]) if len(legal) == 1 else None,
+                    }
+                )
             if d.phase == "play" and d.seat is not None and rng.random() < 0.25:
                 view = g.view(d.seat)
                 hand = list(view.hand)
@@ -474,11 +490,12 @@ def _logic_cases() -> dict[str, Any]:
                     "level": tr.level_of(c),
                 }
             )
-    return {"plays": plays, "decls": decls, "levels": levels}
+    return {"plays": plays, "decls": decls, "levels": levels, "forced": forced}
 
 
 LOGIC_JS = """async (cases) => {
   const m = await import('/static/js/cards.js');
+  const hj = await import('/static/js/hand.js');
   const tr = (t) => ({rank: t.rank, suit: t.suit, final: true, noTrump: !t.suit});
   const bad = [];
   for (const c of cases.levels) {
@@ -496,7 +513,16 @@ LOGIC_JS = """async (cases) => {
       .map(d => d.map(x => x.text).join(' ')).sort();
     if (JSON.stringify(got) !== JSON.stringify(c.expect)) bad.push({decl: c.expect, got});
   }
-  return {bad: bad.slice(0, 5), n: [cases.levels.length, cases.plays.length, cases.decls.length]};
+  let nForced = 0;
+  for (const c of cases.forced) {
+    const hand = m.cardList(c.hand);
+    const idx = hj.forcedPlay(hand, c.lead.length ? m.cardList(c.lead) : null, tr(c.trump));
+    const got = idx ? idx.map((i) => hand[i].text).sort() : null;
+    if (got) nForced++;
+    if (JSON.stringify(got) !== JSON.stringify(c.expect)) bad.push({forced: c, got});
+  }
+  return {bad: bad.slice(0, 5), nForced,
+          n: [cases.levels.length, cases.plays.length, cases.decls.length, cases.forced.length]};
 }"""
 
 
@@ -510,6 +536,7 @@ def test_client_rule_checks_agree_with_the_engine(server: str, browser: Any) -> 
         page.wait_for_selector("#create-form")
         out = page.evaluate(LOGIC_JS, cases)
     assert not out["bad"], out
+    assert out["nForced"] >= 20 and out["n"][3] - out["nForced"] >= 20, out  # both answers seen
 
 
 # ------------------------------------------------------- the rules for players (no browser)
