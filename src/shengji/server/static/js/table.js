@@ -404,6 +404,9 @@ export function Table({ id, lang }) {
     return () => clearTimeout(timer);
   }, [autoplay, forcedKey, view && view.round_no, (view && view.tricks ? view.tricks.length : 0)]);
 
+  // A throw confirmation belongs to the selection it was asked for.
+  useEffect(() => setConfirmThrow(false), [selKey, phase, myTurn]);
+
   const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
   const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
   let reason = null;
