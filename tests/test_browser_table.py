@@ -431,3 +431,35 @@ def test_an_out_of_range_timing_is_refused_in_seconds_and_in_the_players_languag
     finally:
         context.close()
     assert not errors
+
+
+PLURAL_JS = """async ([lang, key, n]) => {
+  const i = await import('/static/js/i18n.js');
+  await i.loadLang(lang);
+  const out = i.tn(key, n, {team: 'T'});
+  await i.loadLang('en');
+  return out;
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_counts_use_each_languages_plural_rules(server: str, browser: Any) -> None:
+    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    sq = json.loads((STATIC / "i18n" / "sq.json").read_text("utf-8"))
+    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        cases = [
+            ("en", "summary.gain", 1, en["summary.gain.one"]),  # "Team A go up 1 level!"
+            ("en", "summary.gain", 3, en["summary.gain.other"]),
+            ("en", "wait.waiting", 1, en["wait.waiting.one"]),
+            ("sq", "play.follow", 1, sq["play.follow.one"]),
+            ("sq", "play.follow", 4, sq["play.follow.other"]),
+            ("zh", "summary.gain", 1, zh["summary.gain.other"]),  # Chinese has one form
+        ]
+        for lang, key, n, text in cases:
+            expect = text.replace("{n}", str(n)).replace("{team}", "T")
+            assert page.evaluate(PLURAL_JS, [lang, key, n]) == expect, (lang, key, n)
+    assert "level(s)" not in json.dumps(en) and "player(s)" not in json.dumps(en)
