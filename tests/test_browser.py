@@ -11,6 +11,7 @@ The catalogue tests at the end need no browser.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -290,6 +291,14 @@ def test_play_a_whole_round(server: str, browser: Any) -> None:
         page.screenshot(path=str(ARTIFACTS / "desktop-summary.png"))
         page.click("#summary-close")
         assert page.locator("#summary").count() == 0
+        # The replay's controls are drawn (SVG), not font glyphs that may be missing.
+        page.goto(f"{server}/games/{table_id}")
+        page.wait_for_selector("#replay-first svg")
+        assert page.locator(".replay-nav button svg").count() == 4
+        assert "⏮" not in page.inner_text(".replay-nav")
+        page.click("#replay-next")
+        assert page.inner_text("#replay-pos").startswith("Trick 1 /")
+        page.go_back()
         # Reload: the stored token brings the player back to seat 0.
         page.reload()
         page.wait_for_selector(".seat[data-seat='0'] .you")
@@ -395,6 +404,9 @@ def test_every_literal_key_used_by_the_client_is_in_the_catalogue() -> None:
         text = path.read_text("utf-8")
         used |= set(re.findall(r"""\bt\(\s*"([a-z_0-9]+\.[a-z_0-9.]+)\"""", text))
         used |= set(re.findall(r"""\"(reason\.[a-z_]+)\"""", text))
+        # Counted messages (tn): every language has key.one and key.other (Intl.PluralRules).
+        counted = re.findall(r"""\btn\(\s*"([a-z_0-9.]+)\"""", text)
+        used |= {f"{k}.{c}" for k in counted for c in ("one", "other")}
     missing = sorted(k for k in used if k not in en)
     assert not missing, missing
 
@@ -413,6 +425,7 @@ def _logic_cases() -> dict[str, Any]:
     rng = random.Random(20240)
     plays: list[dict[str, Any]] = []
     decls: list[dict[str, Any]] = []
+    forced: list[dict[str, Any]] = []
     for seed in range(20):
         g = Game(seed=seed)
         while not g.is_over and len(g.results) < 1:
@@ -422,6 +435,20 @@ def _logic_cases() -> dict[str, Any]:
                 expect = v.pop("legal_declarations")
                 if rng.random() < (0.3 if expect else 0.02):
                     decls.append({"view": v, "expect": sorted(" ".join(x) for x in expect)})
+            if d.phase == "play" and d.seat is not None and (
+                rng.random() < 0.2 or len(g.view(d.seat).hand) <= 3
+            ):
+                # Auto-play (the client's forcedPlay) acts only when one play is legal (§6.2).
+                fv = g.view(d.seat)
+                legal = list(itertools.islice(fv.legal_plays(), 2))
+                forced.append(
+                    {
+                        "hand": [x.text for x in fv.hand],
+                        "lead": [x.text for x in fv.lead] if fv.lead else [],
+                        "trump": {"rank": fv.trump_rank, "suit": fv.trump_suit},
+                        "expect": sorted(x.text for x in legal[0]) if len(legal) == 1 else None,
+                    }
+                )
             if d.phase == "play" and d.seat is not None and rng.random() < 0.25:
                 view = g.view(d.seat)
                 hand = list(view.hand)
@@ -466,11 +493,12 @@ def _logic_cases() -> dict[str, Any]:
                     "level": tr.level_of(c),
                 }
             )
-    return {"plays": plays, "decls": decls, "levels": levels}
+    return {"plays": plays, "decls": decls, "levels": levels, "forced": forced}
 
 
 LOGIC_JS = """async (cases) => {
   const m = await import('/static/js/cards.js');
+  const hj = await import('/static/js/hand.js');
   const tr = (t) => ({rank: t.rank, suit: t.suit, final: true, noTrump: !t.suit});
   const bad = [];
   for (const c of cases.levels) {
@@ -488,7 +516,16 @@ LOGIC_JS = """async (cases) => {
       .map(d => d.map(x => x.text).join(' ')).sort();
     if (JSON.stringify(got) !== JSON.stringify(c.expect)) bad.push({decl: c.expect, got});
   }
-  return {bad: bad.slice(0, 5), n: [cases.levels.length, cases.plays.length, cases.decls.length]};
+  let nForced = 0;
+  for (const c of cases.forced) {
+    const hand = m.cardList(c.hand);
+    const idx = hj.forcedPlay(hand, c.lead.length ? m.cardList(c.lead) : null, tr(c.trump));
+    const got = idx ? idx.map((i) => hand[i].text).sort() : null;
+    if (got) nForced++;
+    if (JSON.stringify(got) !== JSON.stringify(c.expect)) bad.push({forced: c, got});
+  }
+  return {bad: bad.slice(0, 5), nForced,
+          n: [cases.levels.length, cases.plays.length, cases.decls.length, cases.forced.length]};
 }"""
 
 
@@ -502,3 +539,51 @@ def test_client_rule_checks_agree_with_the_engine(server: str, browser: Any) -> 
         page.wait_for_selector("#create-form")
         out = page.evaluate(LOGIC_JS, cases)
     assert not out["bad"], out
+    assert out["nForced"] >= 20 and out["n"][3] - out["nForced"] >= 20, out  # both answers seen
+
+
+# ------------------------------------------------------- the rules for players (no browser)
+
+
+def _rules(lang: str) -> dict[str, Any]:
+    data = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_rules_text_has_the_same_sections_in_every_language() -> None:
+    en = _rules("en")
+    ids = [s["id"] for s in en["sections"]]
+    # Every section a refusal can cite (RULES §1 .. §11) has a place on the page.
+    refs = {r for s in en["sections"] for r in s["refs"]}
+    assert {"1", "3.3", "4", "6.1", "6.2", "6.3", "6.4", "8.2", "9"} <= refs
+    for lang in LANGS:
+        r = _rules(lang)
+        assert set(r) == set(en), lang
+        assert [s["id"] for s in r["sections"]] == ids, lang
+        for s, e in zip(r["sections"], en["sections"], strict=True):
+            assert s["refs"] == e["refs"] and len(s["p"]) == len(e["p"]), (lang, s["id"])
+            assert [x["cards"] for x in s.get("ex", [])] == [x["cards"] for x in e.get("ex", [])]
+            if lang != "en":
+                assert s["title"] != e["title"] and s["p"] != e["p"], (lang, s["id"])
+        for key in ("levels_decl", "levels_opp"):
+            assert "{n}" in r[key], (lang, key)
+
+
+def test_rules_command_prints_the_rules_in_each_language() -> None:
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    runner = CliRunner()
+    for lang in LANGS:
+        out = runner.invoke(app, ["rules", "--lang", lang], env={"COLUMNS": "200"})
+        assert out.exit_code == 0, out.output
+        r = _rules(lang)
+        assert r["title"] in out.output
+        for s in r["sections"]:
+            assert f"§{s['id']} {s['title']}" in out.output
+        assert "A♥ A♥ Q♥" in out.output  # cards in the terminal's notation (RULES §6.4 example)
+        assert r["levels_decl"].replace("{n}", "3") in out.output  # the level table (RULES §8.2)
+    bad = runner.invoke(app, ["rules", "--lang", "xx"])
+    assert bad.exit_code != 0 and "xx" in bad.output

@@ -30,6 +30,7 @@ class ScriptedPlayer(io.TextIOBase):
         self.declare = declare
         self.lines: list[str] = []
         self.use_index = False
+        self.throws = 0
 
     def readable(self) -> bool:
         return True
@@ -50,6 +51,9 @@ class ScriptedPlayer(io.TextIOBase):
             return "1" if self.declare else ""
         if prompt.startswith("Press Enter"):
             return ""
+        if prompt.startswith("Throw anyway?"):
+            self.throws += 1
+            return "y"
         if prompt.startswith("Your play") and self.mistakes:
             return self.mistakes.pop(0)
         action = self.bot.act(view)
@@ -57,15 +61,13 @@ class ScriptedPlayer(io.TextIOBase):
         if not self.use_index:
             self.use_index = True
             return " ".join(c.text.lower() for c in action.cards)
-        # By index, as shown next to the cards.
+        # By the numbers shown next to the cards (a card keeps its number all round).
         self.use_index = False
-        t = view.trump
-        assert t is not None
-        _, order = hand_text(view.hand, t)
+        numbers = self.ui.hand_numbers(view)
         idx: list[int] = []
         for c in action.cards:
-            k = next(k for k, x in enumerate(order) if x == c and k + 1 not in idx)
-            idx.append(k + 1)
+            k = next(k for k, x in numbers.items() if x == c and k not in idx)
+            idx.append(k)
         return " ".join(map(str, idx))
 
 
@@ -225,3 +227,53 @@ def test_replay_all_and_step_by_step(tmp_path: Path) -> None:
     assert steps.count("Enter: next trick") == 3
     assert len(_finished_tricks(steps)) == 2
     assert "Round over." not in steps
+
+
+def _to_play(seed: int, seat: int = 0, min_tricks: int = 0) -> Game:
+    """A seeded game advanced by random actions until `seat` is to play (§6)."""
+    import random
+
+    g = Game(seed)
+    rng = random.Random(seed)
+    while not (
+        g.decision().phase == "play" and g.decision().seat == seat
+        and len(g.round.tricks) >= min_tricks
+    ):
+        g.apply(g.random_action(rng))
+    return g
+
+
+def test_a_card_keeps_its_number_from_trick_to_trick() -> None:
+    import random
+
+    g = _to_play(5)
+    ui = TerminalGame(g, agents_for("random", "random", 5), console=Console(file=io.StringIO()),
+                      stdin=io.StringIO(""))
+    first = ui.hand_numbers(g.view(0))
+    assert sorted(first) == list(range(1, 26))
+    rng = random.Random(1)
+    g.apply(g.random_action(rng))
+    while g.decision().seat != 0:
+        g.apply(g.random_action(rng))
+    later = ui.hand_numbers(g.view(0))
+    assert len(later) == 24 and all(first[k] == c for k, c in later.items())
+    assert len(set(first) - set(later)) == 1  # the played card's number is gone, none moved
+    with pytest.raises(IllegalAction, match="no card number"):
+        parse_selection(str((set(first) - set(later)).pop()), later)
+
+
+def test_throw_is_confirmed_with_the_penalty_and_your_throw_wording() -> None:
+    from shengji.round import FailedThrow
+    from shengji.tui.game import throw_penalty_text
+    from shengji.tui.render import failed_throw_text
+
+    g = _to_play(5)
+    text = throw_penalty_text(g.view(0), 3)
+    assert "10 points for every card taken back (up to 20)" in text  # RULES §6.4 default
+    f = FailedThrow(
+        seat=0, attempted=tuple(parse_cards("QC JC")), forced=tuple(parse_cards("JC")),
+        blocker=1, shown=tuple(parse_cards("KC")), penalty=-10, trick=0,
+    )
+    shown = failed_throw_text(f, 0).plain
+    assert shown.startswith("Your throw J♣ Q♣") or shown.startswith("Your throw Q♣ J♣")
+    assert failed_throw_text(f, 2).plain.startswith("South's throw")

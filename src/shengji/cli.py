@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -268,6 +268,75 @@ def arena(
         options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
         ray=ray,
     )
+
+RULES_LANGS = ("en", "zh", "vi", "th", "ko", "sq", "mn")
+# RULES §8.2: opponents' points -> (message, levels)
+_LEVEL_ROWS = (
+    ("low", "levels_decl", 3), ("5 – 35", "levels_decl", 2), ("40 – 75", "levels_decl", 1),
+    ("80 – 115", "levels_swap", 0), ("120 – 155", "levels_opp", 1),
+    ("160 – 195", "levels_opp", 2), ("200 – 235", "levels_opp", 3),
+    ("high", "levels_opp_more", 4),
+)
+
+
+def _rules_text(lang: str) -> dict[str, Any]:
+    """The players' rules (the web client's "How to play" text) in one language."""
+    import json
+
+    path = Path(__file__).parent / "server" / "static" / "i18n" / "rules" / f"{lang}.json"
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return data
+
+
+def _rules_lang(value: str | None) -> str:
+    if value is None:
+        import os
+
+        env = (os.environ.get("LC_ALL") or os.environ.get("LANG") or "en").lower()[:2]
+        return env if env in RULES_LANGS else "en"
+    if value not in RULES_LANGS:
+        raise typer.BadParameter(f"{value!r}: one of {', '.join(RULES_LANGS)}")
+    return value
+
+
+@app.command()
+def rules(
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang", callback=_rules_lang,
+            help=f"Language: {', '.join(RULES_LANGS)} (default: from $LANG, else en).",
+        ),
+    ] = None,
+) -> None:
+    """Print how to play, for players (the full rulebook is docs/RULES.md)."""
+    from rich.markup import escape
+    from rich.padding import Padding
+    from rich.table import Table
+
+    from .cards import parse_cards
+
+    text = _rules_text(lang or "en")
+    console.print(f"[bold underline]{escape(text['title'])}[/]\n")
+    console.print(escape(text["intro"]) + "\n")
+    for sec in text["sections"]:
+        console.print(f"[bold]§{sec['id']} {escape(sec['title'])}[/]")
+        for para in sec.get("p", []):
+            console.print(Padding(escape(para), (0, 0, 0, 2)))
+        for ex in sec.get("ex", []):
+            cards = " ".join(c.pretty for c in parse_cards(ex["cards"]))
+            console.print(Padding(f"[bold]{escape(cards)}[/]  {escape(ex['text'])}", (0, 0, 0, 4)))
+        if sec.get("table") == "levels":
+            table = Table(text["levels_points"], text["levels_result"], box=None, padding=(0, 2))
+            for pts, key, n in _LEVEL_ROWS:
+                shown = {"low": text["levels_low"], "high": text["levels_high"]}.get(pts, pts)
+                table.add_row(escape(shown), escape(text[key].replace("{n}", str(n))))
+            console.print(table)
+        for para in sec.get("after", []):
+            console.print(Padding(escape(para), (0, 0, 0, 2)))
+        console.print()
+    console.print(f"[dim]{escape(text['full'])}[/]")
+
 
 @app.command()
 def serve(

@@ -8,7 +8,7 @@ tests); output goes to a rich `Console`. The human sees only their seat's view
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -40,8 +40,10 @@ from ..shapes import shape_of
 from ..trump import Trump, trump_for
 from ..views import View
 from .render import (
+    JOKERS_NOTE,
     cards_text,
     failed_throw_text,
+    group_by_play_suit,
     hand_text,
     options_text,
     result_text,
@@ -53,7 +55,9 @@ from .render import (
 
 HELP = """\
 Commands at any prompt:
-  cards        by notation (10H 10H, as, bj) or by the numbers shown next to your cards (3 4)
+  cards        by notation (10H 10H, as, bj) or by the numbers shown next to your cards (3 4);
+               a card keeps its number for the whole round
+               BJ is the black joker, RJ the red joker (the highest trump)
   last         the last trick          tricks   every trick of this round
   hand         your hand               score    points and levels
   hint         what the heuristic bot would do in your place
@@ -100,6 +104,10 @@ class TerminalGame:
         self._tty = bool(isatty()) if callable(isatty) else False
         self._declined: frozenset[str] | None = None
         self._last_hand: tuple[Card, ...] = ()
+        # The number shown next to each copy of a card (card id -> numbers), kept
+        # from the first trick to the last so that a card's number never changes.
+        self._numbers: dict[int, list[int]] = {}
+        self._numbering: tuple[int, bool] | None = None
 
     # ------------------------------------------------------------ I/O helpers
     def say(self, *objs: object, **kw: object) -> None:
@@ -265,14 +273,42 @@ class TerminalGame:
         line.append(f" · levels {view.levels[0]}/{view.levels[1]}")
         self.say(line)
 
-    def show_hand(self, view: View, *, mark: Sequence[Card] = ()) -> list[Card]:
+    def hand_numbers(self, view: View) -> dict[int, Card]:
+        """Number -> card for the hand in `view`. While tricks are played a card keeps
+        its number (played cards leave gaps); before that the hand is numbered 1..n."""
         t = view.trump or view.display_trump
         assert t is not None
-        text, order = hand_text(view.hand, t, mark=mark)
+        order = [c for _, cards in group_by_play_suit(view.hand, t) for c in cards]
+        key = (view.round_no, view.phase == "play")
+        if key != self._numbering or view.phase != "play":
+            self._numbers = {}
+            for k, c in enumerate(order, 1):
+                self._numbers.setdefault(c.id, []).append(k)
+            self._numbering = key
+        held: dict[int, int] = {}
+        for c in order:
+            held[c.id] = held.get(c.id, 0) + 1
+        for cid in list(self._numbers):
+            del self._numbers[cid][held.get(cid, 0):]  # a played copy gives up its number
+        used: dict[int, int] = {}
+        out: dict[int, Card] = {}
+        for c in order:
+            k = used.get(c.id, 0)
+            out[self._numbers[c.id][k]] = c
+            used[c.id] = k + 1
+        return out
+
+    def show_hand(self, view: View, *, mark: Sequence[Card] = ()) -> dict[int, Card]:
+        t = view.trump or view.display_trump
+        assert t is not None
+        numbers = self.hand_numbers(view)
+        text, _ = hand_text(view.hand, t, mark=mark, numbers=list(numbers))
         n = len(view.hand)
         self.say(Text(f"Your hand ({n} card{'s' if n != 1 else ''}):", style="bold"))
         self.say(text)
-        return order
+        if any(c.is_joker for c in view.hand):
+            self.say(Text("  " + JOKERS_NOTE, style="dim"))
+        return numbers
 
     def command(self, text: str, view: View) -> bool:
         """Handle a non-card command; True if it was one."""
@@ -308,22 +344,31 @@ class TerminalGame:
         return True
 
 
-def parse_selection(text: str, order: Sequence[Card]) -> list[Card]:
-    """Cards from typed input: numbers pick cards by the index shown, else notation (§1)."""
+def parse_selection(text: str, order: Sequence[Card] | Mapping[int, Card]) -> list[Card]:
+    """Cards from typed input: numbers pick cards by the number shown, else notation (§1).
+
+    `order` is the hand in the order shown (number k is `order[k - 1]`) or a
+    mapping from the numbers shown to the cards."""
     tokens = text.replace(",", " ").split()
     if not tokens:
         raise IllegalAction("type some cards, e.g. '10H 10H', or their numbers, e.g. '3 4'")
+    by_number = (
+        dict(order) if isinstance(order, Mapping) else {k: c for k, c in enumerate(order, 1)}
+    )
     if all(tok.isdigit() for tok in tokens):
         picked: list[Card] = []
         seen: set[int] = set()
         for tok in tokens:
             k = int(tok)
-            if not 1 <= k <= len(order):
-                raise IllegalAction(f"there is no card number {k} (your cards are 1-{len(order)})")
+            if k not in by_number:
+                shown = ", ".join(map(str, sorted(by_number))) if len(by_number) < 8 else (
+                    f"{min(by_number)}-{max(by_number)}" if by_number else "none"
+                )
+                raise IllegalAction(f"there is no card number {k} (your cards are {shown})")
             if k in seen:
                 raise IllegalAction(f"card number {k} is chosen twice")
             seen.add(k)
-            picked.append(order[k - 1])
+            picked.append(by_number[k])
         return picked
     return parse_cards(text)
 
@@ -454,16 +499,43 @@ class _HumanAgent:
             except IllegalAction as e:
                 ui.say(Text(str(e), style="bold red"))
                 continue
-            if view.lead is None and view.trump is not None:
-                _warn_throw(ui, cards, view.trump)
-            return action
+            throw_ok = view.lead is not None or view.trump is None or _confirm_throw(
+                ui, view, cards, view.trump
+            )
+            if throw_ok:
+                return action
 
 
-def _warn_throw(ui: TerminalGame, cards: Sequence[Card], trump: Trump) -> None:
+def throw_penalty_text(view: View, n: int) -> str:
+    """What a failed throw of n cards can cost at this table (RULES §6.4 and its options)."""
+    per = int(getattr(view.options, "throw_penalty_per_card", 10))
+    mode = str(getattr(view.options, "throw_penalty", "returned"))
+    me = view.seat
+    side = (
+        "added to the opponents' points" if me is not None and me % 2 == view.declaring_team
+        else "taken from your side's points"
+    )
+    if mode == "none" or per == 0:
+        return "At this table a failed throw costs no points."
+    if mode == "attempted":
+        return f"It costs {per} points for every card of the throw ({per * n}), {side}."
+    return (
+        f"It costs {per} points for every card taken back (up to {per * (n - 1)}), {side}."
+    )
+
+
+def _confirm_throw(ui: TerminalGame, view: View, cards: Sequence[Card], trump: Trump) -> bool:
+    """A throw may fail (RULES §6.4): state the penalty and ask before it goes."""
     shape = shape_of([c.id for c in cards], trump)
-    if shape.kind == "throw":
-        ui.say(Text("A throw: if another player can beat one of its units it fails "
-                    "(RULES §6.4).", style="dim"))
+    if shape.kind != "throw":
+        return True
+    ui.say(Text.assemble(
+        ("A throw: ", "bold"), cards_text(cards),
+        ". If another player can beat one of its units it fails: you lead only that unit. ",
+        throw_penalty_text(view, len(cards)), " (RULES §6.4)",
+    ))
+    answer = ui.ask("Throw anyway? [y/N]> ").strip().lower()
+    return answer in ("y", "yes")
 
 
 def _new_cards(before: Sequence[Card], after: Sequence[Card]) -> list[Card]:

@@ -25,6 +25,10 @@ def options_text(options: RuleOptions) -> str:
     return ", ".join(changed) if changed else "RULES defaults"
 
 
+JOKERS_NOTE = "BJ = black joker, RJ = red joker: the two highest trumps (RJ above BJ)."
+"""Shown under a hand that holds a joker (RULES §1, §5.2)."""
+
+
 def seat_name(seat: int, me: int | None = 0) -> str:
     """`"You"` for the human's seat, else the compass name."""
     return "You" if me is not None and seat == me else SEAT_NAMES[seat]
@@ -64,11 +68,18 @@ def group_by_play_suit(hand: Sequence[Card], trump: Trump) -> list[tuple[str, li
 
 
 def hand_text(
-    hand: Sequence[Card], trump: Trump, *, indexed: bool = True, mark: Iterable[Card] = ()
+    hand: Sequence[Card],
+    trump: Trump,
+    *,
+    indexed: bool = True,
+    mark: Iterable[Card] = (),
+    numbers: Sequence[int] | None = None,
 ) -> tuple[Text, list[Card]]:
     """The hand grouped by play suit, one line per suit, with 1-based indexes.
 
     Returns the text and the cards in index order (index k is `cards[k - 1]`).
+    `numbers`, when given, are the labels shown instead of 1..n (one per card of
+    that order: the terminal game keeps a card's number for the whole round).
     Cards in `mark` (e.g. the kitty just taken) are underlined, once per copy.
     """
     marked: dict[int, int] = {}
@@ -85,7 +96,8 @@ def hand_text(
                 marked[c.id] -= 1
                 style = (style + " underline").strip()
             if indexed:
-                out.append(f" {len(order)}:", style="dim")
+                label = numbers[len(order) - 1] if numbers is not None else len(order)
+                out.append(f" {label}:", style="dim")
             else:
                 out.append(" ")
             out.append(c.pretty, style=style)
@@ -137,7 +149,8 @@ def trick_text(
 
 def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:
     out = Text()
-    out.append(f"{seat_name(f.seat, me)}'s throw ", style="red")
+    whose = "Your" if me is not None and f.seat == me else f"{seat_name(f.seat, me)}'s"
+    out.append(f"{whose} throw ", style="red")
     out.append_text(cards_text(f.attempted))
     out.append(" fails (RULES §6.4): ", style="red")
     out.append(f"{seat_name(f.blocker, me)} shows ")

@@ -64,3 +64,19 @@ export function t(key, params) {
 export function has(key) {
   return key in messages || key in fallback;
 }
+
+const plurals = new Map();
+/**
+ * A message with a count: picks `key.one`, `key.few`, … by the language's plural
+ * rules (Intl.PluralRules), else `key.other`; {n} is the count.
+ */
+export function tn(key, n, params = {}) {
+  let rules = plurals.get(current);
+  if (!rules) {
+    rules = new Intl.PluralRules(current);
+    plurals.set(current, rules);
+  }
+  const cat = rules.select(n);
+  const k = has(`${key}.${cat}`) ? `${key}.${cat}` : `${key}.other`;
+  return t(k, { ...params, n });
+}

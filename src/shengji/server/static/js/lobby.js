@@ -39,6 +39,29 @@ export function saveName(name) {
   }
 }
 
+/**
+ * A refused table as words for the player: a timing out of range is said in the
+ * seconds the form uses (the server speaks milliseconds), in the page's language.
+ */
+export function createError(status, body) {
+  let detail = body;
+  try {
+    const parsed = JSON.parse(body);
+    if (parsed && typeof parsed.detail === "string") detail = parsed.detail;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  const m = String(detail).match(
+    /^(\w+) must be (?:between|a number from) (\d+(?:\.\d+)?) (?:and|to) (\d+(?:\.\d+)?)\b/,
+  );
+  const timing = m ? TIMINGS.find(([key]) => key === m[1]) : null;
+  if (timing) {
+    const scale = timing[1];
+    return t("lobby.timing_range", { field: t(`timing.${timing[0]}`), lo: Number(m[2]) / scale, hi: Number(m[3]) / scale });
+  }
+  return String(detail || `HTTP ${status}`);
+}
+
 function OptionField({ opt, value, onChange }) {
   const [key, kind, , choices] = opt;
   const label = t(`opt.${key}`);
@@ -64,17 +87,21 @@ function OptionField({ opt, value, onChange }) {
 }
 
 /** A refused request's message: translated by its error code, else the server's text. */
+// A refused table creation, said in the player's language: a timing out of range in
+// seconds, else the server's error code translated, else its text.
 async function refusal(r) {
   const text = await r.text();
+  let e = null;
   try {
-    const e = JSON.parse(text);
-    const key = `error.code.${e.code}`;
-    if (e.code && has(key)) return t(key, { field: e.field || "" });
-    if (typeof e.detail === "string") return e.detail;
+    e = JSON.parse(text);
   } catch {
     /* not JSON */
   }
-  return `${r.status} ${text}`;
+  const said = createError(r.status, text);
+  if (e && typeof e.detail === "string" && said !== e.detail) return said;
+  const key = e && e.code ? `error.code.${e.code}` : null;
+  if (key && has(key)) return t(key, { field: e.field || "" });
+  return said;
 }
 
 function CreateTable() {
@@ -184,7 +211,10 @@ function TableList() {
               return html`<span class=${"ti-seat team" + (i % 2) + (s ? "" : " empty")}>${s ? (s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name) : t("lobby.free")}</span>`;
             })}
           </div>
-          <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+          <div class="ti-links">
+            <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+            ${tb.status !== "waiting" && html`<a class="btn small ghost replay-link" href=${"/games/" + encodeURIComponent(tb.id)}>${t("lobby.replay")}</a>`}
+          </div>
         </li>`;
       })}
     </ul>
@@ -199,7 +229,7 @@ export function Lobby() {
       </div>
       <div>
         <h1>${t("lobby.headline")}</h1>
-        <p class="muted">${t("lobby.tagline")}</p>
+        <p class="muted">${t("lobby.tagline")} <a href="#/rules" id="hero-rules">${t("rules.link")}</a></p>
       </div>
     </section>
     <div class="lobby-grid">

@@ -5,7 +5,9 @@ import { LANGS, loadLang, pickLang, t, current } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { Table } from "./table.js";
 import { Replay } from "./replay.js";
-import { Globe } from "./icons.js";
+import { Globe, Book } from "./icons.js";
+import { Rules, rulesRoute } from "./rules.js";
+import { SoundSwitch } from "./feel.js";
 
 export function route(path = location.pathname) {
   let m = path.match(/^\/t\/([^/]+)\/?$/);
@@ -28,6 +30,26 @@ function LangSwitch({ lang, onChange }) {
 function App() {
   const [lang, setLang] = useState(current);
   const r = route();
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setHash(location.hash);
+    window.addEventListener("hashchange", on);
+    return () => window.removeEventListener("hashchange", on);
+  }, []);
+  const rulesAt = rulesRoute(hash);
+  const closeRules = () => {
+    // Back to where the player came from; a page opened at #/rules just drops the hash.
+    if (history.state && history.state.rulesFrom) history.back();
+    else {
+      history.replaceState(null, "", location.pathname + location.search);
+      setHash("");
+    }
+  };
+  const openRules = (e) => {
+    e.preventDefault();
+    history.pushState({ rulesFrom: location.pathname }, "", "#/rules");
+    setHash(location.hash);
+  };
   const changeLang = async (l) => {
     await loadLang(l, true);
     setLang(l);
@@ -43,9 +65,12 @@ function App() {
     <header class="topbar">
       <a class="brand" href="/"><span class="brand-mark" aria-hidden="true">拖</span><span class="brand-name">${t("app.title")}</span></a>
       <span class="spacer"></span>
+      <a class="btn small ghost rules-link" id="rules-link" href="#/rules" onClick=${openRules} title=${t("rules.link")}><${Book} /><span class="rules-link-text">${t("rules.link")}</span></a>
+      <${SoundSwitch} />
       <${LangSwitch} lang=${lang} onChange=${changeLang} />
     </header>
     ${page}
+    ${rulesAt !== null && html`<${Rules} lang=${lang} at=${rulesAt} onClose=${closeRules} />`}
   </div>`;
 }
 

@@ -5,6 +5,7 @@ import { html, Cards, SuitSym, teamLetter } from "./ui.js";
 import { t } from "./i18n.js";
 import { cardList, trickOf, playSuit, cardLevel, declEntry, prettyCards } from "./cards.js";
 import { displayName } from "./table.js";
+import { First, Prev, Next, Last } from "./icons.js";
 
 const POS = ["bottom", "right", "top", "left"];
 const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3, T: 4 };
@@ -101,11 +102,11 @@ export function Replay({ id }) {
           ${steps.map((s, i) => html`<option value=${i} selected=${i === ri}>${i + 1}</option>`)}
         </select>
       </label>
-      <button class="btn small" onClick=${() => go(0)} aria-label=${t("replay.first")}>⏮</button>
-      <button class="btn small" id="replay-prev" onClick=${() => go(shown - 1)} aria-label=${t("replay.prev")}>◀</button>
+      <button class="btn small" onClick=${() => go(0)} id="replay-first" aria-label=${t("replay.first")} title=${t("replay.first")}><${First} /></button>
+      <button class="btn small" id="replay-prev" onClick=${() => go(shown - 1)} aria-label=${t("replay.prev")} title=${t("replay.prev")}><${Prev} /></button>
       <b id="replay-pos">${t("replay.trick", { n: shown, total: tricks.length })}</b>
-      <button class="btn small" id="replay-next" onClick=${() => go(shown + 1)} aria-label=${t("replay.next")}>▶</button>
-      <button class="btn small" onClick=${() => go(tricks.length)} aria-label=${t("replay.last")}>⏭</button>
+      <button class="btn small" id="replay-next" onClick=${() => go(shown + 1)} aria-label=${t("replay.next")} title=${t("replay.next")}><${Next} /></button>
+      <button class="btn small" onClick=${() => go(tricks.length)} id="replay-last" aria-label=${t("replay.last")} title=${t("replay.last")}><${Last} /></button>
     </div>
     <div class="infobar">
       <div class="ib"><small>${t("info.trump")}</small><b class="trump-badge"><span>${trump.rank || ""}</span>${trump.suit ? html`<${SuitSym} suit=${trump.suit} />` : trump.final ? html`<span class="no-trump">${t("trump.none")}</span>` : "?"}</b></div>
@@ -115,7 +116,7 @@ export function Replay({ id }) {
           <b>${t("info.level_short", { level: (round.levels || [])[team] })}</b>
         </div>`,
       )}
-      <div class="ib"><small>${t("seat.starter")}</small><b>${seatName(round.starter)}</b></div>
+      <div class="ib starter-ib"><small>${t("seat.starter")}</small><b title=${seatName(round.starter)}>${seatName(round.starter)}</b></div>
       <div class="ib points-ib"><small>${t("info.opp_points")}</small><b>${tricks.slice(0, shown).reduce((s, tr) => s + (tr.winner != null && tr.winner % 2 !== round.declaring_team ? tr.points : 0), 0)}</b></div>
     </div>
     <div class="felt replay-felt">

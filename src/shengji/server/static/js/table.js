@@ -1,7 +1,7 @@
 // The table page: seating (waiting room), the deal, the kitty, tricks, summaries.
 import { useState, useEffect, useRef, useLayoutEffect } from "../vendor/preact-hooks.mjs";
 import { html, Card, Cards, SuitSym, teamLetter } from "./ui.js";
-import { t, has } from "./i18n.js";
+import { t, tn, has } from "./i18n.js";
 import { Connection, setToken, getToken } from "./net.js";
 import {
   cardList,
@@ -18,19 +18,33 @@ import {
 } from "./cards.js";
 import { getName, saveName } from "./lobby.js";
 import { Robot, CardsIcon } from "./icons.js";
+import { rulesHref } from "./rules.js";
+import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./hand.js";
+import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
+import { TrickHistory } from "./tricks.js";
+
+export { layoutHand } from "./hand.js";
 
 const POS = ["bottom", "right", "top", "left"];
 
-/** A server message, localized where we know the rule it cites. */
+/** A server message, localized where we know the rule it cites; `ref` is the cited section. */
 export function explain(message) {
   const msg = String(message || "");
+  const cited = msg.match(/RULES §(\d+(?:\.\d+)?)/);
+  const ref = cited ? cited[1] : null;
   const m = msg.match(/^RULES §(\d+(?:\.\d+)?)\s*:?\s*(.*)$/s);
   if (m) {
     const major = m[1].split(".")[0];
-    if (has(`rule.${m[1]}`)) return { title: t(`rule.${m[1]}`), detail: msg };
-    if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg };
+    if (has(`rule.${m[1]}`)) return { title: t(`rule.${m[1]}`), detail: msg, ref };
+    if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg, ref };
   }
-  return { title: t("error.refused"), detail: msg };
+  return { title: t("error.refused"), detail: msg, ref };
+}
+
+/** A link to the rules page section a refusal cites. */
+export function RuleLink({ ref_ }) {
+  if (!ref_) return null;
+  return html`<a class="rule-link" href=${rulesHref(ref_)} onClick=${(e) => e.stopPropagation()}>${t("rules.see", { ref: ref_ })}</a>`;
 }
 
 /** A seat's shown name: the player's own, or the bot's kind (localized) and seat number. */
@@ -46,6 +60,11 @@ function normCards(s) {
     .map((x) => x.toUpperCase())
     .sort()
     .join(" ");
+}
+
+function cardCount(trick) {
+  const tr = trickOf(trick);
+  return tr ? tr.plays.reduce((n, p) => n + p.cards.length, 0) : 0;
 }
 
 function failedThrowOf(f) {
@@ -67,7 +86,7 @@ function Toasts({ toasts, onClose }) {
   return html`<div class="toasts" aria-live="polite">
     ${toasts.map(
       (x) => html`<div key=${x.id} class=${"toast toast-" + x.kind} role=${x.kind === "error" ? "alert" : "status"} onClick=${() => onClose(x.id)}>
-        <b>${x.title}</b>${x.detail && html`<small>${x.detail}</small>`}
+        <b>${x.title}</b>${x.detail && html`<small>${x.detail}</small>`}<${RuleLink} ref_=${x.ref} />
       </div>`,
     )}
   </div>`;
@@ -85,7 +104,13 @@ function TrumpBadge({ view }) {
   </b>`;
 }
 
-function InfoBar({ view, seatName, onSummary }) {
+/** Whose points the counter shows, from this player's side (RULES §7): only the opponents score. */
+function pointsLabel(view, me) {
+  if (me == null || view.declaring_team == null) return t("info.opp_points");
+  return me % 2 === view.declaring_team ? t("info.opp_points") : t("info.our_points");
+}
+
+function InfoBar({ view, me, seatName, onSummary }) {
   if (!view) return null;
   const levels = view.levels || ["2", "2"];
   const dt = view.declaring_team;
@@ -95,10 +120,10 @@ function InfoBar({ view, seatName, onSummary }) {
     ${[0, 1].map(
       (team) => html`<div class=${"ib team-ib team" + team + (dt === team ? " declaring" : "")} title=${seatName(team) + " · " + seatName(team + 2)}>
         <small>${teamLetter(team)}${dt === team ? html` <span class="decl-flag">${t("info.declarers")}</span>` : ""}</small>
-        <b>${t("info.level_short", { level: levels[team] })}</b>
+        <b title=${t("info.level_short", { level: levels[team] })}><span class="lv-long">${t("info.level_short", { level: levels[team] })}</span><span class="lv-num">${levels[team]}</span></b>
       </div>`,
     )}
-    <div class="ib points-ib"><small>${t("info.opp_points")}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
+    <div class="ib points-ib"><small id="points-label">${pointsLabel(view, me)}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
     ${view.last_result && html`<button class="btn small ghost" id="summary-btn" onClick=${onSummary}>${t("summary.open")}</button>`}
   </div>`;
 }
@@ -217,7 +242,7 @@ function Summary({ view, seatName, onClose, tableId }) {
   const oppTeam = 1 - declTeam;
   const gainerTeam = r.gainer === "declarers" ? declTeam : oppTeam;
   let verdict;
-  if (r.levels_gained > 0) verdict = t("summary.gain", { team: teamLetter(gainerTeam), n: r.levels_gained });
+  if (r.levels_gained > 0) verdict = tn("summary.gain", r.levels_gained, { team: teamLetter(gainerTeam) });
   else if (r.next_declaring_team != null && r.next_declaring_team !== declTeam) verdict = t("summary.takeover", { team: teamLetter(oppTeam) });
   else verdict = t("summary.no_change");
   const over = view.game_over;
@@ -257,77 +282,6 @@ function Summary({ view, seatName, onClose, tableId }) {
   </div>`;
 }
 
-function cssPx(name, fallback) {
-  const v = parseFloat(getComputedStyle(document.documentElement).getPropertyValue(name));
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
-
-/**
- * Lay the hand out in as few rows as fit the width: each card shows at least its
- * corner index; a gap separates play suits (the engine's order is kept).
- */
-export function layoutHand(n, gaps, width, cw) {
-  const minStep = cw * 0.42;
-  const maxStep = cw * 0.64;
-  const gapW = cw * 0.3;
-  if (!n) return { rows: [], step: maxStep, gapW };
-  for (let r = 1; r <= 6; r++) {
-    const k = Math.ceil(n / r);
-    const rows = [];
-    for (let i = 0; i < n; i += k) rows.push([i, Math.min(n, i + k)]);
-    let worst = Infinity;
-    for (const [lo, hi] of rows) {
-      const g = gaps.slice(lo + 1, hi).filter(Boolean).length;
-      const cards = hi - lo;
-      const step = cards > 1 ? (width - cw - g * gapW) / (cards - 1) : maxStep;
-      worst = Math.min(worst, step);
-    }
-    if (worst >= minStep || r === 6) return { rows, step: Math.max(Math.min(maxStep, worst), 4), gapW };
-  }
-  return null;
-}
-
-function Hand({ hand, selected, selectable, trumpFn, groupOf, suitOf, marks, onToggle }) {
-  const ref = useRef(null);
-  const [width, setWidth] = useState(0);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return undefined;
-    setWidth(el.clientWidth);
-    const ro = new ResizeObserver((entries) => setWidth(entries[0].contentRect.width));
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-  const cw = cssPx("--cw-lg", 70);
-  const gaps = hand.map((c, i) => i > 0 && groupOf(c) !== groupOf(hand[i - 1]));
-  const lay = layoutHand(hand.length, gaps, Math.max(width - 4, cw), cw);
-  return html`<div class="hand-wrap">
-    <div class=${"hand" + (selectable ? " selectable" : "")} id="hand" ref=${ref} role="group" aria-label=${t("hand.label")} data-count=${hand.length}>
-      ${lay.rows.map(
-        ([lo, hi], r) => html`<div class="hand-row" key=${r}>
-          ${hand.slice(lo, hi).map((c, j) => {
-            const i = lo + j;
-            const ml = j === 0 ? 0 : lay.step - cw + (gaps[i] ? lay.gapW : 0);
-            return html`<${Card}
-              key=${i}
-              index=${i}
-              card=${c}
-              size="lg"
-              style=${`margin-left:${ml.toFixed(1)}px`}
-              selected=${selected.includes(i)}
-              trump=${trumpFn(c)}
-              gap=${gaps[i]}
-              mark=${marks.has(i)}
-              playSuit=${suitOf(c)}
-              onClick=${() => onToggle(i)}
-            />`;
-          })}
-        </div>`,
-      )}
-    </div>
-  </div>`;
-}
-
 export function Table({ id, lang }) {
   const [st, setSt] = useState(null);
   const [net, setNet] = useState("connecting");
@@ -339,16 +293,23 @@ export function Table({ id, lang }) {
   const [summaryClosed, setSummaryClosed] = useState(null);
   const [summaryOpen, setSummaryOpen] = useState(false);
   const [pending, setPending] = useState(false);
+  // The player's table preferences (remembered) and hand arrangement (this page only).
+  const [sortMode, setSortMode] = useState(() => getPref("sort", "trumps"));
+  const [custom, setCustom] = useState(null);
+  const [reorder, setReorder] = useState(false);
+  const [autoplay, setAutoplay] = useState(() => getPref("autoplay", false));
+  const [confirmThrow, setConfirmThrow] = useState(false);
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
   const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
+  const prevView = useRef(null);
   const toastId = useRef(0);
   const lastFailed = useRef(null);
 
-  const toast = (kind, title, detail) => {
+  const toast = (kind, title, detail, ref) => {
     const tid = ++toastId.current;
     // At most one toast of each kind: a newer one replaces the older.
-    setToasts((xs) => [...xs.filter((x) => x.kind !== kind), { id: tid, kind, title, detail }]);
+    setToasts((xs) => [...xs.filter((x) => x.kind !== kind), { id: tid, kind, title, detail, ref }]);
     setTimeout(() => setToasts((xs) => xs.filter((x) => x.id !== tid)), kind === "error" ? 8000 : 5000);
   };
 
@@ -371,7 +332,8 @@ export function Table({ id, lang }) {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
           const e = explain(m.message);
-          toast("error", e.title, e.detail);
+          toast("error", e.title, e.detail, e.ref);
+          sound("error");
         }
       },
     });
@@ -393,6 +355,25 @@ export function Table({ id, lang }) {
   const myTurn = me != null && view && view.to_act === me && !view.game_over;
 
   useEffect(() => setSel([]), [handKey, phase]);
+  useEffect(() => setCustom(null), [view ? view.round_no : -1]);
+
+  // Sounds and the turn alert, from what changed between two views.
+  useEffect(() => {
+    const prev = prevView.current;
+    prevView.current = view;
+    if (!view) return;
+    const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty");
+    turnAlert(mine, t("feel.your_turn"));
+    if (!prev) return;
+    const wasMine = me != null && prev.to_act === me && (prev.phase === "play" || prev.phase === "kitty");
+    const nTricks = (view.tricks || []).length;
+    if (view.round_no === prev.round_no && nTricks > (prev.tricks || []).length) {
+      const last = trickOf(view.tricks[nTricks - 1]);
+      sound(me != null && last.winner % 2 === me % 2 ? "win" : "card");
+    } else if (cardCount(view.current_trick) > cardCount(prev.current_trick)) sound("card");
+    if (mine && !wasMine) sound("turn");
+  }, [view]);
+  useEffect(() => () => turnAlert(false), []);
 
   // Announce a new failed throw (RULES §6.4) once; not the ones already there on arrival.
   const failed = view && view.failed_throws ? view.failed_throws : [];
@@ -402,6 +383,7 @@ export function Table({ id, lang }) {
     lastFailed.current = { round: view.round_no, n: failed.length };
     if (!prev || prev.round !== view.round_no || failed.length <= prev.n) return;
     const f = failedThrowOf(failed[failed.length - 1]);
+    sound("fail");
     toast(
       "info",
       t("throw.failed", { name: seatName(f.seat) }),
@@ -428,13 +410,35 @@ export function Table({ id, lang }) {
     return () => clearTimeout(timer);
   }, [selKey, phase, myTurn, curTrick ? curTrick.plays.length : -1]);
 
+  // Auto-play (a per-player switch): when exactly one play is legal, make it.
+  const forced = phase === "play" && myTurn && !pending ? forcedPlay(hand, lead, trump) : null;
+  const forcedKey = forced ? cardsText(forced.map((i) => hand[i])) : "";
+  useEffect(() => {
+    if (!autoplay || !forcedKey) return undefined;
+    const timer = setTimeout(() => {
+      act(["play", me, forcedKey]);
+      setPending(true);
+    }, 700);
+    return () => clearTimeout(timer);
+  }, [autoplay, forcedKey, view && view.round_no, (view && view.tricks ? view.tricks.length : 0)]);
+
+  // A throw confirmation belongs to the selection it was asked for.
+  useEffect(() => setConfirmThrow(false), [selKey, phase, myTurn]);
+
   const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
   const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
   let reason = null;
+  let reasonRef = null;
   let note = null;
+  const isThrow = playable && !lead && leadKind(selCards, trump) === "throw";
+  const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
-    reason = server && server.reason ? explain(server.reason).title + " — " + server.reason : t(local.reason || "reason.illegal");
-  } else if (playable && !lead && leadKind(selCards, trump) === "throw") {
+    if (server && server.reason) {
+      const e = explain(server.reason);
+      reason = e.title + " — " + server.reason;
+      reasonRef = e.ref;
+    } else reason = t(local.reason || "reason.illegal");
+  } else if (isThrow) {
     note = t("play.throw_note");
   }
 
@@ -450,8 +454,14 @@ export function Table({ id, lang }) {
   };
 
   const act = (action) => send({ type: "action", action });
-  const doPlay = () => {
+  const doPlay = (confirmed = false) => {
     if (!playable) return;
+    // A throw may fail and cost points (RULES §6.4): say so before it goes.
+    if (isThrow && cost.max > 0 && confirmed !== true) {
+      setConfirmThrow(true);
+      return;
+    }
+    setConfirmThrow(false);
     act(["play", me, cardsText(selCards)]);
     setPending(true);
   };
@@ -512,7 +522,22 @@ export function Table({ id, lang }) {
   }
 
   const trumpFn = (c) => trump.final && playSuit(c, trump) === "T";
-  const groupOf = (c) => (c.joker || (trump.rank && c.rank === trump.rank) || (trump.suit && c.suit === trump.suit) ? "T" : c.suit);
+  const order = arrange(hand, sortOrder(hand, trump, sortMode), custom);
+  const setSort = (m) => {
+    setPref("sort", m);
+    setSortMode(m);
+    setCustom(null);
+  };
+  const onMove = (from, to) => setCustom(moveCard(order, from, to).map((i) => hand[i].text));
+  const flipAutoplay = () => {
+    setPref("autoplay", !autoplay);
+    setAutoplay(!autoplay);
+  };
+  // The gaps in the hand: between play suits, or between natural suits when sorted by suit.
+  const groupOf =
+    sortMode === "suit" && !custom
+      ? (c) => (c.joker ? "J" : c.suit)
+      : (c) => (c.joker || (trump.rank && c.rank === trump.rank) || (trump.suit && c.suit === trump.suit) ? "T" : c.suit);
 
   if (!st) {
     return html`<main class="table-page"><div class="center-msg">
@@ -528,7 +553,9 @@ export function Table({ id, lang }) {
   const buttons = [];
   if (waiting) {
     const filled = (table.seats || []).filter(Boolean).length;
-    prompt = me == null ? t("wait.pick_seat") : t("wait.waiting", { n: 4 - filled });
+    if (me == null) prompt = t("wait.pick_seat");
+    else if (filled < 4) prompt = tn("wait.waiting", 4 - filled);
+    else prompt = st.is_host ? t("wait.full_host") : t("wait.full");
     if (st.is_host) {
       buttons.push(html`<button key="start" class="btn primary" id="start-btn" disabled=${filled < 4} onClick=${() => send({ type: "start" })}>${t("host.start")}</button>`);
       if (swapFrom != null) prompt = t("host.swap_pick", { name: seatName(swapFrom) });
@@ -554,8 +581,8 @@ export function Table({ id, lang }) {
     } else prompt = t("kitty.exchanging", { name: seatName(view.starter) });
   } else if (phase === "play") {
     if (myTurn) {
-      prompt = lead ? t("play.follow", { n: lead.length }) : t("play.lead");
-      buttons.push(html`<button key="play" class="btn primary" id="play-btn" disabled=${!playable} onClick=${doPlay}>${t("play.play")}</button>`);
+      prompt = lead ? tn("play.follow", lead.length) : t("play.lead");
+      buttons.push(html`<button key="play" class="btn primary" id="play-btn" disabled=${!playable} onClick=${() => doPlay()}>${t("play.play")}</button>`);
     } else prompt = t("play.waiting", { name: seatName(view.to_act) });
   }
   if (sel.length && (phase === "play" || phase === "kitty")) {
@@ -591,7 +618,7 @@ export function Table({ id, lang }) {
         <span class=${"status status-" + table.status}>${t(`status.${table.status}`)}</span>
         ${me == null && html`<span class="badge">${t("seat.spectating")}</span>`}
       </div>
-      ${!waiting && html`<${InfoBar} view=${view} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
+      ${!waiting && html`<${InfoBar} view=${view} me=${me} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
     </div>
     <div class="board">
       <div class="felt">
@@ -630,13 +657,26 @@ export function Table({ id, lang }) {
       <div class=${"actions" + (myTurn ? " my-turn" : "")}>
         <div class="prompt" id="prompt">${prompt}</div>
         <div class="buttons">${buttons}</div>
-        ${reason && html`<div class="reason" id="reason">${reason}</div>`}
+        ${me != null &&
+        !waiting &&
+        html`<div class="hand-tools">
+          <button type="button" class="btn small ghost" id="sort-btn" data-mode=${custom ? "custom" : sortMode} title=${t("hand.sort_hint")}
+            onClick=${() => setSort(sortMode === "trumps" ? "suit" : "trumps")}>${custom ? t("hand.sort_custom") : t(`hand.sort_${sortMode}`)}</button>
+          <button type="button" class="btn small ghost" id="reorder-btn" aria-pressed=${reorder ? "true" : "false"} title=${t("hand.reorder_hint")}
+            onClick=${() => setReorder(!reorder)}>${reorder ? t("hand.reorder_done") : t("hand.reorder")}</button>
+          <label class="switch" title=${t("feel.autoplay_hint")}><input type="checkbox" id="autoplay-toggle" checked=${autoplay} onChange=${flipAutoplay} /> ${t("feel.autoplay")}</label>
+          <button type="button" class="btn small ghost" id="notify-btn" title=${t("feel.notify_hint")} onClick=${() => enableNotifications()}>${t("feel.notify")}</button>
+        </div>`}
+        ${reason && html`<div class="reason" id="reason">${reason} <${RuleLink} ref_=${reasonRef} /></div>`}
         ${note && html`<div class="note" id="note">${note}</div>`}
       </div>
       ${me != null &&
       !waiting &&
       html`<${Hand}
         hand=${hand}
+        order=${order}
+        reorder=${reorder}
+        onMove=${onMove}
         selected=${selIdx}
         selectable=${phase === "play" || (phase === "kitty" && myTurn)}
         trumpFn=${trumpFn}
@@ -650,13 +690,17 @@ export function Table({ id, lang }) {
     !waiting &&
     html`<aside class="side">
       <section class="side-box" id="points-box">
-        <h3>${t("side.points")} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
+        <h3>${pointsLabel(view, me)} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
         <${Cards} cards=${pointCards} size="xs" />
       </section>
       <section class="side-box" id="last-trick">
         <h3>${t("side.last_trick")}</h3>
         <${MiniTrick} trick=${lastTrick} seatName=${seatName} trumpFn=${trumpFn} />
       </section>
+      <details class="side-box" id="trick-history">
+        <summary><h3>${t("history.title")} <b>${(view.tricks || []).length}</b></h3></summary>
+        <${TrickHistory} view=${view} seatName=${seatName} trumpFn=${trumpFn} declTeam=${view.declaring_team} />
+      </details>
       <section class="side-box" id="declarations">
         <h3>${t("side.declarations")}</h3>
         ${(view.declarations || []).length
@@ -688,8 +732,24 @@ export function Table({ id, lang }) {
           })}</small></p>`,
         )}
       </section>`}
-      ${table.status === "finished" && html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`}
+      ${table.status === "finished"
+        ? html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`
+        : html`<a class="btn small ghost" id="replay-so-far" href=${"/games/" + encodeURIComponent(id)} target="_blank" rel="noopener">${t("lobby.replay")}</a>`}
     </aside>`}
+    ${confirmThrow &&
+    playable &&
+    html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="throw-title">
+      <div class="modal throw-confirm" id="throw-confirm">
+        <h2 id="throw-title">${t("throw.confirm_title")}</h2>
+        <p><${Cards} cards=${selCards} size="sm" overlap=${false} trumpOf=${trumpFn} /></p>
+        <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
+        <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
+        <div class="modal-buttons">
+          <button class="btn" id="throw-cancel" onClick=${() => setConfirmThrow(false)}>${t("throw.cancel")}</button>
+          <button class="btn primary" id="throw-go" onClick=${() => doPlay(true)}>${t("throw.go")}</button>
+        </div>
+      </div>
+    </div>`}
     ${showSummary &&
     html`<${Summary}
       view=${view}

@@ -15,7 +15,7 @@ export function cardName(card) {
 const FACE = new Set(["J", "Q", "K"]);
 
 /** One card drawn with CSS. Interactive when onClick is given. */
-export function Card({ card, size = "md", selected = false, trump = false, gap = false, mark = false, onClick, index, style, playSuit }) {
+export function Card({ card, size = "md", selected = false, trump = false, gap = false, mark = false, onClick, index, style, playSuit, ...drag }) {
   const cls = [
     "card",
     `card-${size}`,
@@ -37,7 +37,7 @@ export function Card({ card, size = "md", selected = false, trump = false, gap =
       : html`<span class="pip">${sym}</span>`;
   const corner = card.joker
     ? html`<span class="corner"><span class="jk">JOKER</span></span>`
-    : html`<span class="corner"><span class="r">${card.rank}</span><span class="s">${sym}</span></span>`;
+    : html`<span class="corner"><span class=${card.rank === "10" ? "r ten" : "r"}>${card.rank}</span><span class="s">${sym}</span></span>`;
   const props = {
     class: cls,
     "data-card": card.text,
@@ -46,6 +46,7 @@ export function Card({ card, size = "md", selected = false, trump = false, gap =
   };
   if (style) props.style = style;
   if (playSuit) props["data-ps"] = playSuit;
+  if (drag.draggable) Object.assign(props, drag); // draggable, onDragStart, onDragOver, onDrop
   if (onClick) {
     return html`<button type="button" ...${props} data-index=${index} aria-pressed=${selected ? "true" : "false"} onClick=${onClick}>
       ${corner}${face}
@@ -68,6 +69,9 @@ export function SuitSym({ suit }) {
   const red = suit === "H" || suit === "D";
   return html`<span class=${"suit-sym " + (red ? "red" : "black")} title=${t(`suit.${suit}`)}>${SUIT_SYMBOL[suit]}</span>`;
 }
+
+/** A count in words: key.one / key.other etc. chosen by the language's plural rules (Intl.PluralRules). */
+export { tn } from "./i18n.js";
 
 export function teamLetter(team) {
   return t(`team.${team}`);

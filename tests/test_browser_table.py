@@ -1,0 +1,465 @@
+"""The table page at a glance, in headless Chromium, with positions from the engine.
+
+The page is served by the real server (the `server` fixture), but its WebSocket is
+answered by the test: each test hands the client a real engine view (a bury with
+33 cards, a trick to follow, a forced last card) and reads what the client sends
+back. That keeps these checks exact and quick: no bots to wait for. Covered: the
+rules page in every language and the links to it, the hand fully on screen at
+1280x720, 1366x800 and 390x844, the trick history, sorting and arranging the
+hand, the mute switch remembered, the throw confirmation and its penalty
+(RULES §6.4), auto-play of a forced move (RULES §6.2).
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from shengji import Game
+from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+    LANGS,
+    STATIC,
+    browser,
+    new_page,
+    server,
+)
+
+browser_only = pytest.mark.browser
+SIZES = [(1280, 720), (1366, 800), (390, 844)]
+NAMES = ["Alice", "Bao", "Chen", "Dara"]
+CORNER = {"x": 8, "y": 24}  # the corner index of a hand card: the part no neighbour covers
+
+
+def _advance(seed: int, stop: Callable[[Game], bool], limit: int = 5000) -> Game:
+    """Random legal actions from a seeded game until `stop` holds."""
+    g = Game(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if stop(g):
+            return g
+        g.apply(g.random_action(rng))
+    raise AssertionError("position not reached")
+
+
+def _seat_to_act(g: Game) -> int:
+    seat = g.decision().seat
+    assert seat is not None
+    return seat
+
+
+def _leads(g: Game) -> bool:
+    """The player to act leads a trick."""
+    return g.decision().phase == "play" and not g.view(_seat_to_act(g)).lead
+
+
+def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
+    """A server `state` message (docs/WEB_PROTOCOL.md) for seat `you`."""
+    view = g.view(you).to_json()
+    return {
+        "type": "state",
+        "seq": 1,
+        "table": {
+            "id": "fake",
+            "name": "Fake table",
+            "host_seat": 0,
+            "seats": [{"name": n, "kind": "human", "connected": True} for n in NAMES],
+            "status": "playing",
+            "options": view["options"],
+            "settings": {},
+            **table,
+        },
+        "you": you,
+        "is_host": False,
+        "view": view,
+    }
+
+
+class FakeServer:
+    """Answers the client's WebSocket with one state; records what the client sends."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, ws: Any) -> None:
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+            elif m["type"] == "check":
+                ok = {"type": "check", "cards": m["cards"], "legal": True, "reason": None}
+                ws.send(json.dumps(ok))
+            elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
+                ws.send(json.dumps({"type": "error", "message": "RULES §6.2: follow suit"}))
+
+        ws.on_message(on_message)
+
+    def actions(self) -> list[list[Any]]:
+        return [m["action"] for m in self.sent if m["type"] == "action"]
+
+
+def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
+    fake = FakeServer(state)
+    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+    page.goto(base + "/t/fake")
+    page.wait_for_selector("main.table-page[data-status='playing']")
+    return fake
+
+
+def boxes(page: Any, selector: str) -> list[dict[str, float]]:
+    js = "els => els.map(e => e.getBoundingClientRect().toJSON())"
+    return list(page.eval_on_selector_all(selector, js))
+
+
+def assert_inside(page: Any, selector: str, w: int, h: int, top: float = 0) -> None:
+    for b in boxes(page, selector):
+        assert b["x"] >= -0.5 and b["x"] + b["width"] <= w + 0.5, (selector, w, h, b)
+        assert b["y"] >= top - 0.5 and b["y"] + b["height"] <= h + 0.5, (selector, w, h, b)
+
+
+@pytest.fixture(scope="module")
+def bury_state() -> dict[str, Any]:
+    g = _advance(3, lambda g: g.decision().phase == "kitty")
+    return state_of(g, _seat_to_act(g))
+
+
+@pytest.fixture(scope="module")
+def play_state() -> dict[str, Any]:
+    # Mid-round: five tricks played, the player to act leads or follows.
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    return state_of(g, _seat_to_act(g))
+
+
+# ---------------------------------------------------------------- layout
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_the_whole_hand_and_the_action_bar_fit_the_screen(
+    server: str, browser: Any, bury_state: dict[str, Any], play_state: dict[str, Any]
+) -> None:
+    assert len(bury_state["view"]["hand"]) == 33  # the starter holds the kitty too (RULES §4)
+    for state, n in ((bury_state, 33), (play_state, len(play_state["view"]["hand"]))):
+        with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+            open_table(page, server, state)
+            for w, h in SIZES:
+                page.set_viewport_size({"width": w, "height": h})
+                page.wait_for_timeout(150)
+                assert page.locator("#hand .card").count() == n
+                top = page.eval_on_selector(".topbar", "e => e.getBoundingClientRect().bottom")
+                # Every card, the action bar and its buttons on the first screen, under the top bar.
+                assert_inside(page, "#hand .card", w, h, top)
+                assert_inside(page, ".actions", w, h, top)
+                assert_inside(page, ".infobar", w, h, top)
+                if w < 500:  # a phone: the trick too
+                    assert_inside(page, "#trick .slot .card", w, h, top)
+                assert page.evaluate("document.documentElement.scrollWidth") <= w
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_raised_card_never_covers_its_neighbour(
+    server: str, browser: Any, bury_state: dict[str, Any]
+) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, bury_state)
+        cards = page.locator("#hand .card")
+        first, second = cards.nth(3), cards.nth(4)
+        first.click(position=CORNER)
+        first.hover(position=CORNER)  # the pointer stays on the selected card
+        b = second.bounding_box()
+        hit = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('.card').dataset.index",
+            [b["x"] + 4, b["y"] + b["height"] - 8],
+        )
+        assert hit == second.get_attribute("data-index")
+
+
+# ---------------------------------------------------------------- the rules page
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_rules_page_in_every_language(server: str, browser: Any) -> None:
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        for lang in LANGS:
+            rules = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
+            page.goto(server + "/")
+            page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
+            # A new query: a real load, in the stored language.
+            page.goto(server + f"/?l={lang}#/rules")
+            page.wait_for_function(
+                "t => document.querySelector('#rules-title')?.textContent === t", arg=rules["title"]
+            )
+            assert page.locator(".rules-sec").count() == len(rules["sections"]) >= 10
+            # Card pictures drawn by the client's own card component, the level table of RULES §8.2.
+            assert page.locator(".rules-ex .card").count() >= 20
+            assert page.locator("#rules-level-table tbody tr").count() == 8
+            assert rules["sections"][5]["title"] in page.inner_text("#rules-6\\.1")
+        # The link in the top bar opens it over the page, and Back returns.
+        page.goto(server + "/")
+        page.click("#rules-link")
+        page.wait_for_selector("#rules .rules-sec")
+        page.click("#rules-close")
+        page.wait_for_selector("#rules", state="detached")
+        assert page.locator("#create-form").is_visible()
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_refusal_links_to_the_rule_it_cites(server: str, browser: Any) -> None:
+    g = _advance(8, _leads)
+    seat = _seat_to_act(g)
+    st = state_of(g, seat)
+    st["view"]["hand"] = ["AS", *[c for c in st["view"]["hand"] if c != "AS"]]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        page.locator("#hand .card[data-card='AS']").first.click(position=CORNER)
+        page.wait_for_selector("#play-btn:not([disabled])")
+        page.click("#play-btn")  # the fake server refuses it, citing RULES §6.2
+        link = page.locator(".toast .rule-link")
+        link.wait_for()
+        assert link.get_attribute("href") == "#/rules/6.2"
+        link.click()
+        page.wait_for_selector("#rules-6\\.2.focus")
+        page.click("#rules-close")
+        page.wait_for_selector("#rules", state="detached")
+        assert page.locator("main.table-page").count() == 1  # the table stayed open
+
+
+# ---------------------------------------------------------------- the round's memory and the hand
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_trick_history_lists_every_trick_with_winner_and_points(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    tricks = play_state["view"]["tricks"]
+    state = copy.deepcopy(play_state)
+    state["view"]["point_cards"] = ["10H", "10S", "5D", "KC", "10C"]  # shown overlapped
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, state)
+        page.click("#trick-history summary")
+        items = page.locator("#trick-list .th-item")
+        assert items.count() == len(tricks) >= 5
+        for k, tr in enumerate(reversed(tricks)):  # newest first
+            item = items.nth(k)
+            assert item.get_attribute("data-trick") == str(len(tricks) - k)
+            assert item.get_attribute("data-winner") == str(tr["winner"])
+            assert item.get_attribute("data-points") == str(tr["points"])
+            assert NAMES[tr["winner"]] in item.locator(".th-win").inner_text()
+            shown = item.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert sorted(shown) == sorted(c for _, cards in tr["plays"] for c in cards)
+        # Small overlapped cards keep their whole index in sight ("10", not "1(").
+        page.set_viewport_size({"width": 390, "height": 844})
+        covered = page.evaluate(COVERED_JS)
+        assert covered["checked"] > 0 and not covered["bad"], covered
+
+
+COVERED_JS = """() => {
+  let checked = 0; const bad = [];
+  for (const row of document.querySelectorAll('.side .cards.overlap')) {
+    const cards = [...row.children];
+    for (let i = 0; i + 1 < cards.length; i++) {
+      const r = cards[i].querySelector('.corner .r');
+      if (!r) continue;
+      checked++;
+      const right = r.getBoundingClientRect().right;
+      const next = cards[i + 1].getBoundingClientRect().left;
+      if (right > next + 0.5) bad.push([cards[i].dataset.card, right, next]);
+    }
+  }
+  return {checked, bad};
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_sort_toggle_and_arranging_the_hand(
+    server: str, browser: Any, bury_state: dict[str, Any]
+) -> None:
+    order_js = "() => [...document.querySelectorAll('#hand .card')].map(e => e.dataset.card)"
+    suits_js = "() => [...document.querySelectorAll('#hand .card')].map(e => e.dataset.ps)"
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, bury_state)
+        ps = page.evaluate(suits_js)
+        first_t = ps.index("T")
+        assert all(x == "T" for x in ps[first_t:]), ps  # trumps on the right
+        assert page.get_attribute("#sort-btn", "data-mode") == "trumps"
+        before = page.evaluate(order_js)
+        page.click("#sort-btn")
+        assert page.get_attribute("#sort-btn", "data-mode") == "suit"
+        by_suit = page.evaluate(order_js)
+        assert sorted(by_suit) == sorted(before) and by_suit != before
+        jokers = [c for c in by_suit if c in ("BJ", "RJ")]
+        assert by_suit[len(by_suit) - len(jokers) :] == jokers
+        # Click-to-arrange: the first card goes where the sixth one is.
+        page.click("#reorder-btn")
+        cards = page.locator("#hand .card")
+        moved = cards.nth(0).get_attribute("data-card")
+        cards.nth(0).click(position=CORNER)
+        cards.nth(5).click(position=CORNER)
+        page.click("#reorder-btn")
+        after = page.evaluate(order_js)
+        assert after[5] == moved and after[:5] == by_suit[1:6]
+        # Or drag: the card now last goes first.
+        last = cards.nth(len(after) - 1)
+        last.drag_to(cards.nth(0), source_position=CORNER, target_position=CORNER)
+        dragged = page.evaluate(order_js)
+        assert dragged[0] == after[-1] and dragged[1:] == after[:-1]
+        assert page.get_attribute("#sort-btn", "data-mode") == "custom"
+        assert page.evaluate("localStorage.getItem('shengji.sort')") == '"suit"'
+        # Arranging never selects: nothing was buried or played.
+        assert page.locator("#hand .card.sel").count() == 0
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_mute_is_remembered(server: str, browser: Any) -> None:
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#mute-btn")
+        assert page.get_attribute("#mute-btn", "aria-pressed") == "false"
+        page.click("#mute-btn")
+        assert page.get_attribute("#mute-btn", "aria-pressed") == "true"
+        page.reload()
+        page.wait_for_selector("#mute-btn")
+        assert page.get_attribute("#mute-btn", "aria-pressed") == "true"
+        assert page.evaluate("localStorage.getItem('shengji.mute')") == "true"
+        page.click("#mute-btn")
+        assert page.evaluate("localStorage.getItem('shengji.mute')") == "false"
+
+
+# ---------------------------------------------------------------- throws and forced moves
+
+
+def _lead_state(seed: int) -> tuple[dict[str, Any], list[str]]:
+    """A position where the player to act leads and holds two different cards of a plain suit."""
+    for s in range(seed, seed + 50):
+        g = _advance(s, _leads)
+        seat = _seat_to_act(g)
+        view = g.view(seat)
+        trump = view.trump
+        assert trump is not None
+        for suit in "SHDC":
+            cards = sorted({c.text for c in view.hand if trump.play_suit_of(c) == suit})
+            if len(cards) >= 2:
+                return state_of(g, seat), cards[:2]
+    raise AssertionError("no lead with two cards of one suit")
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_throw_is_confirmed_with_its_penalty(server: str, browser: Any) -> None:
+    st, two = _lead_state(11)
+    st["view"]["options"]["throw_penalty_per_card"] = 15
+    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = open_table(page, server, st)
+        for c in two:
+            page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)
+        page.wait_for_selector("#play-btn:not([disabled])")
+        page.click("#play-btn")
+        page.wait_for_selector("#throw-confirm")
+        # RULES §6.4: two cards thrown, one at most taken back, 15 points a card here.
+        expect = en["throw.confirm_returned"].replace("{per}", "15").replace("{max}", "15")
+        assert page.inner_text("#throw-text") == expect
+        page.click("#throw-cancel")
+        assert page.locator("#throw-confirm").count() == 0
+        assert not fake.actions()
+        page.click("#play-btn")
+        page.click("#throw-go")
+        page.wait_for_function("() => !document.querySelector('#throw-confirm')")
+        assert fake.actions() and fake.actions()[-1][0] == "play"
+        assert sorted(fake.actions()[-1][2].split()) == sorted(two)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_auto_play_makes_a_forced_move_only_when_switched_on(server: str, browser: Any) -> None:
+    g = _advance(4, lambda g: g.decision().phase == "play" and g.round.sizes[_seat_to_act(g)] == 1)
+    seat = _seat_to_act(g)
+    st = state_of(g, seat)
+    last = st["view"]["hand"][0]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = open_table(page, server, st)
+        page.wait_for_function("() => document.title.startsWith('● ')")  # the turn alert
+        page.wait_for_timeout(1200)
+        assert not fake.actions()  # off by default
+        page.check("#autoplay-toggle")
+        page.wait_for_function("() => document.querySelector('#play-btn').disabled")
+        page.wait_for_timeout(1200)
+        assert fake.actions() == [["play", seat, last]]
+        assert page.evaluate("localStorage.getItem('shengji.autoplay')") == "true"
+
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_an_out_of_range_timing_is_refused_in_seconds_and_in_the_players_language(
+    server: str, browser: Any
+) -> None:
+    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    # Not new_page: Chromium logs the expected HTTP 400 as a console error.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(server + "/")
+        page.evaluate("localStorage.setItem('shengji.lang', 'zh')")
+        page.reload()
+        page.wait_for_selector("#create-form")
+        page.click("details.options summary")
+        page.fill("input[name=deal_ms]", "99")  # seconds: over the server's 10 000 ms
+        page.click("#create-btn")
+        err = page.locator("#create-form .error-text")
+        err.wait_for()
+        field = zh["timing.deal_ms"]
+        expect = zh["lobby.timing_range"].format(field=field, lo=0, hi=10)
+        assert expect in err.inner_text()
+        assert "detail" not in err.inner_text() and "10000" not in err.inner_text()
+    finally:
+        context.close()
+    assert not errors
+
+
+PLURAL_JS = """async ([lang, key, n]) => {
+  const i = await import('/static/js/i18n.js');
+  await i.loadLang(lang);
+  const out = i.tn(key, n, {team: 'T'});
+  await i.loadLang('en');
+  return out;
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_counts_use_each_languages_plural_rules(server: str, browser: Any) -> None:
+    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    sq = json.loads((STATIC / "i18n" / "sq.json").read_text("utf-8"))
+    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        cases = [
+            ("en", "summary.gain", 1, en["summary.gain.one"]),  # "Team A go up 1 level!"
+            ("en", "summary.gain", 3, en["summary.gain.other"]),
+            ("en", "wait.waiting", 1, en["wait.waiting.one"]),
+            ("sq", "play.follow", 1, sq["play.follow.one"]),
+            ("sq", "play.follow", 4, sq["play.follow.other"]),
+            ("zh", "summary.gain", 1, zh["summary.gain.other"]),  # Chinese has one form
+        ]
+        for lang, key, n, text in cases:
+            expect = text.replace("{n}", str(n)).replace("{team}", "T")
+            assert page.evaluate(PLURAL_JS, [lang, key, n]) == expect, (lang, key, n)
+    assert "level(s)" not in json.dumps(en) and "player(s)" not in json.dumps(en)
