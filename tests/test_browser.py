@@ -587,3 +587,30 @@ def test_rules_command_prints_the_rules_in_each_language() -> None:
         assert r["levels_decl"].replace("{n}", "3") in out.output  # the level table (RULES §8.2)
     bad = runner.invoke(app, ["rules", "--lang", "xx"])
     assert bad.exit_code != 0 and "xx" in bad.output
+
+
+@browser_only
+def test_house_rules_chosen_in_the_create_form_are_stored_with_the_table(
+    server: str, browser: Any
+) -> None:
+    """RULES §10: the create form offers the house rules, and the table keeps what was chosen."""
+    import json
+    import urllib.request
+
+    with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.fill("input[name=table-name]", "house rules")
+        page.click("details.options summary")
+        page.select_option("select[name=kitty_multiplier]", "power")
+        page.select_option("select[name=win_at_a]", "as_declarers")
+        page.select_option("select[name=round1_no_declaration]", "flip")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table_id = str(page.url.rsplit("/", 1)[1])
+    with urllib.request.urlopen(f"{server}/api/tables/{table_id}") as r:
+        options = json.load(r)["options"]
+    assert options["kitty_multiplier"] == "power"
+    assert options["win_at_a"] == "as_declarers"
+    assert options["round1_no_declaration"] == "flip"
+    assert options["throw_penalty"] == "returned"  # untouched choices keep the seed rules

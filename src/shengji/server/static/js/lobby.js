@@ -12,6 +12,13 @@ export const RULE_OPTIONS = [
   ["band_80_115", "choice", "swap", ["swap", "stay"]],
   ["first_drawer", "choice", 0, [0, 1, 2, 3]],
   ["throw_penalty_per_card", "int", 10],
+  ["throw_penalty", "choice", "returned", ["returned", "attempted", "none"]],
+  ["kitty_multiplier", "choice", "per_card", ["per_card", "flat", "power"]],
+  ["round1_no_declaration", "choice", "redeal", ["redeal", "flip"]],
+  ["gap_tractors", "choice", "on", ["on", "trumps_only"]],
+  ["throw_tractors", "choice", "on", ["on", "off"]],
+  ["joker_pairs", "choice", "equal", ["equal", "red_over_black"]],
+  ["win_at_a", "choice", "pass", ["pass", "as_declarers"]],
 ];
 
 // Table timings: [key sent to the server, factor from the seconds typed to the value sent]
@@ -86,7 +93,6 @@ function OptionField({ opt, value, onChange }) {
   </label>`;
 }
 
-/** A refused request's message: translated by its error code, else the server's text. */
 // A refused table creation, said in the player's language: a timing out of range in
 // seconds, else the server's error code translated, else its text.
 async function refusal(r) {
