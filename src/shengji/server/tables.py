@@ -228,6 +228,16 @@ class Table:
     async def _save_seats(self) -> None:
         await self.store.update_table(self.id, seats=self.seats, host_seat=self.host_seat)
 
+    async def _set_seat(self, seat: int, new: dict[str, Any] | None) -> None:
+        """Put `new` in `seat` and store the seats; if storing fails, the seat is as before."""
+        old = self.seats[seat]
+        self.seats[seat] = new
+        try:
+            await self._save_seats()
+        except Exception:
+            self.seats[seat] = old
+            raise
+
     # -- info ------------------------------------------------------------------------
     def connected(self, seat: int) -> bool:
         return any(c.seat == seat for c in self.clients)
@@ -470,15 +480,9 @@ class Table:
             current = self.seats[seat]
             if current is not None and current["kind"] == "human" and not current.get("vacant"):
                 raise ClientError(f"seat {seat} has a player: kick them first")
-            old = self.seats[seat]
             bot_name = f"{kind.capitalize()} bot"
-            self.seats[seat] = {"name": bot_name, "kind": kind, "token_hash": None,
-                                "former": _former(old)}
-            try:
-                await self._save_seats()
-            except Exception:
-                self.seats[seat] = old
-                raise
+            await self._set_seat(seat, {"name": bot_name, "kind": kind, "token_hash": None,
+                                        "former": _former(current)})
             if self.status == PLAYING:
                 self.agents[seat] = self.manager.make_agent(kind, self._agent_seed(seat))
             self.broadcast()
@@ -494,19 +498,15 @@ class Table:
                 raise ClientError("the host cannot kick their own seat")
             old = self.seats[seat]
             if self.status == WAITING:
-                self.seats[seat] = None
+                await self._set_seat(seat, None)
             elif old is not None and old.get("vacant"):
                 raise ClientError(f"seat {seat} is already vacant")
             else:  # mid-game the seat stays in the game: vacant, played by a stand-in
                 # after bot_timeout_s until a bot or a seat link fills it
                 assert old is not None
-                self.seats[seat] = {"name": old["name"], "kind": "human", "token_hash": None,
-                                    "former": _former(old), "vacant": True}
-            try:
-                await self._save_seats()
-            except Exception:
-                self.seats[seat] = old
-                raise
+                await self._set_seat(seat, {"name": old["name"], "kind": "human",
+                                            "token_hash": None, "former": _former(old),
+                                            "vacant": True})
             self.agents.pop(seat, None)
             for c in self.clients:
                 if c.seat == seat:
@@ -527,13 +527,7 @@ class Table:
             if current is None or (current["kind"] == "human" and not current.get("vacant")):
                 raise ClientError(f"seat {seat} has a player: kick them first")
             code = new_token()
-            old = dict(current)
-            current["link_hash"] = hash_token(code)
-            try:
-                await self._save_seats()
-            except Exception:
-                self.seats[seat] = old
-                raise
+            await self._set_seat(seat, {**current, "link_hash": hash_token(code)})
         client.send({"type": "seat_link", "seat": seat, "code": code})
 
     async def _claim(self, client: Client, msg: dict[str, Any]) -> None:
@@ -562,13 +556,8 @@ class Table:
             old = self.seats[seat]
             assert old is not None
             token = new_token()
-            self.seats[seat] = {"name": name, "kind": "human", "token_hash": hash_token(token),
-                                "former": _former(old)}
-            try:
-                await self._save_seats()
-            except Exception:
-                self.seats[seat] = old
-                raise
+            await self._set_seat(seat, {"name": name, "kind": "human",
+                                        "token_hash": hash_token(token), "former": _former(old)})
             self.agents.pop(seat, None)
             self._bind(client, seat)
             client.send({"type": "seated", "seat": seat, "token": token})
