@@ -1,66 +1,94 @@
-"""Engine benchmark (fixed seeds, medians): follow check, trick resolution, random rounds.
+"""Engine benchmark (issue 9): every figure the speed goals name, medians, fixed seeds.
 
-Run: python bench/engine.py [--rounds N]
-Targets (issue 2): follow check <= 15 µs median; full random round <= 2 ms median.
+Run: `python bench/engine.py [--deals N] [--repeats 5] [--pin]`. Prints which engine
+build is loaded (mypyc-compiled or pure Python; `SHENGJI_PURE=1` forces pure), then one
+line per figure with its goal beside it. Each deal figure is the median over `--repeats`
+repetitions of the median time of a full deal over `--deals` fixed seeds; micro figures
+are medians of batches. `--pin` pins the process to one core (Linux).
+
+Figures:
+- full deal, 4 heuristic bots (deal with declarations, kitty, tricks, score) via the driver;
+- full deal, same simple policy on all seats via the driver and views (random declarations
+  and bury; lead a random single; follow with a random legal single);
+- full deal, uniformly random legal play (`Round.random_action`);
+- public `is_legal_follow` from card lists; the same with hand counts and lead shape built;
+- public `trick_winner`, 4 tractors;
+- `Round.clone()` mid-trick and the round state's size;
+- heuristic decision median/p99; the random bot's slowest decision under
+  `strict_tractor_follow`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import pickle
 import random
 import statistics
+import sys
 import time
+from collections.abc import Callable
 
-from shengji import Round, Trump, is_legal_follow, parse_cards
+from shengji import Play, Round, RuleOptions, Trump, is_legal_follow, parse_cards, trick_winner
+from shengji._build import engine_build
+from shengji.actions import Action, Bury
+from shengji.bots import make_agent
 from shengji.cards import counts_of
+from shengji.driver import Agent, play_round
 from shengji.follow import follow_error
 from shengji.shapes import shape_of
-from shengji.trick import winner_index
+from shengji.views import View
+
+HAND = "3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ RJ"
 
 
-def per_call_us(fn, calls: int, repeats: int = 15) -> list[float]:
-    """Median-friendly timings: `repeats` batches of `calls` calls, µs per call each."""
+def per_call_us(fn: Callable[[], object], calls: int, repeats: int = 15) -> float:
+    """Median over `repeats` batches of `calls` calls, in µs per call."""
     out = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
         out.append((time.perf_counter() - t0) / calls * 1e6)
+    return statistics.median(out)
+
+
+# ---------------------------------------------------------------- agents and deals
+
+
+class SimplePolicy:
+    """Random declarations and bury; lead a random single; follow with a random legal single."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, view: View) -> Action:
+        seat = view.seat
+        assert seat is not None
+        if view.phase in ("deal", "declare"):
+            return view.random_declaration_action(self.rng)
+        if view.phase == "kitty":
+            return Bury(seat, view.random_play(self.rng))
+        if view.lead is None:
+            hand = view.hand
+            return Play(seat, (hand[self.rng.randrange(len(hand))],))
+        singles = list(view.legal_plays())  # every lead is a single: so is every follow
+        return Play(seat, singles[self.rng.randrange(len(singles))])
+
+
+def deal_ms(agents_for: Callable[[int], list[Agent]], seeds: range,
+            options: RuleOptions | None = None) -> list[float]:
+    """Milliseconds per full deal (a first round: declarations decide the starter)."""
+    out = []
+    for seed in seeds:
+        agents = agents_for(seed)
+        t0 = time.perf_counter()
+        play_round(Round(seed, options), agents)
+        out.append((time.perf_counter() - t0) * 1e3)
     return out
 
 
-def bench_follow() -> list[float]:
-    t = Trump("2", "H")
-    hand = counts_of(parse_cards(
-        "3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ RJ"
-    ))
-    shape = shape_of([c.id for c in parse_cards("7S 7S 8S 8S")], t)
-    play = [c.id for c in parse_cards("3S 3S 4S 4S")]
-    assert follow_error(hand, shape, play, t) is None
-    return per_call_us(lambda: follow_error(hand, shape, play, t), 2000)
-
-
-def bench_public_follow() -> list[float]:
-    t = Trump("2", "H")
-    hand = parse_cards(
-        "3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ RJ"
-    )
-    lead = parse_cards("7S 7S 8S 8S")
-    play = parse_cards("3S 3S 4S 4S")
-    assert is_legal_follow(hand, lead, play, t)
-    return per_call_us(lambda: is_legal_follow(hand, lead, play, t), 1000)
-
-
-def bench_trick() -> list[float]:
-    t = Trump("2", "H")
-    plays = [[c.id for c in parse_cards(p)] for p in ("7S 7S 8S 8S", "3S 3S 9S 9S",
-                                                       "3H 3H 4H 4H", "QS QS KS KS")]
-    shape = shape_of(plays[0], t)
-    assert winner_index(plays, shape, t) == 2
-    return per_call_us(lambda: winner_index(plays, shape_of(plays[0], t), t), 2000)
-
-
-def random_round(seed: int) -> Round:
+def random_deal(seed: int) -> Round:
     rnd = Round(seed)
     rng = random.Random(seed)
     while not rnd.is_over:
@@ -68,32 +96,139 @@ def random_round(seed: int) -> Round:
     return rnd
 
 
-def bench_rounds(n: int) -> list[float]:
+def random_deal_ms(seeds: range) -> list[float]:
     out = []
-    for seed in range(n):
+    for seed in seeds:
         t0 = time.perf_counter()
-        random_round(seed)
+        random_deal(seed)
         out.append((time.perf_counter() - t0) * 1e3)
     return out
 
 
+class Timed:
+    """An agent whose every decision is timed (seconds)."""
+
+    def __init__(self, agent: Agent, times: list[float]) -> None:
+        self.agent = agent
+        self.times = times
+
+    def act(self, view: View) -> Action:
+        t0 = time.perf_counter()
+        a = self.agent.act(view)
+        self.times.append(time.perf_counter() - t0)
+        return a
+
+
+def decision_times(kind: str, seeds: range, options: RuleOptions | None = None) -> list[float]:
+    times: list[float] = []
+    for seed in seeds:
+        play_round(Round(seed, options),
+                   [Timed(make_agent(kind, 10 * seed + s), times) for s in range(4)])
+    return times
+
+
+# ---------------------------------------------------------------- micro figures
+
+
+def public_follow_us() -> float:
+    t = Trump("2", "H")
+    hand, lead, play = parse_cards(HAND), parse_cards("7S 7S 8S 8S"), parse_cards("3S 3S 4S 4S")
+    assert is_legal_follow(hand, lead, play, t)
+    return per_call_us(lambda: is_legal_follow(hand, lead, play, t), 2000)
+
+
+def built_follow_us() -> float:
+    t = Trump("2", "H")
+    hand = counts_of(parse_cards(HAND))
+    shape = shape_of([c.id for c in parse_cards("7S 7S 8S 8S")], t)
+    play = [c.id for c in parse_cards("3S 3S 4S 4S")]
+    assert follow_error(hand, shape, play, t) is None
+    return per_call_us(lambda: follow_error(hand, shape, play, t), 5000)
+
+
+def public_trick_us() -> float:
+    t = Trump("2", "H")
+    plays = [parse_cards(p) for p in ("7S 7S 8S 8S", "3S 3S 9S 9S", "3H 3H 4H 4H",
+                                      "QS QS KS KS")]
+    assert trick_winner(plays, t) == 2
+    return per_call_us(lambda: trick_winner(plays, t), 2000)
+
+
+def mid_trick_round() -> Round:
+    """Seed 7, random play up to the second card of the sixth trick."""
+    rnd = Round(7)
+    rng = random.Random(7)
+    while not (rnd.phase == "play" and len(rnd.tricks) == 5 and len(rnd.current) == 1):
+        rnd.apply(rnd.random_action(rng))
+    return rnd
+
+
+def clone_us() -> float:
+    rnd = mid_trick_round()
+    return per_call_us(rnd.clone, 2000)
+
+
+def state_bytes() -> int:
+    """The round's state as a self-contained pickle (its action history included)."""
+    return len(pickle.dumps(mid_trick_round(), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+# ---------------------------------------------------------------- report
+
+
+def median_of_medians(run: Callable[[], list[float]], repeats: int) -> float:
+    return statistics.median(statistics.median(run()) for _ in range(repeats))
+
+
+def line(name: str, value: float, unit: str, goal: float) -> str:
+    ok = "meets" if value <= goal else "MISSES"
+    return f"{name:<58}{value:>9.3f} {unit:<3} goal <= {goal:g} {unit}  [{ok}]"
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--rounds", type=int, default=1000)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--deals", type=int, default=100, help="seeds per deal figure")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--pin", action="store_true", help="pin to one core (Linux)")
     args = ap.parse_args()
-    f = bench_follow()
-    pf = bench_public_follow()
-    tr = bench_trick()
-    r = bench_rounds(args.rounds)
-    print(f"follow check (tractor lead, 25-card hand): median {statistics.median(f):.2f} µs"
-          f"  [target <= 15 µs]")
-    print(f"public is_legal_follow(hand, lead, play, trump) with Card lists "
-          f"(counts + lead shape built per call): median {statistics.median(pf):.2f} µs")
-    print(f"trick resolution (4 tractors, incl. lead shape): median {statistics.median(tr):.2f} µs")
-    med = statistics.median(r)
-    print(f"full random round (deal, declare, kitty, tricks, score), {len(r)} seeds: "
-          f"median {med:.3f} ms, p90 {statistics.quantiles(r, n=10)[-1]:.3f} ms "
-          f"-> {1000 / med:.0f} rounds/s on one core  [target <= 2 ms]")
+    if args.pin and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    seeds = range(1, args.deals + 1)
+    print(f"shengji engine: {engine_build()} (Python {sys.version.split()[0]}); "
+          f"{args.deals} seeds x {args.repeats} repeats; medians")
+
+    def heuristic_agents(seed: int) -> list[Agent]:
+        return [make_agent("heuristic", 10 * seed + s) for s in range(4)]
+
+    def simple_agents(seed: int) -> list[Agent]:
+        return [SimplePolicy(10 * seed + s) for s in range(4)]
+
+    # warm up caches (trump tables, imports) before timing
+    deal_ms(heuristic_agents, range(1, 3))
+    random_deal_ms(range(1, 3))
+    rows = [
+        line("full deal, 4 heuristic bots", median_of_medians(
+            lambda: deal_ms(heuristic_agents, seeds), args.repeats), "ms", 1.2),
+        line("full deal, same simple policy (views, driver)", median_of_medians(
+            lambda: deal_ms(simple_agents, seeds), args.repeats), "ms", 0.9),
+        line("full deal, uniformly random legal play", median_of_medians(
+            lambda: random_deal_ms(range(1, 4 * args.deals + 1)), args.repeats), "ms", 0.40),
+        line("is_legal_follow, public API from card lists", public_follow_us(), "µs", 3),
+        line("follow check, hand counts + lead shape built", built_follow_us(), "µs", 1.7),
+        line("trick_winner, 4 tractors, public API", public_trick_us(), "µs", 5),
+        line("Round.clone() mid-trick", clone_us(), "µs", 20),
+        line("round state (pickle, history included)", state_bytes() / 1024, "KB", 4),
+    ]
+    h = decision_times("heuristic", range(1, max(2, args.deals // 4) + 1))
+    h.sort()
+    rows.append(line("heuristic decision median", statistics.median(h) * 1e3, "ms", 1))
+    rows.append(line("heuristic decision p99", h[int(0.99 * (len(h) - 1))] * 1e3, "ms", 1))
+    strict = RuleOptions(strict_tractor_follow=True)
+    r = decision_times("random", range(1, args.deals + 1), strict)
+    rows.append(line("random bot slowest decision, strict_tractor_follow", max(r) * 1e3,
+                     "ms", 5))
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -91,7 +91,9 @@ def test_trick_won_matches_the_rounds_trick_and_points() -> None:
                 trick = rnd.view(None).tricks[e.trick]
                 assert (trick.winner, trick.points) == (e.winner, e.points)
                 assert [(p.seat, p.cards) for p in plays] == list(trick.plays)
-                assert e.opponents_points == rnd.view(None).opponents_points
+                # after the last trick the round's total also holds the kitty (RULES §8.1)
+                kitty = rnd.result.kitty_points if rnd.result is not None else 0
+                assert e.opponents_points == rnd.view(None).opponents_points - kitty
                 plays, n_tricks = [], n_tricks + 1
             if isinstance(e, RoundOver):
                 assert e.result == rnd.view(None).result

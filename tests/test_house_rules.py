@@ -56,7 +56,7 @@ def rigged_deal(
     while len(kit) < 8:
         kit.append(filler.pop(0))
     deck = [want[(rnd.first_drawer + k) % 4].pop(0) for k in range(100)] + kit
-    rnd.deck = deck
+    rnd.deck = tuple(deck)
     rnd.kitty_taken = tuple(kit)
     while rnd.phase == "deal":
         rnd.apply(Draw())

@@ -35,7 +35,7 @@ def scramble_hidden(rnd: Round, seat: int | None, rng: random.Random) -> Round:
         other.kitty = tuple(pool[k : k + 8])
         k += 8
     if other.phase in ("deal", "declare"):
-        other.deck = other.deck[: other.drawn] + pool[k:]
+        other.deck = other.deck[: other.drawn] + tuple(pool[k:])
         if other.phase == "declare" or other.drawn:
             other.kitty_taken = tuple(other.deck[100:])
     return other

@@ -4,6 +4,11 @@ The public API is what this module exports; every name cites the RULES section i
 implements in its docstring. See docs/ENGINE_API.md.
 """
 
+from ._build import install_pure_finder, pure_requested
+
+if pure_requested():  # SHENGJI_PURE=1: the pure-Python engine even where it is compiled
+    install_pure_finder()
+
 from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play, action_from_json
 from .cards import CARDS, Card, card_points, format_cards, parse_cards, shuffled_deck
 from .errors import IllegalAction, MalformedAction

@@ -98,6 +98,11 @@ def check_well_formed(action: object) -> None:
         )
 
 
+def cards_of(action: Declare | Bury | Play) -> tuple[Card, ...]:
+    """The action's cards as a tuple (a hand-built action may hold a list, RULES §1)."""
+    return tuple(action.cards)
+
+
 def _cards(value: Any) -> tuple[Card, ...]:
     if isinstance(value, str) or (
         isinstance(value, list) and all(isinstance(v, str) for v in value)

@@ -8,6 +8,7 @@ BJ is 52 and RJ is 53.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Sequence
 
@@ -155,9 +156,35 @@ def full_deck() -> list[Card]:
 
 def shuffled_deck(seed: int | str) -> list[Card]:
     """The deck shuffled by a seeded RNG; the same seed gives the same order."""
-    deck = full_deck()
-    random.Random(seed).shuffle(deck)
-    return deck
+    return [CARDS[i] for i in shuffled_ids(seed)]
+
+
+_DECK_IDS: tuple[int, ...] = tuple(i for i in range(N_IDS) for _ in range(2))
+
+
+@functools.lru_cache(maxsize=16)
+def shuffled_ids(seed: int | str) -> tuple[int, ...]:
+    """The ids of `shuffled_deck(seed)`: the same order as `random.Random(seed).shuffle`
+    of the 108-card deck (Fisher-Yates from the end, each index drawn with the
+    generator's `getrandbits` rejection sampling), so every stored record keeps its deal."""
+    rng = random.Random(seed)
+    getrandbits = rng.getrandbits
+    deck = list(_DECK_IDS)
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def below(rng: random.Random, n: int) -> int:
+    """A uniform integer in [0, n) from one `rng.random()` call (n > 0): the engine's
+    samplers use this instead of `randrange`, which costs several Python calls."""
+    k = int(rng.random() * n)
+    return k if k < n else n - 1
 
 
 def counts_of(cards: Iterable[Card]) -> list[int]:

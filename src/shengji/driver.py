@@ -22,7 +22,8 @@ from .views import View
 class Agent(Protocol):
     """A player: given its seat's view, returns the action it takes (RULES §11).
 
-    Phase "deal" (asked after its own draw) and "declare" (the final window):
+    Phase "deal" (asked after its own draw, when it holds a legal declaration) and
+    "declare" (the final window):
     `Declare(seat, cards)` or `Pass(seat)`; phase "kitty": `Bury(seat, 8 cards)`;
     phase "play": `Play(seat, cards)`.
     """
@@ -35,7 +36,8 @@ def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, 
     the events it caused (`shengji.events`).
 
     In the deal phase this draws the next card and then offers the seat that drew
-    it a declaration (an agent answering `Pass` declines, RULES §3.3).
+    it a declaration if it has one to make (an agent answering `Pass` declines,
+    RULES §3.3).
     """
     d = table.decision()
     if d.phase == "over":
@@ -43,8 +45,10 @@ def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, 
     if d.phase == "deal":
         done: list[tuple[Action, list[Event]]] = [(Draw(), table.apply(Draw()))]
         after = table.decision()
-        if after.phase == "deal" and after.last_drawer is not None:
-            action = agents[after.last_drawer].act(table.view(after.last_drawer))
+        seat = after.last_drawer
+        # Only a seat that can declare is asked: for the others the only answer is a pass.
+        if after.phase == "deal" and seat is not None and table.has_declaration(seat):
+            action = agents[seat].act(table.view(seat))
             if isinstance(action, Declare):
                 done.append((action, table.apply(action)))
             elif not isinstance(action, Pass):

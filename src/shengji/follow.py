@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from .cards import CARDS, Card, counts_of
+from .cards import CARDS, Card, below, counts_of
 from .shapes import Shape, count_ids, longest_run, runs_in_hand, shape_of
 from .trump import Trump
 
@@ -138,6 +138,11 @@ def iter_follows(
 ) -> Iterator[Play]:
     """Every distinct legal follow to a lead of this shape (§6.2), lazily."""
     lead_suit = shape.play_suit
+    if shape.n_cards == 1:  # a single: any card of the led suit, else any card
+        suit = [i for i in t.suit_ids[lead_suit] if hand[i]]
+        for i in suit or [i for i in range(54) if hand[i]]:
+            yield (i,)
+        return
     suit_items = hand_items(hand, t.suit_ids[lead_suit])
     h = sum(c for _, c in suit_items)
     q = sum(c >> 1 for _, c in suit_items)
@@ -190,22 +195,36 @@ def sample_submultiset(
     if size == 0:
         return []
     if min_pairs == 0 and size == 1:
-        return [items[rng.randrange(len(items))][0]]
-    dp = _count_table(items, size, min_pairs)
+        return [items[below(rng, len(items))][0]]
+    return _sample_with(_count_table(items, size, min_pairs), items, size, min_pairs, rng)
+
+
+def _sample_with(
+    dp: list[list[list[int]]], items: Sequence[tuple[int, int]], size: int, min_pairs: int,
+    rng: random.Random,
+) -> list[int]:
+    """Walk the count table `dp` of `_count_table(items, size, min_pairs)`: each item's
+    take (0, 1 or 2) is drawn with the number of completions it leaves as its weight."""
     out: list[int] = []
     m, r = size, min_pairs
-    for j, (i, c) in enumerate(items):
+    for j in range(len(items)):
+        i, c = items[j]
         nxt = dp[j + 1]
-        options = [(0, nxt[m][r])]
-        if m >= 1 and c >= 1:
-            options.append((1, nxt[m - 1][r]))
-        if m >= 2 and c >= 2:
-            options.append((2, nxt[m - 2][r - 1 if r else 0]))
-        take = _weighted_choice([w for _, w in options], rng)
-        out += [i] * take
-        m -= take
-        if take == 2 and r:
-            r -= 1
+        w0 = nxt[m][r]
+        w1 = nxt[m - 1][r] if m >= 1 and c >= 1 else 0
+        w2 = nxt[m - 2][r - 1 if r else 0] if m >= 2 and c >= 2 else 0
+        x = below(rng, w0 + w1 + w2)
+        if x < w0:
+            continue
+        if x < w0 + w1:
+            out.append(i)
+            m -= 1
+        else:
+            out.append(i)
+            out.append(i)
+            m -= 2
+            if r:
+                r -= 1
         if m == 0 and r == 0:
             break
     return out
@@ -213,7 +232,10 @@ def sample_submultiset(
 
 def _weighted_choice(weights: Sequence[int], rng: random.Random) -> int:
     """Index k with probability weights[k] / sum(weights)."""
-    x = rng.randrange(sum(weights))
+    total = 0
+    for w in weights:
+        total += w
+    x = below(rng, total)
     for k, w in enumerate(weights):
         if x < w:
             return k
@@ -234,33 +256,57 @@ def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
     while True:
         out: list[int] = []
         for i, c in items:
-            out += [i] * rng.randint(0, c)
+            k = below(rng, c + 1)
+            if k:
+                out.append(i)
+                if k == 2:
+                    out.append(i)
         if out:
             return tuple(out)
+
+
+#: rejection rounds before a strict-tractor follow is drawn from the enumeration
+STRICT_TRIES = 24
 
 
 def random_follow(
     hand: Sequence[int], shape: Shape, t: Trump, rng: random.Random, strict: bool = False
 ) -> Play:
-    """A uniformly random distinct legal follow (§6.2), without enumerating them."""
+    """A uniformly random distinct legal follow (§6.2), without enumerating them.
+
+    Under `strict_tractor_follow` (§6.2 option) the rule is checked on the sample and a
+    refused sample drawn again (uniform over the legal ones); after `STRICT_TRIES`
+    refusals the legal follows are enumerated and one is drawn from them.
+    """
     lead_suit = shape.play_suit
     suit_items = hand_items(hand, t.suit_ids[lead_suit])
-    h = sum(c for _, c in suit_items)
-    q = sum(c >> 1 for _, c in suit_items)
+    h = 0
+    q = 0
+    for _, c in suit_items:
+        h += c
+        q += c >> 1
     n = shape.n_cards
-    for _ in range(200):
-        if h >= n:
-            play = tuple(sample_submultiset(suit_items, n, min(shape.n_pairs, q), rng))
-        else:
-            base = [i for i, c in suit_items for _ in range(c)]
-            rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
-            play = tuple(base + sample_submultiset(rest, n - h, 0, rng))
-        if not (strict and shape.tractor_lengths):
-            return play
-        if follow_error(hand, shape, play, t, True) is None:
-            return play
+    check = strict and bool(shape.tractor_lengths)
+    if h >= n:
+        pairs = min(shape.n_pairs, q)
+        if n == 1:  # a single lead: any card of the suit
+            return (suit_items[below(rng, len(suit_items))][0],)
+        dp = _count_table(suit_items, n, pairs)
+        for _ in range(STRICT_TRIES if check else 1):
+            play = tuple(_sample_with(dp, suit_items, n, pairs, rng))
+            if not check or follow_error(hand, shape, play, t, True) is None:
+                return play
+    else:
+        base = [i for i, c in suit_items for _ in range(c)]
+        rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
+        dp = _count_table(rest, n - h, 0)
+        for _ in range(STRICT_TRIES if check else 1):
+            play = tuple(base + _sample_with(dp, rest, n - h, 0, rng))
+            if not check or follow_error(hand, shape, play, t, True) is None:
+                return play
     # Rejection kept failing (strict option, rare tractor): choose among the enumeration.
-    return rng.choice(list(iter_follows(hand, shape, t, strict)))
+    legal = list(iter_follows(hand, shape, t, strict))
+    return legal[below(rng, len(legal))]
 
 
 def random_bury(hand: Sequence[int], rng: random.Random, size: int = 8) -> Play:
@@ -269,4 +315,4 @@ def random_bury(hand: Sequence[int], rng: random.Random, size: int = 8) -> Play:
 
 
 def cards_of(ids: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(CARDS[i] for i in ids)
+    return tuple([CARDS[i] for i in ids])

@@ -60,6 +60,10 @@ class Game:
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         return [] if self.is_over else self.round.legal_declarations(seat)
 
+    def has_declaration(self, seat: int) -> bool:
+        """Whether `seat` may declare now in the current round (§3.3)."""
+        return self.round.has_declaration(seat)
+
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         if self.is_over:
             return iter(())

@@ -11,8 +11,19 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play, check_well_formed
-from .cards import CARDS, POINTS, RANKS, Card, shuffled_deck
+from ._build import picklable
+from .actions import (
+    Action,
+    Bury,
+    CloseWindow,
+    Declare,
+    Draw,
+    Pass,
+    Play,
+    cards_of,
+    check_well_formed,
+)
+from .cards import CARDS, POINTS, RANKS, Card, below, shuffled_ids
 from .declare import (
     candidate_declarations,
     declaration_strength,
@@ -125,6 +136,9 @@ class RoundResult:
     levels_after: tuple[str, str]
 
 
+picklable(Decision, TrickView, FailedThrow, RoundResult)
+
+
 class Round:
     """One round of Tractor (RULES §3-§8), driven by actions.
 
@@ -168,8 +182,13 @@ class Round:
     # ------------------------------------------------------------ setup
 
     def _start_deal(self) -> None:
-        self.deck: list[int] = [c.id for c in shuffled_deck(f"{self.seed}:{self.attempt}")]
+        self.deck: tuple[int, ...] = shuffled_ids(f"{self.seed}:{self.attempt}")
         self.hands: list[list[int]] = [[0] * 54 for _ in range(4)]
+        # each seat's hand as sorted cards for views, with the counts and sort order it
+        # was made from (any change to the hand or the trump shows as a mismatch)
+        self._sorted: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = [
+            None, None, None, None
+        ]
         self.sizes = [0, 0, 0, 0]
         self.drawn = 0
         self.declarations: list[tuple[int, tuple[int, ...]]] = []
@@ -220,9 +239,19 @@ class Round:
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's hand, sorted by play suit and level (engine-side; players get views)."""
+        return list(self.sorted_hand(seat))
+
+    def sorted_hand(self, seat: int) -> tuple[Card, ...]:
+        """A seat's hand as a tuple sorted by play suit and level (kept between calls)."""
+        hand = self.hands[seat]
+        counts = tuple(hand)
         key = self.display_trump().sort_key
-        out = [CARDS[i] for i in range(54) for _ in range(self.hands[seat][i])]
-        out.sort(key=lambda c: (key[c.id], c.id))
+        cached = self._sorted[seat]
+        if cached is not None and cached[1] is key and cached[0] == counts:
+            return cached[2]
+        order = sorted([key[i] * 64 + i for i in range(54) for _ in range(hand[i])])
+        out = tuple([CARDS[k & 63] for k in order])
+        self._sorted[seat] = (counts, key, out)
         return out
 
     def display_trump(self) -> Trump:
@@ -241,18 +270,26 @@ class Round:
         """The declarations `seat` may make now (§3.3), weakest first."""
         if self.phase not in ("deal", "declare"):
             return []
-        out = []
-        for ids in candidate_declarations(self.hands[seat], self.trump_rank):
-            if self._declare_error(seat, ids) is None:
-                out.append(tuple(CARDS[i] for i in ids))
-        return out
+        return [tuple([CARDS[i] for i in ids]) for ids in self._declaration_ids(seat)]
+
+    def has_declaration(self, seat: int) -> bool:
+        """Whether `seat` may declare now (§3.3): a driver need not ask a seat that cannot."""
+        if self.phase not in ("deal", "declare"):
+            return False
+        return bool(self._declaration_ids(seat))
+
+    def _declaration_ids(self, seat: int) -> list[tuple[int, ...]]:
+        return [
+            ids for ids in candidate_declarations(self.hands[seat], self.trump_rank)
+            if self._declare_error(seat, ids) is None
+        ]
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
         if self.phase == "kitty" and seat == self.starter:
             items = hand_items(self.hands[seat], range(54))
             for combo in submultisets(items, KITTY_SIZE, 0):
-                yield tuple(CARDS[i] for i in combo)
+                yield tuple([CARDS[i] for i in combo])
             return
         if self.phase != "play" or seat != self.to_act:
             return
@@ -266,12 +303,12 @@ class Round:
                 hand, self.lead_shape, self.trump, self.options.strict_tractor_follow
             )
         for ids in gen:
-            yield tuple(CARDS[i] for i in ids)
+            yield tuple([CARDS[i] for i in ids])
 
     def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play (or kitty) for `seat`, sampled directly."""
         ids = self._random_ids(seat, rng)
-        return tuple(CARDS[i] for i in ids)
+        return tuple([CARDS[i] for i in ids])
 
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
         hand = self.hands[seat]
@@ -293,20 +330,25 @@ class Round:
         In the deal the drawing seat chooses among passing and its declarations;
         use `Draw()` to advance the deal itself.
         """
+        phase = self.phase
+        if phase == "play":
+            seat = self.to_act
+            assert seat is not None
+            return Play(seat, tuple([CARDS[i] for i in self._random_ids(seat, rng)]))
         d = self.decision()
         if d.phase in ("deal", "declare"):
             seat = d.last_drawer if d.phase == "deal" else d.seat
             if seat is None:
-                return Draw()
-            decls = self.legal_declarations(seat)
-            k = rng.randrange(len(decls) + 1)
+                return _DRAW
+            decls = self._declaration_ids(seat)
+            k = below(rng, len(decls) + 1) if decls else 0
             if k == len(decls):
-                return Pass(seat) if d.phase == "declare" else Draw()
-            return Declare(seat, decls[k])
+                return Pass(seat) if d.phase == "declare" else _DRAW
+            return Declare(seat, tuple([CARDS[i] for i in decls[k]]))
         if d.seat is None:
             raise IllegalAction("RULES §8: the round is over")
         ids = self._random_ids(d.seat, rng)
-        cards = tuple(CARDS[i] for i in ids)
+        cards = tuple([CARDS[i] for i in ids])
         return Bury(d.seat, cards) if d.phase == "kitty" else Play(d.seat, cards)
 
     # ------------------------------------------------------------ actions
@@ -327,19 +369,27 @@ class Round:
         return events
 
     def _handle(self, action: Action, commit: bool) -> None:
+        kind = type(action)
+        if kind is Draw:  # the deal's hundred draws: nothing to check in them
+            self._draw(commit)
+            return
+        if kind is Play:  # the common case, checked here without leaving compiled code
+            seat, cards = _seat_and_cards(action)
+            self._play(seat, cards, commit)
+            return
         check_well_formed(action)
         if isinstance(action, Draw):
             self._draw(commit)
         elif isinstance(action, Play):
-            self._play(action.seat, action.cards, commit)
+            self._play(action.seat, cards_of(action), commit)
         elif isinstance(action, Declare):
-            self._declare(action.seat, action.cards, commit)
+            self._declare(action.seat, cards_of(action), commit)
         elif isinstance(action, Pass):
             self._pass(action.seat, commit)
         elif isinstance(action, CloseWindow):
             self._close(commit)
         elif isinstance(action, Bury):
-            self._bury(action.seat, action.cards, commit)
+            self._bury(action.seat, cards_of(action), commit)
         else:  # pragma: no cover - check_well_formed admits only the six action types
             raise AssertionError(action)
 
@@ -383,7 +433,7 @@ class Round:
                 f"window (now: {self.phase})"
             )
         _check_seat(seat)
-        ids = tuple(c.id for c in cards)
+        ids = tuple([c.id for c in cards])
         err = self._declare_error(seat, ids)
         if err:
             raise IllegalAction(err)
@@ -491,7 +541,7 @@ class Round:
             raise IllegalAction(
                 f"RULES §4: the starter puts back exactly 8 cards, not {len(cards)}"
             )
-        ids = tuple(c.id for c in cards)
+        ids = tuple([c.id for c in cards])
         self._require_in_hand(seat, ids, "§4")
         if not commit:
             return
@@ -506,6 +556,8 @@ class Round:
 
     def _require_in_hand(self, seat: int, ids: tuple[int, ...], rule: str) -> None:
         hand = self.hands[seat]
+        if len(ids) == 1 and hand[ids[0]]:
+            return
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 have = hand[i]
@@ -523,7 +575,7 @@ class Round:
             raise IllegalAction(f"RULES §6: it is seat {to_act}'s turn, not seat {seat}'s")
         if not cards:
             raise IllegalAction("RULES §6: play at least one card")
-        ids = tuple(c.id for c in cards)
+        ids = tuple([c.id for c in cards])
         self._require_in_hand(seat, ids, "§6")
         t = self.trump
         assert t is not None
@@ -540,10 +592,10 @@ class Round:
                 self.penalties += sign * penalty
                 failed = FailedThrow(
                     seat,
-                    tuple(CARDS[i] for i in sorted(ids)),
-                    tuple(CARDS[i] for i in outcome.forced),
+                    tuple([CARDS[i] for i in sorted(ids)]),
+                    tuple([CARDS[i] for i in outcome.forced]),
                     outcome.blocker,
-                    tuple(CARDS[i] for i in outcome.shown),
+                    tuple([CARDS[i] for i in outcome.shown]),
                     sign * penalty,
                     len(self.tricks),
                 )
@@ -622,7 +674,7 @@ class Round:
         n = after[team] - before[team]
         self.result = RoundResult(
             opponents_points=self.opponents_points,
-            kitty=tuple(CARDS[i] for i in self.kitty),
+            kitty=tuple([CARDS[i] for i in self.kitty]),
             kitty_points=kitty_pts,
             multiplier=multiplier,
             penalties=self.penalties,
@@ -692,18 +744,48 @@ class Round:
     def clone(self) -> Round:
         """A cheap independent copy (for search): later actions on either leave the other as is.
 
-        Lists and dicts are copied (the hands' count arrays too); immutable parts
-        (options, trump tables, the tuples of finished tricks) are shared.
+        The containers the engine changes in place are copied (the hands' count arrays
+        too); immutable parts (options, trump tables, the deck, finished tricks, events
+        and actions themselves) are shared.
         """
-        new = object.__new__(Round)
-        d = dict(self.__dict__)
-        for key, value in d.items():  # every list or dict the engine may change in place
-            if isinstance(value, list):
-                d[key] = list(value)
-            elif isinstance(value, dict):
-                d[key] = dict(value)
-        d["hands"] = [list(h) for h in self.hands]
-        new.__dict__ = d
+        new = Round.__new__(Round)
+        new.options = self.options
+        new.seed = self.seed
+        new.trump_rank = self.trump_rank
+        new.first_round = self.first_round
+        new.starter = self.starter
+        new.declaring_team = self.declaring_team
+        new.round_no = self.round_no
+        new.levels = self.levels
+        new.first_drawer = self.first_drawer
+        new.attempt = self.attempt
+        new.actions = list(self.actions)
+        new._events = []
+        new.deck = self.deck  # never changed in place: a redeal makes a new list
+        h = self.hands
+        new.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        new.sizes = self.sizes[:]
+        new._sorted = self._sorted[:]
+        new.drawn = self.drawn
+        new.declarations = self.declarations[:]
+        new.standing = self.standing
+        new.phase = self.phase
+        new.ask = self.ask
+        new.passes = self.passes
+        new.trump = self.trump
+        new.kitty_flip = self.kitty_flip
+        new.kitty_taken = self.kitty_taken
+        new.kitty = self.kitty
+        new.tricks = self.tricks[:]
+        new._trick_cache = self._trick_cache[:]
+        new.leader = self.leader
+        new.current = self.current[:]
+        new.lead_shape = self.lead_shape
+        new.failed_throws = self.failed_throws[:]
+        new.opponents_points = self.opponents_points
+        new.point_cards = self.point_cards[:]
+        new.penalties = self.penalties
+        new.result = self.result
         return new
 
     @classmethod
@@ -733,7 +815,7 @@ class Round:
             raise IllegalAction(f"hands: sizes {sizes} differ from the view's {view.hand_sizes}")
         if len(kitty) != KITTY_SIZE:
             raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
-        rnd = object.__new__(cls)
+        rnd = Round.__new__(Round)
         rnd.options = view.options
         rnd.seed = "world"
         rnd.trump_rank = view.trump_rank if view.trump_rank is not None else "2"
@@ -746,11 +828,12 @@ class Round:
         rnd.attempt = 0
         rnd.actions = []
         rnd._events = []
-        rnd.deck = []
+        rnd.deck = ()
         rnd.hands = [list(h) for h in hands]
+        rnd._sorted = [None, None, None, None]
         rnd.sizes = sizes
         rnd.drawn = 4 * HAND_SIZE
-        rnd.declarations = [(s, tuple(c.id for c in cs)) for s, cs in view.declarations]
+        rnd.declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
         rnd.standing = None
         if rnd.declarations:
             s, ids = rnd.declarations[-1]
@@ -759,21 +842,21 @@ class Round:
         rnd.ask = None
         rnd.passes = 0
         rnd.trump = view.trump
-        rnd.kitty_flip = tuple(c.id for c in view.kitty_flip)
+        rnd.kitty_flip = tuple([c.id for c in view.kitty_flip])
         kitty_ids = tuple(kitty)
         if view.kitty_taken is not None:
-            rnd.kitty_taken = tuple(c.id for c in view.kitty_taken)
+            rnd.kitty_taken = tuple([c.id for c in view.kitty_taken])
         else:
             rnd.kitty_taken = kitty_ids
         rnd.kitty = () if view.phase == "kitty" else kitty_ids
         rnd.tricks = [
-            (t.leader, [(s, tuple(c.id for c in cs)) for s, cs in t.plays], t.winner or 0,
+            (t.leader, [(s, tuple([c.id for c in cs])) for s, cs in t.plays], t.winner or 0,
              t.points)
             for t in view.tricks
         ]
         rnd._trick_cache = list(view.tricks)
         cur = view.current_trick
-        rnd.current = [] if cur is None else [(s, tuple(c.id for c in cs)) for s, cs in cur.plays]
+        rnd.current = [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
         if view.phase == "play":
             rnd.leader = cur.leader if cur is not None else view.starter
         else:
@@ -799,8 +882,26 @@ class Round:
         return rnd
 
 
+_DRAW = Draw()
+
+
+def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
+    """The seat and cards of a `Play`/`Bury`/`Declare` if it is well formed (RULES §1);
+    anything else goes to `check_well_formed`, which raises `MalformedAction` naming it."""
+    seat = getattr(action, "seat")  # noqa: B009  (untyped on purpose: checked just below)
+    cards = getattr(action, "cards")  # noqa: B009
+    if type(seat) is int and 0 <= seat <= 3 and (type(cards) is tuple or type(cards) is list):
+        for c in cards:
+            if type(c) is not Card:
+                break
+        else:
+            return seat, tuple(cards)
+    check_well_formed(action)
+    return int(seat), tuple(cards)
+
+
 def _cards(ids: tuple[int, ...]) -> tuple[Card, ...]:
-    return tuple(CARDS[i] for i in ids)
+    return tuple([CARDS[i] for i in ids])
 
 
 def _check_seat(seat: object) -> None:

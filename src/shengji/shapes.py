@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ._build import picklable
 from .cards import CARDS, Card
 from .errors import IllegalAction
 from .trump import Trump
@@ -264,3 +265,6 @@ def _best_tractor_assignment(prof: list[int], lengths: list[int], n_pairs: int, 
 def runs_in_hand(counts: Sequence[int], t: Trump, ps: int) -> list[int]:
     """Pair counts per level of play suit `ps` in a hand's count array."""
     return [sum(1 for i in lv if counts[i] >= 2) for lv in t.ids_at_level[ps]]
+
+
+picklable(Unit, Shape)

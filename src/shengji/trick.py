@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._build import picklable
 from .cards import CARDS, Card, counts_of
 from .shapes import THROW, Shape, Unit, match_value, play_suit_of_ids, runs_in_hand, shape_of
 from .trump import TRUMP, Trump
@@ -120,3 +121,6 @@ def failed_throw(
     if result is None:
         return None
     return [CARDS[i] for i in result.forced]
+
+
+picklable(ThrowCheck)

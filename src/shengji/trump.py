@@ -121,6 +121,10 @@ class Trump:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Trump) and other._key() == self._key()
 
+    def __reduce__(self) -> tuple[object, tuple[str | None, str | None, bool, bool]]:
+        # rebuilt from its key (also what pickling needs once the class is compiled)
+        return (trump_for, self._key())
+
     def __hash__(self) -> int:
         return hash(self._key())
 

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._build import picklable
 from .actions import Action, Declare, Pass
-from .cards import CARDS, Card, counts_of, format_cards
+from .cards import CARDS, Card, below, counts_of, format_cards
 from .declare import candidate_declarations, declaration_strength, overturn_error
 from .follow import (
     follow_error,
@@ -30,9 +31,15 @@ if TYPE_CHECKING:
     from .round import FailedThrow, Round, RoundResult, TrickView
 
 
-@dataclass(frozen=True)
+@dataclass
 class View:
-    """One seat's view of a round (RULES §11). `seat` None is a spectator."""
+    """One seat's view of a round (RULES §11). `seat` None is a spectator.
+
+    A view is a snapshot: it holds no reference back to the round, and changing it
+    changes nothing in the game. Treat it as read-only (it is not frozen: a frozen
+    dataclass costs several times more to build, and a view is built at every
+    decision).
+    """
 
     seat: int | None
     phase: str
@@ -95,7 +102,7 @@ class View:
             else iter_follows(counts, shape, self.trump, self.options.strict_tractor_follow)
         )
         for ids in gen:
-            yield tuple(CARDS[i] for i in ids)
+            yield tuple([CARDS[i] for i in ids])
 
     def play_error(self, cards: tuple[Card, ...] | list[Card]) -> str | None:
         """Why these cards are not a legal play now (as far as this seat can know), or None.
@@ -140,7 +147,7 @@ class View:
             ids = random_follow(
                 counts, shape, self.trump, rng, self.options.strict_tractor_follow
             )
-        return tuple(CARDS[i] for i in ids)
+        return tuple([CARDS[i] for i in ids])
 
     def legal_declarations(self) -> list[tuple[Card, ...]]:
         """The declarations this seat may make now (§3.3), weakest first."""
@@ -149,10 +156,10 @@ class View:
         standing: tuple[int, int, tuple[int, ...]] | None = None
         if self.declarations:
             s, cards = self.declarations[-1]
-            s_ids = tuple(c.id for c in cards)
+            s_ids = tuple([c.id for c in cards])
             standing = (s, declaration_strength(s_ids, self.trump_rank), s_ids)
         return [
-            tuple(CARDS[i] for i in ids)
+            tuple([CARDS[i] for i in ids])
             for ids in candidate_declarations(counts_of(self.hand), self.trump_rank)
             if overturn_error(
                 self.seat, ids, declaration_strength(ids, self.trump_rank), standing,
@@ -164,7 +171,7 @@ class View:
         """Uniformly: pass, or one of this seat's legal declarations (deal and final window)."""
         assert self.seat is not None
         decls = self.legal_declarations()
-        k = rng.randrange(len(decls) + 1)
+        k = below(rng, len(decls) + 1) if decls else 0
         return Pass(self.seat) if k == len(decls) else Declare(self.seat, decls[k])
 
     # ------------------------------------------------------------ JSON
@@ -211,6 +218,9 @@ class View:
             "legal_declarations": [_cj(d) for d in self.legal_declarations()],
             "lead": _cj(self.lead) if self.lead else None,
         }
+
+
+picklable(View)
 
 
 def _cj(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -260,15 +270,15 @@ def build_view(
     if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
         raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
     shown_trump = rnd.display_trump()
-    hand = tuple(rnd.hand(seat)) if seat is not None else ()
+    hand = rnd.sorted_hand(seat) if seat is not None else ()
     over = rnd.phase == "over"
     # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
     # everyone sees the buried kitty when the round ends.
     starter_sees = (
         seat is not None and seat == rnd.starter and rnd.phase in ("kitty", "play", "over")
     )
-    kitty_taken = tuple(CARDS[i] for i in rnd.kitty_taken) if starter_sees else None
-    kitty = tuple(CARDS[i] for i in rnd.kitty) if rnd.kitty and (over or starter_sees) else None
+    kitty_taken = tuple([CARDS[i] for i in rnd.kitty_taken]) if starter_sees else None
+    kitty = tuple([CARDS[i] for i in rnd.kitty]) if rnd.kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
     decision = rnd.decision()
     standing = rnd.standing
@@ -288,9 +298,9 @@ def build_view(
         trump_rank=trump_rank,
         trump_suit=trump_suit,
         trump=trump,
-        declarations=tuple((s, tuple(CARDS[i] for i in ids)) for s, ids in rnd.declarations),
+        declarations=tuple((s, tuple([CARDS[i] for i in ids])) for s, ids in rnd.declarations),
         declarer=standing[0] if standing else None,
-        kitty_flip=tuple(CARDS[i] for i in rnd.kitty_flip),
+        kitty_flip=tuple([CARDS[i] for i in rnd.kitty_flip]),
         starter=rnd.starter,
         declaring_team=rnd.declaring_team,
         levels=rnd.levels,
@@ -300,7 +310,7 @@ def build_view(
         current_trick=current,
         failed_throws=tuple(rnd.failed_throws),
         opponents_points=rnd.opponents_points,
-        point_cards=tuple(CARDS[i] for i in rnd.point_cards),
+        point_cards=tuple([CARDS[i] for i in rnd.point_cards]),
         kitty=kitty,
         kitty_taken=kitty_taken,
         result=rnd.result,

@@ -1,0 +1,94 @@
+"""Which engine build is loaded: mypyc-compiled C extensions, or pure Python (issue 9).
+
+An install compiles the engine's hot modules (setup.py `COMPILED`) unless it was
+made with `SHENGJI_PURE=1`. At run time `SHENGJI_PURE=1` makes Python import the
+pure-Python sources even where compiled extensions are installed, so one install
+can run (and test) both; `shengji --version` says which one is in use.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+#: the modules setup.py compiles with mypyc: the engine's inner loop (card tables, trump
+#: order, shapes, follow rules, trick resolution, declarations, scoring, the round state
+#: machine, views). Modules that take input as it comes (actions, options) and the
+#: events stay interpreted, so malformed input is refused with the engine's own errors.
+COMPILED = (
+    "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
+)
+
+_HERE = Path(__file__).resolve().parent
+
+
+def pure_requested() -> bool:
+    """True if the environment asks for the pure-Python engine (`SHENGJI_PURE=1`)."""
+    return os.environ.get("SHENGJI_PURE", "") not in ("", "0")
+
+
+class _SourceFirst(importlib.abc.MetaPathFinder):
+    """Finds `shengji.<compiled module>` in its `.py` source, ignoring the extension."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        pkg, _, name = fullname.rpartition(".")
+        if pkg != __package__ or name not in COMPILED:
+            return None
+        source = _HERE / f"{name}.py"
+        if not source.is_file():
+            return None
+        loader = importlib.machinery.SourceFileLoader(fullname, str(source))
+        return importlib.util.spec_from_file_location(fullname, source, loader=loader)
+
+
+def install_pure_finder() -> None:
+    """Make the engine modules load from source (idempotent; before they are imported)."""
+    if not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFirst())
+
+
+def engine_build() -> str:
+    """`"compiled"` if the engine modules loaded are mypyc extensions, else `"pure"`."""
+    compiled = [
+        not str(getattr(sys.modules.get(f"{__package__}.{name}"), "__file__", "")).endswith(".py")
+        for name in COMPILED
+    ]
+    if all(compiled):
+        return "compiled"
+    return "pure" if not any(compiled) else "mixed"
+
+
+def compiled_available() -> bool:
+    """True if compiled extensions of every engine module are installed beside the sources."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return all(any((_HERE / f"{name}{s}").is_file() for s in suffixes) for name in COMPILED)
+
+
+def _rebuild(cls: type, values: tuple[object, ...]) -> object:
+    return cls(*values)
+
+
+def _reduce_dataclass(obj: object) -> tuple[Callable[..., object], tuple[Any, ...]]:
+    values = tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))  # type: ignore[arg-type]
+    return (_rebuild, (type(obj), values))
+
+
+def picklable(*classes: type) -> None:
+    """Pickle (and copy) these frozen dataclasses through their constructor.
+
+    A frozen dataclass compiled by mypyc cannot be restored field by field (its
+    fields refuse assignment), so its instances are rebuilt from their field values.
+    """
+    for cls in classes:
+        copyreg.pickle(cls, _reduce_dataclass)
