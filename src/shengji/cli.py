@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,8 +45,29 @@ PRESET_HELP = (
 )
 
 
+def version_text() -> str:
+    """`shengji X.Y.Z (engine: compiled with mypyc | pure Python)` (issue 9)."""
+    from . import __version__
+    from ._build import engine_build
+
+    build = engine_build()
+    what = {"compiled": "compiled with mypyc", "pure": "pure Python"}.get(build, build)
+    return f"shengji {__version__} (engine: {what}; Python {sys.version.split()[0]})"
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(version_text(), highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True,
+        help="Print the version and which engine build is loaded (compiled or pure Python).",
+    ),
+) -> None:
     """Tractor (拖拉机, Shengji): play, watch and measure."""
 
 

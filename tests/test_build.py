@@ -1,0 +1,127 @@
+"""The compiled and the pure-Python engine (issue 9): same records, views and bot choices.
+
+setup.py compiles the modules of `shengji._build.COMPILED` with mypyc; `SHENGJI_PURE=1`
+loads their pure-Python sources instead. Each build runs in its own process here and
+prints a fingerprint of seeded games; the two must be identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shengji import Game, Round, shuffled_deck
+from shengji._build import COMPILED, compiled_available, engine_build, pure_requested
+from shengji.bots import make_agent
+from shengji.cards import full_deck, shuffled_ids
+from shengji.driver import advance, play_round
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "shengji"
+
+
+def fingerprint() -> str:
+    """A hash of seeded records (random play, two rounds of a game), every view of a
+    heuristic round (all seats and a spectator) and the heuristic bots' choices."""
+    h = hashlib.sha256()
+    for seed in range(4):
+        game, rng = Game(seed), random.Random(seed)
+        while not game.is_over and len(game.results) < 2:
+            game.apply(game.random_action(rng))
+        h.update(json.dumps(game.record.to_json(), sort_keys=True).encode())
+    for seed in range(2):
+        rnd = Round(seed)
+        agents = [make_agent("heuristic", 10 * seed + s) for s in range(4)]
+        while not rnd.is_over:
+            for action, events in advance(rnd, agents):
+                h.update(json.dumps(action.to_json()).encode())
+                h.update(json.dumps([e.to_json() for e in events], sort_keys=True).encode())
+            for seat in (0, 1, 2, 3, None):
+                h.update(json.dumps(rnd.view(seat).to_json(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _run_build(pure: bool) -> tuple[str, str]:
+    env = dict(os.environ)
+    env.pop("SHENGJI_PURE", None)
+    if pure:
+        env["SHENGJI_PURE"] = "1"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_build as t; "
+            "from shengji._build import engine_build; print(engine_build(), t.fingerprint())")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    build, digest = out.split()
+    return build, digest
+
+
+def test_every_compiled_module_has_its_pure_source() -> None:
+    assert COMPILED and all((SRC / f"{name}.py").is_file() for name in COMPILED)
+    assert "actions" not in COMPILED and "options" not in COMPILED  # input is checked there
+
+
+@pytest.mark.skipif(not compiled_available(), reason="no compiled engine installed")
+def test_compiled_and_pure_engines_give_identical_records_views_and_bot_choices() -> None:
+    compiled, pure = _run_build(pure=False), _run_build(pure=True)
+    assert compiled[0] == "compiled" and pure[0] == "pure"
+    assert compiled[1] == pure[1]
+
+
+@pytest.mark.skipif(pure_requested(), reason="SHENGJI_PURE=1: the pure engine was asked for")
+@pytest.mark.skipif(not any(shutil.which(cc) for cc in ("cc", "gcc", "clang")),
+                    reason="no C compiler: the install is pure Python")
+def test_an_install_with_a_c_compiler_runs_the_compiled_engine() -> None:
+    """`pip install -e .` compiles the engine where a C compiler is (as in CI): the tests
+    must run against it, not a silent fallback (install with SHENGJI_PURE=1 and run the
+    tests with SHENGJI_PURE=1 for a pure-Python install)."""
+    assert compiled_available(), "no compiled engine: reinstall with `pip install -e .`"
+    assert engine_build() == "compiled"
+
+
+def test_the_deck_order_is_that_of_random_shuffle_so_stored_deals_replay() -> None:
+    """`shuffled_ids` reimplements `random.Random(seed).shuffle` for speed: every stored
+    record's deal depends on the exact order (RULES §3.1)."""
+    for seed in ("0:0", "17:3", 5, 123456789, "", "ünïcode:1"):
+        deck = full_deck()
+        random.Random(seed).shuffle(deck)
+        assert tuple(c.id for c in deck) == shuffled_ids(seed)
+        assert shuffled_deck(seed) == deck
+
+
+def test_a_round_and_its_clone_play_on_independently() -> None:
+    rnd = Round(3)
+    rng = random.Random(3)
+    while not (rnd.phase == "play" and len(rnd.tricks) == 4):
+        rnd.apply(rnd.random_action(rng))
+    copy = rnd.clone()
+    before = json.dumps(rnd.view(None).to_json(), sort_keys=True)
+    play_round(copy, [make_agent("random", s) for s in range(4)])
+    assert copy.is_over and not rnd.is_over
+    assert json.dumps(rnd.view(None).to_json(), sort_keys=True) == before
+    rnd.counts_check()
+    copy.counts_check()
+
+
+@pytest.mark.slow
+def test_the_engine_tests_pass_on_the_pure_python_engine_too() -> None:
+    """CI tests both builds: the engine's own test modules again, with SHENGJI_PURE=1."""
+    here = Path(__file__).parent
+    modules = [
+        "test_cards.py", "test_trump.py", "test_shapes.py", "test_follow.py", "test_trick.py",
+        "test_declare.py", "test_scoring.py", "test_round.py", "test_views.py",
+        "test_game.py", "test_record.py", "test_events.py", "test_driver.py",
+        "test_house_rules.py", "test_properties.py", "test_worlds.py", "test_actions.py",
+    ]
+    env = dict(os.environ, SHENGJI_PURE="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+         "-m", "not slow and not browser", *[str(here / m) for m in modules]],
+        env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
