@@ -202,6 +202,13 @@ class Round:
         self.kitty: tuple[int, ...] = ()
         self.tricks: list[tuple[int, list[tuple[int, tuple[int, ...]]], int, int]] = []
         self._trick_cache: list[TrickView] = []
+        self._done_tricks: tuple[TrickView, ...] = ()
+        # the current trick as a view, and (tricks done, cards played) it was made at
+        self._cur_view: TrickView | None = None
+        self._cur_key = (-1, -1)
+        # public card tuples for views, rebuilt when their lists grow
+        self._decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+        self._point_cards: tuple[Card, ...] = ()
         self.leader: int | None = None
         self.current: list[tuple[int, tuple[int, ...]]] = []
         self.lead_shape: Shape | None = None
@@ -274,9 +281,18 @@ class Round:
 
     def has_declaration(self, seat: int) -> bool:
         """Whether `seat` may declare now (§3.3): a driver need not ask a seat that cannot."""
-        if self.phase not in ("deal", "declare"):
+        if self.phase not in ("deal", "declare") or not self._may_hold_declaration(seat):
             return False
         return bool(self._declaration_ids(seat))
+
+    def _may_hold_declaration(self, seat: int) -> bool:
+        """A quick necessary condition: a trump-rank card or a pair of jokers (§3.3)."""
+        hand = self.hands[seat]
+        r = RANKS.index(self.trump_rank)
+        return bool(
+            hand[r] or hand[13 + r] or hand[26 + r] or hand[39 + r]
+            or hand[52] >= 2 or hand[53] >= 2
+        )
 
     def _declaration_ids(self, seat: int) -> list[tuple[int, ...]]:
         return [
@@ -335,6 +351,15 @@ class Round:
             seat = self.to_act
             assert seat is not None
             return Play(seat, tuple([CARDS[i] for i in self._random_ids(seat, rng)]))
+        if phase == "deal":  # the drawer may declare (§3.3); else the deal goes on
+            if not self.drawn:
+                return _DRAW
+            seat = (self.first_drawer + self.drawn - 1) % 4
+            decls = self._declaration_ids(seat) if self._may_hold_declaration(seat) else []
+            k = below(rng, len(decls) + 1) if decls else 0
+            if k == len(decls):
+                return _DRAW
+            return Declare(seat, tuple([CARDS[i] for i in decls[k]]))
         d = self.decision()
         if d.phase in ("deal", "declare"):
             seat = d.last_drawer if d.phase == "deal" else d.seat
@@ -699,17 +724,36 @@ class Round:
         cache = self._trick_cache
         if len(cache) != len(self.tricks):  # completed tricks never change: convert new ones
             cache += [
-                TrickView(leader, tuple((s, _cards(ids)) for s, ids in plays), w, pts)
+                TrickView(leader, tuple([(s, _cards(ids)) for s, ids in plays]), w, pts)
                 for leader, plays, w, pts in self.tricks[len(cache) :]
             ]
-        done = tuple(cache)
-        cur = None
-        if self.phase == "play" and self.leader is not None:
-            cur = TrickView(
-                self.leader, tuple((s, _cards(ids)) for s, ids in self.current), None,
-                sum(POINTS[i] for _, ids in self.current for i in ids),
+        if len(self._done_tricks) != len(cache):
+            self._done_tricks = tuple(cache)
+        if self.phase != "play" or self.leader is None:
+            return self._done_tricks, None
+        key = (len(self.tricks), len(self.current))
+        if key != self._cur_key or self._cur_view is None:
+            pts = 0
+            for _, ids in self.current:
+                for i in ids:
+                    pts += POINTS[i]
+            self._cur_view = TrickView(
+                self.leader, tuple([(s, _cards(ids)) for s, ids in self.current]), None, pts
             )
-        return done, cur
+            self._cur_key = key
+        return self._done_tricks, self._cur_view
+
+    def declaration_cards(self) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+        """Every declaration made so far as (seat, cards), in order (public, §3.3)."""
+        if len(self._decl_cards) != len(self.declarations):
+            self._decl_cards = tuple([(s, _cards(ids)) for s, ids in self.declarations])
+        return self._decl_cards
+
+    def point_cards_won(self) -> tuple[Card, ...]:
+        """The point cards the opponents have won in tricks so far (public, §7)."""
+        if len(self._point_cards) != len(self.point_cards):
+            self._point_cards = _cards(tuple(self.point_cards))
+        return self._point_cards
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see (RULES §11); `None` for a spectator."""
@@ -778,6 +822,11 @@ class Round:
         new.kitty = self.kitty
         new.tricks = self.tricks[:]
         new._trick_cache = self._trick_cache[:]
+        new._done_tricks = self._done_tricks
+        new._cur_view = self._cur_view
+        new._cur_key = self._cur_key
+        new._decl_cards = self._decl_cards
+        new._point_cards = self._point_cards
         new.leader = self.leader
         new.current = self.current[:]
         new.lead_shape = self.lead_shape
@@ -855,6 +904,11 @@ class Round:
             for t in view.tricks
         ]
         rnd._trick_cache = list(view.tricks)
+        rnd._done_tricks = view.tricks
+        rnd._cur_view = None
+        rnd._cur_key = (-1, -1)
+        rnd._decl_cards = ()
+        rnd._point_cards = ()
         cur = view.current_trick
         rnd.current = [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
         if view.phase == "play":

@@ -143,6 +143,23 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     A throw's tractors are units unless the trump context says `throw_tractors`
     False (option `throw_tractors=off`): then they count as their pairs.
     """
+    key = tuple(ids)
+    cache = t.shapes
+    shape = cache.get(key)
+    if shape is not None:  # shapes are immutable: one per lead and trump context
+        return shape
+    shape = _shape_of(key, t)
+    if len(cache) >= _SHAPE_CACHE:
+        cache.clear()
+    cache[key] = shape
+    return shape
+
+
+#: most lead shapes kept per trump context
+_SHAPE_CACHE = 4096
+
+
+def _shape_of(ids: tuple[int, ...], t: Trump) -> Shape:
     if not ids:
         raise IllegalAction("RULES §6.1: a lead has at least one card")
     ps = play_suit_of_ids(ids, t)
@@ -151,7 +168,7 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     if len(ids) <= 2 and ids[0] == ids[-1]:  # fast path: a single or a pair
         lvl = t.level[ids[0]]
         npairs = len(ids) - 1
-        unit = Unit(npairs, lvl, tuple(ids))
+        unit = Unit(npairs, lvl, ids)
         return Shape(ps, unit.kind, (unit,), len(ids), (), npairs, npairs, lvl)
     units = decompose(ids, t)
     n = len(ids)
@@ -216,14 +233,14 @@ def match_value(ids: Sequence[int], shape: Shape, t: Trump) -> int | None:
         return level[ids[0]] if ids[0] == ids[1] else None
     ps = t.play_suit[ids[0]]
     if kind == TRACTOR:
-        k = shape.units[0].npairs
-        counts = count_ids(ids)
-        if any(n != 2 for n in counts.values()):
-            return None
-        lvls = sorted(level[i] for i in counts)
-        if len(set(lvls)) != k or lvls[-1] - lvls[0] != k - 1:
-            return None
-        return lvls[-1]
+        # pairs of identical cards at consecutive levels: sorted by (level, id), cards
+        # 2j and 2j+1 are the same card and the j-th pair's level is the first's + j
+        keys = sorted([level[i] * 64 + i for i in ids])
+        base = keys[0] >> 6
+        for j in range(0, len(keys), 2):
+            if keys[j] != keys[j + 1] or keys[j] >> 6 != base + (j >> 1):
+                return None
+        return keys[-1] >> 6
     # A throw: split the play into the lead's units (§6.3).
     prof = _pair_counts(ids, t, ps)
     if not shape.tractor_lengths:

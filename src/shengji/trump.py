@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from .cards import BJ_ID, CARDS, N_IDS, RANKS, RJ_ID, SUITS, Card
 from .errors import IllegalAction
+
+if TYPE_CHECKING:
+    from .shapes import Shape
 
 TRUMP = 4
 """Play-suit index of trumps; natural suits are 0-3 in the order S H D C."""
@@ -40,7 +44,7 @@ class Trump:
 
     __slots__ = (
         "rank", "suit", "gap_tractors", "throw_tractors",
-        "play_suit", "level", "ids_at_level", "suit_ids", "sort_key",
+        "play_suit", "level", "ids_at_level", "suit_ids", "sort_key", "shapes",
     )
 
     def __init__(
@@ -92,6 +96,8 @@ class Trump:
         self.ids_at_level: list[list[list[int]]] = orders
         self.suit_ids: list[list[int]] = [[i for ids in lv for i in ids] for lv in orders]
         self.sort_key: list[int] = [play_suit[i] * 32 + level[i] for i in range(N_IDS)]
+        # lead shapes already read in this trump context (`shapes.shape_of`)
+        self.shapes: dict[tuple[int, ...], Shape] = {}
 
     @property
     def no_trump_suit(self) -> bool:
