@@ -9,8 +9,11 @@ installed compiled build load the pure-Python sources instead
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import os
+from pathlib import Path
 
 from setuptools import setup
 
@@ -25,11 +28,18 @@ def compiled_modules() -> tuple[str, ...]:
 
 
 def ext_modules() -> list[object]:
+    manifest = Path("src/shengji/_compiled_sources.json")
     if os.environ.get("SHENGJI_PURE", "") not in ("", "0"):
+        manifest.unlink(missing_ok=True)  # any old extensions left behind are then unused
         return []
     from mypyc.build import mypycify
 
-    paths = [f"src/shengji/{name}.py" for name in compiled_modules()]
+    names = compiled_modules()
+    paths = [f"src/shengji/{name}.py" for name in names]
+    # what was compiled: at import an edited source is noticed and run as pure Python
+    hashes = {name: hashlib.sha256(Path(f"src/shengji/{name}.py").read_bytes()).hexdigest()
+              for name in names}
+    manifest.write_text(json.dumps(hashes, indent=1, sort_keys=True))
     return list(mypycify(paths, opt_level="3", strict_dunder_typing=False))
 
 

@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 
 from shengji import Game, Round, shuffled_deck
-from shengji._build import COMPILED, compiled_available, engine_build, pure_requested
+from shengji._build import (
+    COMPILED,
+    compiled_available,
+    engine_build,
+    pure_requested,
+    stale_compiled,
+)
 from shengji.bots import make_agent
 from shengji.cards import full_deck, shuffled_ids
 from shengji.driver import advance, play_round
@@ -82,6 +88,27 @@ def test_an_install_with_a_c_compiler_runs_the_compiled_engine() -> None:
     tests with SHENGJI_PURE=1 for a pure-Python install)."""
     assert compiled_available(), "no compiled engine: reinstall with `pip install -e .`"
     assert engine_build() == "compiled"
+
+
+def test_a_compiled_module_built_from_another_source_is_reported_stale(tmp_path: Path) -> None:
+    """An edited source must not run as its old compiled build (the package then loads the
+    pure-Python engine with a warning); extensions without a manifest count as stale."""
+    import importlib.machinery
+    import json as json_
+
+    from shengji._build import MANIFEST, source_hash
+
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in ("same", "edited", "nobuild"):
+        (tmp_path / f"{name}.py").write_text(f"x = '{name}'\n")
+        if name != "nobuild":
+            (tmp_path / f"{name}{suffix}").write_bytes(b"")
+    manifest = {"same": source_hash(tmp_path / "same.py"), "edited": "0" * 64}
+    names = ("same", "edited", "nobuild")
+    assert stale_compiled(tmp_path, names) == ["same", "edited"]  # no manifest yet
+    (tmp_path / MANIFEST).write_text(json_.dumps(manifest))
+    assert stale_compiled(tmp_path, names) == ["edited"]
+    assert stale_compiled() == []  # this install: every compiled module is current
 
 
 def test_the_deck_order_is_that_of_random_shuffle_so_stored_deals_replay() -> None:

@@ -4,10 +4,9 @@ The public API is what this module exports; every name cites the RULES section i
 implements in its docstring. See docs/ENGINE_API.md.
 """
 
-from ._build import install_pure_finder, pure_requested
+from ._build import choose_engine
 
-if pure_requested():  # SHENGJI_PURE=1: the pure-Python engine even where it is compiled
-    install_pure_finder()
+choose_engine()  # compiled with mypyc, or pure Python (SHENGJI_PURE=1, stale builds)
 
 from .actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play, action_from_json
 from .cards import CARDS, Card, card_points, format_cards, parse_cards, shuffled_deck

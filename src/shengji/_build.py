@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
+import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -67,6 +70,50 @@ def engine_build() -> str:
     if all(compiled):
         return "compiled"
     return "pure" if not any(compiled) else "mixed"
+
+
+#: written by setup.py beside the compiled modules: the hash of each source it compiled
+MANIFEST = "_compiled_sources.json"
+
+
+def source_hash(path: Path) -> str:
+    """The SHA-256 of a source file, as setup.py records it."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stale_compiled(here: Path = _HERE, names: Sequence[str] = COMPILED) -> list[str]:
+    """Compiled modules whose source differs from the one they were built from (a
+    development checkout edited, or switched branch, without reinstalling)."""
+    try:
+        built = json.loads((here / MANIFEST).read_text())
+    except (OSError, ValueError):
+        built = {}
+    out = []
+    for name in names:
+        source = here / f"{name}.py"
+        has_ext = any(
+            (here / f"{name}{s}").is_file() for s in importlib.machinery.EXTENSION_SUFFIXES
+        )
+        if has_ext and source.is_file() and built.get(name) != source_hash(source):
+            out.append(name)
+    return out
+
+
+def choose_engine() -> None:
+    """Called once by `shengji/__init__`: load the pure-Python engine if it is asked for
+    (`SHENGJI_PURE=1`) or if the compiled one is older than its sources (with a warning:
+    running stale compiled code would silently ignore the edits)."""
+    if pure_requested():
+        install_pure_finder()
+        return
+    stale = stale_compiled()
+    if stale:
+        warnings.warn(
+            f"shengji: the compiled engine is older than its sources ({', '.join(stale)}); "
+            "using the pure-Python engine. Reinstall (pip install -e .) to compile it again.",
+            RuntimeWarning, stacklevel=3,
+        )
+        install_pure_finder()
 
 
 def compiled_available() -> bool:

@@ -226,15 +226,18 @@ class Round:
 
     def decision(self) -> Decision:
         """What the round waits for now."""
+        phase = self.phase
+        if phase == "play":
+            seat = self.to_act
+            assert seat is not None
+            return _PLAY_DECISIONS[seat]
         last = (self.first_drawer + self.drawn - 1) % 4 if self.drawn else None
-        if self.phase == "deal":
+        if phase == "deal":
             return Decision("deal", None, last)
-        if self.phase == "declare":
+        if phase == "declare":
             return Decision("declare", self.ask, last)
-        if self.phase == "kitty":
+        if phase == "kitty":
             return Decision("kitty", self.starter)
-        if self.phase == "play":
-            return Decision("play", self.to_act)
         return Decision("over", None)
 
     @property
@@ -937,6 +940,8 @@ class Round:
 
 
 _DRAW = Draw()
+# decisions are immutable: the four of the play phase are made once
+_PLAY_DECISIONS = tuple(Decision("play", seat) for seat in range(4))
 
 
 def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
