@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import statistics
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,3 +233,64 @@ def test_agent_specs_split_on_commas_keep_their_settings() -> None:
     assert split_agent_specs("heuristic,expert:ms=300,worlds=20, random") == [
         "heuristic", "expert:ms=300,worlds=20", "random"
     ]
+
+
+# ---------------------------------------------------------------- the optional plot (extra [plot])
+
+
+def test_a_plot_without_matplotlib_is_refused_naming_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import shengji.arena.report as report
+    from shengji.arena import PlotUnavailableError, require_matplotlib
+    from shengji.cli import app
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(PlotUnavailableError, match=r"shengji\[plot\]"):
+        require_matplotlib()
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("deals were played before the plot was refused")
+
+    monkeypatch.setattr(report, "run_pairing", must_not_run)
+    with pytest.raises(PlotUnavailableError, match="matplotlib"):
+        arena_main("heuristic", ["random"], deals=1, plot=tmp_path / "p.png",
+                   console=Console(file=io.StringIO()))
+    res = CliRunner().invoke(
+        app, ["arena", "--deals", "1", "--workers", "1", "--plot", str(tmp_path / "p.png")]
+    )
+    assert res.exit_code == 2
+    assert "matplotlib" in res.output and "[plot]" in res.output
+    assert not (tmp_path / "p.png").exists()
+
+
+_NO_MATPLOTLIB = """
+import sys
+sys.modules["matplotlib"] = None  # an install without the extra [plot]
+import shengji, shengji.arena, shengji.tui
+from shengji.server.app import create_app
+from shengji.cli import app
+from typer.testing import CliRunner
+r = CliRunner()
+for args in (["--help"], ["demo", "--rounds", "1"], ["rules"],
+             ["arena", "--deals", "1", "--workers", "1", "--b", "random"]):
+    res = r.invoke(app, args)
+    assert res.exit_code == 0, (args, res.output)
+print("ok", "matplotlib" in sys.modules and sys.modules["matplotlib"] is not None)
+"""
+
+
+def test_everything_but_the_plot_works_without_matplotlib() -> None:
+    """`pip install -e .` (no extras) then README's commands: none needs matplotlib."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_MATPLOTLIB], cwd=root, capture_output=True, text=True,
+        timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root / "src")},
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "ok False"
