@@ -15,7 +15,7 @@ works; importing the package never imports matplotlib.
 from __future__ import annotations
 
 from .plot import PLOT_EXTRA_HINT, PlotUnavailableError, plot_results, require_matplotlib
-from .report import arena_main, results_table
+from .report import arena_main, results_table, results_tables
 from .results import DealOutcome, GameOutcome, PairingResult, summarize, time_summary, write_json
 from .run import (
     ProgressFn,
@@ -61,6 +61,7 @@ __all__ = [
     "ratio_ci",
     "require_matplotlib",
     "results_table",
+    "results_tables",
     "running_ci",
     "running_mean",
     "run_pairing",
