@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import statistics
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,7 @@ from shengji.arena import (
     running_mean,
     t_quantile,
 )
+from shengji.arena.report import figures
 
 # ---------------------------------------------------------------- statistics
 
@@ -177,7 +180,7 @@ def test_heuristic_beats_random_small() -> None:
 def test_arena_main_writes_table_json_and_plot(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
     with out.open("w") as f:
-        console = Console(file=f, width=140, color_system=None)
+        console = Console(file=f, width=80, color_system=None)
         results = arena_main(
             "heuristic", ["random", "heuristic"], deals=4, games=1, seed=2, workers=1,
             options=RuleOptions(strict_tractor_follow=True), plot=tmp_path / "p.png",
@@ -185,7 +188,8 @@ def test_arena_main_writes_table_json_and_plot(tmp_path: Path) -> None:
         )
     assert len(results) == 2
     text = out.read_text()
-    assert "heuristic vs random" in text and "levels/deal" in text and "leveling rate" in text
+    assert "vs random" in text and "levels per deal" in text and "leveling rate" in text
+    _assert_fits(text, 80)
     doc = json.loads((tmp_path / "r.json").read_text())
     assert [p["b"] for p in doc["pairings"]] == ["random", "heuristic"]
     assert doc["pairings"][0]["options"]["strict_tractor_follow"] is True
@@ -214,6 +218,7 @@ def test_heuristic_against_itself_is_even() -> None:
 
 def test_the_arena_times_each_agents_decisions_and_takes_agent_specs() -> None:
     from shengji.arena import results_table
+    from shengji.arena.report import FIGURES
 
     r = run_pairing("expert:iters=4,candidates=2", "heuristic", 1, seed=2, workers=1)
     ta, tb = r.decision_times()
@@ -222,7 +227,8 @@ def test_the_arena_times_each_agents_decisions_and_takes_agent_specs() -> None:
     assert doc["decision_ms"]["a"]["n"] == len(ta)
     assert doc["decision_ms"]["a"]["p95"] >= doc["decision_ms"]["a"]["median"]
     assert "times_a" not in doc["deal_results"][0][0]
-    assert results_table([r]).row_count == 1
+    table = results_table([r])
+    assert table.row_count == len(FIGURES) and len(table.columns) == 2
 
 
 def test_agent_specs_split_on_commas_keep_their_settings() -> None:
@@ -231,3 +237,139 @@ def test_agent_specs_split_on_commas_keep_their_settings() -> None:
     assert split_agent_specs("heuristic,expert:ms=300,worlds=20, random") == [
         "heuristic", "expert:ms=300,worlds=20", "random"
     ]
+
+
+# ---------------------------------------------------------------- the optional plot (extra [plot])
+
+
+def test_a_plot_without_matplotlib_is_refused_naming_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import shengji.arena.report as report
+    from shengji.arena import PlotUnavailableError, require_matplotlib
+    from shengji.cli import app
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(PlotUnavailableError, match=r"shengji\[plot\]"):
+        require_matplotlib()
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("deals were played before the plot was refused")
+
+    monkeypatch.setattr(report, "run_pairing", must_not_run)
+    with pytest.raises(PlotUnavailableError, match="matplotlib"):
+        arena_main("heuristic", ["random"], deals=1, plot=tmp_path / "p.png",
+                   console=Console(file=io.StringIO()))
+    res = CliRunner().invoke(
+        app, ["arena", "--deals", "1", "--workers", "1", "--plot", str(tmp_path / "p.png")]
+    )
+    assert res.exit_code == 2
+    assert "matplotlib" in res.output and "[plot]" in res.output
+    assert not (tmp_path / "p.png").exists()
+
+
+_NO_MATPLOTLIB = """
+import sys
+sys.modules["matplotlib"] = None  # an install without the extra [plot]
+import shengji, shengji.arena, shengji.tui
+from shengji.server.app import create_app
+from shengji.cli import app
+from typer.testing import CliRunner
+r = CliRunner()
+for args in (["--help"], ["demo", "--rounds", "1"], ["rules"],
+             ["arena", "--deals", "1", "--workers", "1", "--b", "random"]):
+    res = r.invoke(app, args)
+    assert res.exit_code == 0, (args, res.output)
+print("ok", "matplotlib" in sys.modules and sys.modules["matplotlib"] is not None)
+"""
+
+
+def test_everything_but_the_plot_works_without_matplotlib() -> None:
+    """`pip install -e .` (no extras) then README's commands: none needs matplotlib."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_MATPLOTLIB], cwd=root, capture_output=True, text=True,
+        timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root / "src")},
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "ok False"
+
+
+# ---------------------------------------------------------------- the table fits 80 columns
+
+
+def _assert_fits(text: str, width: int) -> None:
+    lines = text.splitlines()
+    assert lines and max(len(x.rstrip()) for x in lines) <= width, text
+    assert "…" not in text and "..." not in text, text  # nothing cut short
+
+
+def _worst_case(a: str, b: str, deals: int) -> PairingResult:
+    """A pairing with the widest figures: many deals, one-sided wins, slow decisions."""
+    halves = [
+        (DealOutcome(i, True, True, 3, 0, 0, times_a=(1.2345, 2.3456), times_b=(0.0001,)),
+         DealOutcome(i, False, i % 7 != 0, 3 if i % 7 else 0, 0 if i % 7 else 1, 0))
+        for i in range(deals)
+    ]
+    from shengji.arena import GameOutcome
+
+    games = [(GameOutcome(0, 0, True, 20), GameOutcome(0, 1, False, 31))]
+    return PairingResult(a, b, deals=halves, games=games)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_results_table_fits_the_console_without_cutting(width: int) -> None:
+    """Issue 11: the arena's table was cut at 80 columns. Long agent specs wrap in their
+    column's heading; pairings that do not fit side by side go to the next table."""
+    from shengji.arena import results_tables
+
+    results = [
+        _worst_case("heuristic", "random", 10_000),
+        _worst_case("dmc:models/dmc-seed1.pt", "expert:iters=4,candidates=2,ms=300", 50),
+        _worst_case("heuristic", "heuristic", 3),
+        _worst_case("random", "random", 1),
+    ]
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None)
+    tables = results_tables(results, width)
+    for t in tables:
+        console.print(t)
+    text = buf.getvalue()
+    _assert_fits(text, width)
+    assert sum(len(t.columns) - 1 for t in tables) == 4  # every pairing is shown once
+    # every figure of every pairing is printed in full
+    for r in results:
+        for cell in figures(r):
+            assert cell in text, cell
+    assert "10000×2" in text and "1790/2346" in text and "0.1/0.1" in text
+    # a long agent spec folds in its heading (at 24 columns) and loses nothing
+    assert "expert:iters=4,candidate" in text and "s=2,ms=300" in text
+    assert "dmc:models/dmc-seed1.pt" in text
+
+
+def test_arena_main_output_fits_80_columns_with_long_agent_specs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The progress bars, the table and the notes of `shengji arena` at 80 columns."""
+    import shengji.arena.report as report
+
+    def fake_run(a: str, b: str, deals: int, **kw: object) -> PairingResult:
+        progress = kw["progress"]
+        assert callable(progress)
+        progress(deals)
+        return _worst_case(a, b, deals)
+
+    monkeypatch.setattr(report, "run_pairing", fake_run)
+    buf = io.StringIO()
+    console = Console(file=buf, width=80, color_system=None)
+    specs = ["expert:iters=4,candidates=2,ms=300", "random", "heuristic", "expert"]
+    arena_main("dmc:models/dmc-seed1.pt", specs, deals=1000, console=console)
+    text = buf.getvalue()
+    _assert_fits(text, 80)
+    assert text.count("1000/1000") == 4  # each progress bar shows its count in full
+    assert text.count("1000×2") == 4 and "declaring side won" in text

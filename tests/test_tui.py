@@ -277,3 +277,25 @@ def test_throw_is_confirmed_with_the_penalty_and_your_throw_wording() -> None:
     shown = failed_throw_text(f, 0).plain
     assert shown.startswith("Your throw J♣ Q♣") or shown.startswith("Your throw Q♣ J♣")
     assert failed_throw_text(f, 2).plain.startswith("South's throw")
+
+
+def test_replay_of_a_finished_game_narrates_every_round_from_events() -> None:
+    """The replay prints from `Game.apply`'s events: every round's header and result, every
+    trick, and the game's end, consistent with the game that was played."""
+    from shengji.bots import make_agent
+    from shengji.driver import play_game
+
+    game = Game(3)
+    play_game(game, [make_agent("heuristic", s) for s in range(4)])
+    assert game.winner is not None
+    out = io.StringIO()
+    Replay(game.record, console=Console(file=out, width=120, color_system=None), stdin=None,
+           all_=True).run()
+    text = out.getvalue()
+    n = len(game.results)
+    assert text.count("Round over.") == n and f"Round {n}" in text and f"Round {n + 1}" not in text
+    tricks = [ln for ln in text.splitlines() if ln.startswith("Trick ") and "→" in ln]
+    assert sum(1 for ln in tricks if ln.startswith("Trick  1:")) == n
+    winner = ("South+North", "East+West")[game.winner]
+    assert f"{winner} win the game after {n} rounds" in text
+    assert "End of the record" not in text

@@ -267,7 +267,8 @@ def arena(
     option: Annotated[list[str] | None, typer.Option("--option", help=OPTION_HELP)] = None,
     preset: Annotated[str, typer.Option("--preset", help=PRESET_HELP)] = "seed",
     plot: Annotated[
-        Path | None, typer.Option(help="Write a plot (PNG) of the results here.")
+        Path | None,
+        typer.Option(help="Write a plot (PNG) of the results here (extra [plot]: matplotlib)."),
     ] = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the results as JSON here.")
@@ -285,6 +286,13 @@ def arena(
     bs = [_kind(x) for item in (b or ["random"]) for x in split_agent_specs(item)]
     if deals == 0 and games == 0:
         raise typer.BadParameter("nothing to play: give --deals and/or --games")
+    if plot is not None:
+        from .arena.plot import PlotUnavailableError, require_matplotlib
+
+        try:
+            require_matplotlib()
+        except PlotUnavailableError as e:
+            raise typer.BadParameter(str(e), param_hint="--plot") from None
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
         options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,

@@ -212,6 +212,7 @@ class Tracker:
         self.round_key: object = None
 
     def reset(self) -> None:
+        """Forget the round: no tricks read, nothing played, no seat known void."""
         self.n_tricks = 0
         self.played[:] = 0
         self.void[:] = 0

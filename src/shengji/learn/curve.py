@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..arena import run_pairing
+from ..arena import PlotUnavailableError, require_matplotlib, run_pairing
 from .model import load_checkpoint
 
 
@@ -43,7 +43,8 @@ def evaluate(
 
 
 def plot(rows: list[dict[str, Any]], opponents: list[str], out: Path, title: str) -> None:
-    """Leveling rate against training deals, one line per opponent."""
+    """Leveling rate against training deals, one line per opponent (extra `[plot]`)."""
+    require_matplotlib("the learning curve")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,6 +90,10 @@ def main() -> None:
                    help="Plot these saved --json results too (no new games for them).")
     p.add_argument("--title", default="DMC learning curve (mirrored deals, 95% CI)")
     args = p.parse_args()
+    try:
+        require_matplotlib("the learning curve")
+    except PlotUnavailableError as e:
+        p.error(str(e))
     snaps = sorted(args.snapshots.glob("*.pt"), key=lambda q: load_checkpoint(q)["deals"])
     opps = [o for o in args.opponents.split(",") if o]
     rows = evaluate(snaps, opps, args.deals, args.seed, args.workers)

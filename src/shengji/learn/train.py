@@ -141,14 +141,17 @@ class LocalActors:
         self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker)
 
     def submit(self, *args: Any) -> Future[Batch]:
+        """Start one `play_deals(*args)` task on the pool; its future."""
         return self.pool.submit(play_deals, *args)
 
     def wait_one(self, pending: list[Any]) -> tuple[Any, Batch]:
+        """Block until one of the `pending` futures is done: (that future, its batch)."""
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
         f = next(iter(done))
         return f, f.result()
 
     def close(self) -> None:
+        """Stop the worker processes, dropping tasks not yet started."""
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -164,17 +167,21 @@ class RayActors:
         self._weights_id: int | None = None
 
     def submit(self, weights: Weights, *args: Any) -> Any:
+        """Start one `play_deals(weights, *args)` Ray task; its object ref. The weights
+        are put in Ray's object store once per weights object, not once per task."""
         if self._weights_id != id(weights):
             self._weights_ref = self.ray.put(weights)
             self._weights_id = id(weights)
         return self.remote.remote(self._weights_ref, *args)
 
     def wait_one(self, pending: list[Any]) -> tuple[Any, Batch]:
+        """Block until one of the `pending` refs is done: (that ref, its batch)."""
         done, _ = self.ray.wait(pending, num_returns=1)
         ref = done[0]
         return ref, self.ray.get(ref)
 
     def close(self) -> None:
+        """Disconnect from Ray (and stop a local instance this process started)."""
         self.ray.shutdown()
 
 

@@ -111,6 +111,7 @@ class TerminalGame:
 
     # ------------------------------------------------------------ I/O helpers
     def say(self, *objs: object, **kw: object) -> None:
+        """Print to the game's console (rich markup and renderables)."""
         self.console.print(*objs, **kw)  # type: ignore[arg-type]
 
     def ask(self, prompt: str) -> str:
@@ -261,6 +262,7 @@ class TerminalGame:
 
     # ------------------------------------------------------------ shared prompt helpers
     def show_status(self, view: View) -> None:
+        """One status line: round, trump, declaring team, opponents' points, levels."""
         me = self.human
         line = Text(f"Round {view.round_no + 1} · ", style="dim")
         line.append_text(trump_text(view.trump_rank, view.trump_suit, view.trump is not None))
@@ -299,6 +301,8 @@ class TerminalGame:
         return out
 
     def show_hand(self, view: View, *, mark: Sequence[Card] = ()) -> dict[int, Card]:
+        """Print the human's hand with card numbers (`mark`: cards to underline, e.g. the
+        kitty just taken); returns number -> card, as `hand_numbers`."""
         t = view.trump or view.display_trump
         assert t is not None
         numbers = self.hand_numbers(view)

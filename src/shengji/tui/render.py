@@ -40,6 +40,7 @@ def team_name(team: int, me: int | None = 0) -> str:
 
 
 def card_style(card: Card) -> str:
+    """The rich style of a card: red for hearts and diamonds, bold for the jokers."""
     if card.is_joker:
         return "bold red" if card.text == "RJ" else "bold"
     return "red" if card.suit in ("H", "D") else ""
@@ -51,6 +52,7 @@ def card_text(card: Card) -> Text:
 
 
 def cards_text(cards: Iterable[Card], sep: str = " ") -> Text:
+    """Cards in the given order, each styled as `card_text`, separated by `sep`."""
     out = Text()
     for k, c in enumerate(cards):
         if k:
@@ -148,6 +150,7 @@ def trick_text(
 
 
 def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:
+    """A failed throw (RULES §6.4): what was tried, who showed what, what is led instead."""
     out = Text()
     whose = "Your" if me is not None and f.seat == me else f"{seat_name(f.seat, me)}'s"
     out.append(f"{whose} throw ", style="red")

@@ -12,10 +12,26 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from ..actions import Bury, Declare, Play, action_from_json
+from ..actions import action_from_json
+from ..cards import Card
+from ..events import (
+    Declared,
+    Event,
+    GameOver,
+    KittyBuried,
+    KittyFlipped,
+    Played,
+    Redealt,
+    RoundOver,
+    RoundStarted,
+    ThrowFailed,
+    TrickWon,
+    TrumpFixed,
+)
 from ..game import Game
 from ..record import GameRecord
-from ..round import RoundResult
+from ..round import TrickView
+from ..trump import Trump
 from .render import (
     cards_text,
     failed_throw_text,
@@ -63,73 +79,100 @@ class Replay:
         return True
 
     def run(self) -> int:
+        """Replay the whole record (or until the viewer quits); the exit code, 0."""
         rec = self.record
         game = Game(rec.seed, rec.options)
-        say = self.console.print
-        say(Text.assemble(("Replay", "bold"), f" of game seed {rec.seed}, "
-                          f"{len(rec.actions)} actions, rules: {options_text(rec.options)}"))
+        self.console.print(Text.assemble(
+            ("Replay", "bold"), f" of game seed {rec.seed}, {len(rec.actions)} actions, "
+            f"rules: {options_text(rec.options)}"))
+        narrator = _Narrator(self.console, game)
+        narrator(game.round_started(), None)
         for raw in rec.actions:
-            action = action_from_json(raw)
-            rnd = game.round
-            phase = rnd.phase
-            attempt = rnd.attempt
-            n_tricks = len(rnd.tricks)
-            n_failed = len(rnd.failed_throws)
-            n_results = len(game.results)
-            if phase == "deal" and rnd.drawn == 0 and attempt == 0:
-                self.console.rule(f"Round {rnd.round_no + 1}")
-                lv = rnd.levels
-                say(f"Levels: {team_name(0, None)} {lv[0]}, {team_name(1, None)} {lv[1]}; "
-                    f"trump rank {rnd.trump_rank}.")
-            game.apply(action)
-            if rnd.attempt != attempt:
-                say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
-            if isinstance(action, Declare):
-                say(Text.assemble((seat_name(action.seat, None), "bold"), " declares ",
-                                  cards_text(action.cards)))
-            if phase in ("deal", "declare") and rnd.phase == "kitty":
-                view = rnd.view(None)
-                if view.kitty_flip:
-                    say(Text.assemble("Kitty turned up: ", cards_text(view.kitty_flip)))
-                t = rnd.trump
-                assert t is not None and rnd.starter is not None
-                say(Text.assemble(("Trump: ", "bold"), trump_text(t.rank, t.suit, True),
-                                  f"; starter {seat_name(rnd.starter, None)}."))
-            if isinstance(action, Bury):
-                assert rnd.trump is not None
-                say(Text.assemble(f"{seat_name(action.seat, None)} buries ",
-                                  cards_text(rnd.trump.sort(action.cards))))
-                for s in range(4):
-                    text, _ = hand_text(rnd.hand(s), rnd.trump, indexed=False)
-                    say(Text(f"{seat_name(s, None)}'s hand:", style="bold"))
-                    say(text)
-                if not self.pause():
+            events = game.apply(action_from_json(raw))
+            for k, event in enumerate(events):
+                narrator(event, events[k + 1] if k + 1 < len(events) else None)
+                if narrator.wants_pause and not self.pause():
                     return 0
-            if isinstance(action, Play):
-                if len(rnd.failed_throws) > n_failed:
-                    say(failed_throw_text(rnd.failed_throws[-1], None))
-                if len(rnd.tricks) > n_tricks:
-                    tricks, _ = rnd.trick_views()
-                    line = trick_text(tricks[-1], len(tricks), None)
-                    line.append(f"   opponents' points {rnd.opponents_points}", style="dim")
-                    say(line)
-                    if len(game.results) == n_results and not self.pause():
-                        return 0
-            if len(game.results) > n_results:
-                result = game.results[-1]
-                assert isinstance(result, RoundResult)
-                say(result_text(result, None, rnd.trump))
-                if not game.is_over and not self.pause():
-                    return 0
-        if game.is_over:
-            assert game.winner is not None
-            say(Text(f"{team_name(game.winner, None)} win the game after {len(game.results)} "
-                     f"rounds (levels {game.level_names[0]} / {game.level_names[1]}).",
-                     style="bold green"))
-        else:
-            say(Text(f"End of the record (game unfinished, round {game.round_no + 1}).",
-                     style="dim"))
+                narrator.wants_pause = False
+        if not game.is_over:
+            self.console.print(Text(
+                f"End of the record (game unfinished, round {game.round_no + 1}).", style="dim"
+            ))
         return 0
+
+
+class _Narrator:
+    """Prints a replay from the game's events (a record shows everything, RULES §11).
+
+    Called with each event and the one after it in the same action (or None); sets
+    `wants_pause` where the viewer steps: after the bury, after each trick but a
+    round's last, and after each round's result but the game's last.
+    """
+
+    def __init__(self, console: Console, game: Game) -> None:
+        self.console = console
+        self.say = console.print
+        self.game = game  # read through views only, for the hands and the trump order
+        self.trump: Trump | None = None
+        self.plays: list[tuple[int, tuple[Card, ...]]] = []  # the current trick so far
+        self.rounds = 0
+        self.wants_pause = False
+
+    def __call__(self, e: Event, after: Event | None) -> None:
+        """Print one event; `after` is the next event of the same action, if any."""
+        if isinstance(e, Played):
+            self.plays.append((e.seat, e.cards))
+        elif isinstance(e, TrickWon):
+            self._trick(e)
+            self.wants_pause = not isinstance(after, RoundOver)
+        elif isinstance(e, KittyBuried):
+            self._buried(e)
+            self.wants_pause = True
+        elif isinstance(e, RoundOver):
+            self.rounds += 1
+            self.say(result_text(e.result, None, self.trump))
+            self.wants_pause = not isinstance(after, GameOver)
+        else:
+            self._other(e)
+
+    def _trick(self, e: TrickWon) -> None:
+        trick = TrickView(self.plays[0][0], tuple(self.plays), e.winner, e.points)
+        self.plays = []
+        line = trick_text(trick, e.trick + 1, None)
+        line.append(f"   opponents' points {e.opponents_points}", style="dim")
+        self.say(line)
+
+    def _buried(self, e: KittyBuried) -> None:
+        assert e.cards is not None and self.trump is not None  # a record hides nothing
+        self.say(Text.assemble(f"{seat_name(e.seat, None)} buries ",
+                               cards_text(self.trump.sort(e.cards))))
+        for s in range(4):
+            text, _ = hand_text(self.game.view(s).hand, self.trump, indexed=False)
+            self.say(Text(f"{seat_name(s, None)}'s hand:", style="bold"))
+            self.say(text)
+
+    def _other(self, e: Event) -> None:
+        say = self.say
+        if isinstance(e, RoundStarted):
+            self.console.rule(f"Round {e.round_no + 1}")
+            say(f"Levels: {team_name(0, None)} {e.levels[0]}, {team_name(1, None)} "
+                f"{e.levels[1]}; trump rank {e.trump_rank}.")
+        elif isinstance(e, Redealt):
+            say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
+        elif isinstance(e, Declared):
+            say(Text.assemble((seat_name(e.seat, None), "bold"), " declares ",
+                              cards_text(e.cards)))
+        elif isinstance(e, KittyFlipped):
+            say(Text.assemble("Kitty turned up: ", cards_text(e.cards)))
+        elif isinstance(e, TrumpFixed):
+            self.trump = self.game.view(None).trump
+            say(Text.assemble(("Trump: ", "bold"), trump_text(e.rank, e.suit, True),
+                              f"; starter {seat_name(e.starter, None)}."))
+        elif isinstance(e, ThrowFailed):
+            say(failed_throw_text(e, None))
+        elif isinstance(e, GameOver):
+            say(Text(f"{team_name(e.winner, None)} win the game after {self.rounds} "
+                     f"rounds (levels {e.levels[0]} / {e.levels[1]}).", style="bold green"))
 
 
 def replay_terminal(

@@ -1,0 +1,219 @@
+"""Running the arena: mirrored deals and games, one pairing on one or many processes.
+
+A *deal* is one round (`shengji.Round`) with a fixed setup that both halves of a
+mirror share: trump rank 2, both levels 2, seat 0 the starter and team 0 (seats
+0 and 2) the declaring team; the trump suit is still chosen by the deal's
+declarations (RULES §3.3, §3.5). Each seeded deal is played twice, agent A at
+seats 0/2 and B at 1/3, then with the teams swapped, so the luck of the cards
+(and of being the declaring team) cancels in the pair. Full games (`--games`)
+are mirrored the same way: the same seed with A as team 0, then as team 1.
+
+`run_pairing` spreads the deals over a process pool (`workers`) or a Ray
+cluster (`ray`, extra `[cluster]`); results never depend on either, since each
+deal's seed derives from the arena seed and its index alone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..actions import Action
+from ..bots import Agent, make_agent
+from ..driver import play_game, play_round
+from ..game import Game
+from ..options import RuleOptions
+from ..round import Round
+from ..views import View
+from .results import DealOutcome, GameOutcome, PairingResult
+
+ProgressFn = Callable[[int], None]
+"""Called with the number of tasks just finished (see `run_pairing`)."""
+
+__all__ = [
+    "ProgressFn",
+    "TimedAgent",
+    "deal_round",
+    "deal_seed",
+    "play_deal",
+    "play_game_outcome",
+    "play_mirrored_deal",
+    "play_mirrored_game",
+    "run_pairing",
+]
+
+
+def deal_seed(master: int, index: int, salt: str = "deal") -> int:
+    """A deal's shuffle seed from the arena seed (stable across processes)."""
+    return random.Random(f"shengji-arena:{salt}:{master}:{index}").getrandbits(48)
+
+
+def _agent_seed(seed: int, seat: int, half: int) -> int:
+    return random.Random(f"shengji-arena:agent:{seed}:{seat}:{half}").getrandbits(48)
+
+
+def _agents(a: str, b: str, a_team: int, seed: int) -> list[Agent]:
+    """Agents for a deal or game; their seeds differ between the two halves of a mirror,
+    so that A against A is not trivially the same game twice."""
+    return [
+        make_agent(a if seat % 2 == a_team else b, _agent_seed(seed, seat, a_team))
+        for seat in range(4)
+    ]
+
+
+class TimedAgent:
+    """Wraps an agent and records the seconds each kitty or play decision takes
+    (declarations during the deal are near-instant for every bot and left out)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.times: list[float] = []
+
+    def act(self, view: View) -> Action:
+        """The wrapped agent's action, timed."""
+        t0 = time.perf_counter()
+        action = self.agent.act(view)
+        if view.phase in ("kitty", "play"):
+            self.times.append(time.perf_counter() - t0)
+        return action
+
+
+def deal_round(seed: int, options: RuleOptions | None = None) -> Round:
+    """The round a deal is played on: trump rank 2, seat 0 starts, team 0 declares."""
+    return Round(seed, options, trump_rank="2", starter=0, declaring_team=0)
+
+
+def play_deal(
+    index: int, seed: int, a: str, b: str, a_team: int, options: RuleOptions | None = None
+) -> DealOutcome:
+    """Play one deal with agent kind `a` on team `a_team` and `b` on the other team."""
+    rnd = deal_round(seed, options)
+    agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed)]
+    play_round(rnd, agents)
+    res = rnd.result
+    assert res is not None
+    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
+    a_won = gainer_team == a_team
+    return DealOutcome(
+        deal=index,
+        a_declaring=res.declaring_team == a_team,
+        a_won=a_won,
+        levels_a=res.levels_gained if a_won else 0,
+        levels_b=0 if a_won else res.levels_gained,
+        opponents_points=res.opponents_points,
+        times_a=tuple(t for s, x in enumerate(agents) if s % 2 == a_team for t in x.times),
+        times_b=tuple(t for s, x in enumerate(agents) if s % 2 != a_team for t in x.times),
+    )
+
+
+def play_mirrored_deal(
+    index: int, seed: int, a: str, b: str, options: RuleOptions | None = None
+) -> tuple[DealOutcome, DealOutcome]:
+    """The same deal twice: A as the declaring team (seats 0, 2), then as the opponents."""
+    return (
+        play_deal(index, seed, a, b, 0, options),
+        play_deal(index, seed, a, b, 1, options),
+    )
+
+
+def play_game_outcome(
+    index: int, seed: int, a: str, b: str, a_team: int, options: RuleOptions | None = None,
+    max_rounds: int = 400,
+) -> GameOutcome:
+    """A whole game (RULES §9) with A on team `a_team`."""
+    game = Game(seed, options)
+    play_game(game, _agents(a, b, a_team, seed), max_rounds=max_rounds)
+    if game.winner is None:
+        # A runaway game (never seen in practice): the team with the higher level wins.
+        lv = game.levels
+        a_won = lv[a_team] > lv[1 - a_team]
+    else:
+        a_won = game.winner == a_team
+    return GameOutcome(game=index, a_team=a_team, a_won=a_won, rounds=len(game.results))
+
+
+def play_mirrored_game(
+    index: int, seed: int, a: str, b: str, options: RuleOptions | None = None
+) -> tuple[GameOutcome, GameOutcome]:
+    """The same game seed twice: A as team 0, then as team 1."""
+    return (
+        play_game_outcome(index, seed, a, b, 0, options),
+        play_game_outcome(index, seed, a, b, 1, options),
+    )
+
+
+_Task = tuple[str, int, int, str, str, RuleOptions]
+"""(kind "deal" or "game", index, seed, agent A, agent B, rule options)."""
+
+
+def _run_task(task: _Task) -> tuple[str, int, Any]:
+    """One mirrored deal or game: `(kind, index, pair of outcomes)` (picklable for pools)."""
+    kind, index, seed, a, b, options = task
+    if kind == "deal":
+        return kind, index, play_mirrored_deal(index, seed, a, b, options)
+    return kind, index, play_mirrored_game(index, seed, a, b, options)
+
+
+def _execute(
+    tasks: list[_Task], workers: int, ray: str | None
+) -> Iterator[tuple[str, int, Any]]:
+    """Run the tasks here, on a process pool, or on a Ray cluster; yield results as they end."""
+    if ray is not None:  # a Ray cluster: "auto", "local" or HOST:PORT (extra [cluster])
+        from ..learn.cluster import ray_map
+
+        yield from ray_map(_run_task, tasks, ray, workers)
+    elif workers <= 1 or len(tasks) <= 1:
+        yield from map(_run_task, tasks)
+    else:
+        ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+        # Games are long: hand them out first so they do not straggle at the end.
+        ordered = [t for t in tasks if t[0] == "game"] + [t for t in tasks if t[0] == "deal"]
+        with ctx.Pool(workers) as pool:
+            yield from pool.imap_unordered(_run_task, ordered, chunksize=1)
+
+
+def run_pairing(
+    a: str,
+    b: str,
+    deals: int,
+    *,
+    games: int = 0,
+    seed: int = 0,
+    workers: int = 1,
+    options: RuleOptions | None = None,
+    progress: ProgressFn | None = None,
+    ray: str | None = None,
+) -> PairingResult:
+    """Play `deals` mirrored deals (and `games` mirrored games) of A against B.
+
+    Results are the same for any number of workers: every deal and game has
+    its own seed derived from `seed` and its index. `progress(n)` is called
+    after each finished task with the number of tasks done in it (1).
+    """
+    opts = options or RuleOptions()
+    for kind in (a, b):
+        make_agent(kind, 0)  # fail early on an unknown kind
+    tasks: list[_Task] = [
+        ("deal", i, deal_seed(seed, i), a, b, opts) for i in range(deals)
+    ] + [("game", i, deal_seed(seed, i, "game"), a, b, opts) for i in range(games)]
+    deal_res: dict[int, tuple[DealOutcome, DealOutcome]] = {}
+    game_res: dict[int, tuple[GameOutcome, GameOutcome]] = {}
+    start = time.perf_counter()
+
+    for kind, index, value in _execute(tasks, workers, ray):
+        (deal_res if kind == "deal" else game_res)[index] = value
+        if progress is not None:
+            progress(1)
+    return PairingResult(
+        a=a,
+        b=b,
+        deals=[deal_res[i] for i in range(deals)],
+        games=[game_res[i] for i in range(games)],
+        seed=seed,
+        options=opts.to_json(),
+        seconds=time.perf_counter() - start,
+    )
