@@ -10,7 +10,8 @@ Figures:
 - full deal, 4 heuristic bots (deal with declarations, kitty, tricks, score) via the driver;
 - full deal, same simple policy on all seats via the driver and views (random declarations
   and bury; lead a random single; follow with a random legal single);
-- full deal, uniformly random legal play (`Round.random_action`);
+- full deal, uniformly random legal play (`Round.random_action`, applied with `Round.step`,
+  which builds no events; and with `Round.apply` for comparison);
 - public `is_legal_follow` from card lists; the same with hand counts and lead shape built;
 - public `trick_winner`, 4 tractors;
 - `Round.clone()` mid-trick and the round state's size;
@@ -42,14 +43,19 @@ from shengji.views import View
 HAND = "3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ RJ"
 
 
+#: the clock: wall time (`perf_counter`), or this process's CPU time (`--clock cpu`), which
+#: other processes on a shared machine disturb far less
+clock = time.perf_counter
+
+
 def per_call_us(fn: Callable[[], object], calls: int, repeats: int = 15) -> float:
     """Median over `repeats` batches of `calls` calls, in µs per call."""
     out = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(calls):
             fn()
-        out.append((time.perf_counter() - t0) / calls * 1e6)
+        out.append((clock() - t0) / calls * 1e6)
     return statistics.median(out)
 
 
@@ -82,26 +88,28 @@ def deal_ms(agents_for: Callable[[int], list[Agent]], seeds: range,
     out = []
     for seed in seeds:
         agents = agents_for(seed)
-        t0 = time.perf_counter()
+        t0 = clock()
         play_round(Round(seed, options), agents)
-        out.append((time.perf_counter() - t0) * 1e3)
+        out.append((clock() - t0) * 1e3)
     return out
 
 
-def random_deal(seed: int) -> Round:
+def random_deal(seed: int, events: bool = False) -> Round:
+    """A deal of uniformly random legal actions; `step` (no events) unless `events`."""
     rnd = Round(seed)
     rng = random.Random(seed)
+    act = rnd.apply if events else rnd.step
     while not rnd.is_over:
-        rnd.apply(rnd.random_action(rng))
+        act(rnd.random_action(rng))
     return rnd
 
 
-def random_deal_ms(seeds: range) -> list[float]:
+def random_deal_ms(seeds: range, events: bool = False) -> list[float]:
     out = []
     for seed in seeds:
-        t0 = time.perf_counter()
-        random_deal(seed)
-        out.append((time.perf_counter() - t0) * 1e3)
+        t0 = clock()
+        random_deal(seed, events)
+        out.append((clock() - t0) * 1e3)
     return out
 
 
@@ -113,9 +121,9 @@ class Timed:
         self.times = times
 
     def act(self, view: View) -> Action:
-        t0 = time.perf_counter()
+        t0 = clock()
         a = self.agent.act(view)
-        self.times.append(time.perf_counter() - t0)
+        self.times.append(clock() - t0)
         return a
 
 
@@ -191,12 +199,16 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=100, help="seeds per deal figure")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--pin", action="store_true", help="pin to one core (Linux)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall time, or this process's CPU time (steadier on a busy machine)")
     args = ap.parse_args()
+    global clock
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     seeds = range(1, args.deals + 1)
     print(f"shengji engine: {engine_build()} (Python {sys.version.split()[0]}); "
-          f"{args.deals} seeds x {args.repeats} repeats; medians")
+          f"{args.deals} seeds x {args.repeats} repeats; medians of {args.clock} time")
 
     def heuristic_agents(seed: int) -> list[Agent]:
         return [make_agent("heuristic", 10 * seed + s) for s in range(4)]
@@ -212,8 +224,11 @@ def main() -> None:
             lambda: deal_ms(heuristic_agents, seeds), args.repeats), "ms", 1.2),
         line("full deal, same simple policy (views, driver)", median_of_medians(
             lambda: deal_ms(simple_agents, seeds), args.repeats), "ms", 0.9),
-        line("full deal, uniformly random legal play", median_of_medians(
+        line("full deal, uniformly random legal play (Round.step)", median_of_medians(
             lambda: random_deal_ms(range(1, 4 * args.deals + 1)), args.repeats), "ms", 0.40),
+        line("  the same with every event built (Round.apply)", median_of_medians(
+            lambda: random_deal_ms(range(1, 4 * args.deals + 1), True), args.repeats), "ms",
+            0.40),
         line("is_legal_follow, public API from card lists", public_follow_us(), "µs", 3),
         line("follow check, hand counts + lead shape built", built_follow_us(), "µs", 1.7),
         line("trick_winner, 4 tractors, public API", public_trick_us(), "µs", 5),

@@ -7,7 +7,7 @@ Agents see only their seat's view (§11).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from .actions import Action, Declare, Draw, Pass
@@ -39,29 +39,43 @@ def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, 
     it a declaration if it has one to make (an agent answering `Pass` declines,
     RULES §3.3).
     """
+    done: list[tuple[Action, list[Event]]] = []
+    for action in _ask(table, agents):
+        done.append((action, table.apply(action)))
+    return done
+
+
+def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
+    """Like `advance`, returning only the actions applied (no events are built)."""
+    done = []
+    for action in _ask(table, agents):
+        table.step(action)
+        done.append(action)
+    return done
+
+
+def _ask(table: Game | Round, agents: Sequence[Agent]) -> Iterator[Action]:
+    """The actions to apply now, in order; each is applied before the next is asked for."""
     d = table.decision()
     if d.phase == "over":
         raise IllegalAction("RULES §9: the game is over")
     if d.phase == "deal":
-        done: list[tuple[Action, list[Event]]] = [(Draw(), table.apply(Draw()))]
+        yield _DRAW
         after = table.decision()
         seat = after.last_drawer
         # Only a seat that can declare is asked: for the others the only answer is a pass.
         if after.phase == "deal" and seat is not None and table.has_declaration(seat):
             action = agents[seat].act(table.view(seat))
             if isinstance(action, Declare):
-                done.append((action, table.apply(action)))
+                yield action
             elif not isinstance(action, Pass):
                 raise IllegalAction("RULES §3.3: during the deal answer a declaration or a pass")
-        return done
+        return
     assert d.seat is not None
-    action = agents[d.seat].act(table.view(d.seat))
-    return [(action, table.apply(action))]
+    yield agents[d.seat].act(table.view(d.seat))
 
 
-def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
-    """Like `advance`, returning only the actions applied."""
-    return [action for action, _ in advance(table, agents)]
+_DRAW = Draw()
 
 
 def play_round(

@@ -165,26 +165,26 @@ def iter_follows(
 # ---------------------------------------------------------------- uniform sampling
 
 
-def _count_table(
-    items: Sequence[tuple[int, int]], size: int, min_pairs: int
-) -> list[list[list[int]]]:
-    """dp[j][m][r]: number of sub-multisets of items[j:] with m cards and >= r pairs."""
+def _count_table(items: Sequence[tuple[int, int]], size: int, min_pairs: int) -> list[int]:
+    """Flat table: `dp[(j * (size + 1) + m) * (min_pairs + 1) + r]` is the number of
+    sub-multisets of items[j:] with m cards and >= r pairs."""
     n_items = len(items)
-    dp = [[[0] * (min_pairs + 1) for _ in range(size + 1)] for _ in range(n_items + 1)]
-    dp[n_items][0][0] = 1
+    width = min_pairs + 1
+    row = (size + 1) * width
+    dp = [0] * ((n_items + 1) * row)
+    dp[n_items * row] = 1
     for j in range(n_items - 1, -1, -1):
         c = items[j][1]
-        nxt = dp[j + 1]
-        cur = dp[j]
+        nxt = (j + 1) * row
+        cur = j * row
         for m in range(size + 1):
-            row = cur[m]
-            for r in range(min_pairs + 1):
-                total = nxt[m][r]
+            for r in range(width):
+                total = dp[nxt + m * width + r]
                 if m >= 1 and c >= 1:
-                    total += nxt[m - 1][r]
+                    total += dp[nxt + (m - 1) * width + r]
                 if m >= 2 and c >= 2:
-                    total += nxt[m - 2][r - 1 if r else 0]
-                row[r] = total
+                    total += dp[nxt + (m - 2) * width + (r - 1 if r else 0)]
+                dp[cur + m * width + r] = total
     return dp
 
 
@@ -200,19 +200,21 @@ def sample_submultiset(
 
 
 def _sample_with(
-    dp: list[list[list[int]]], items: Sequence[tuple[int, int]], size: int, min_pairs: int,
+    dp: list[int], items: Sequence[tuple[int, int]], size: int, min_pairs: int,
     rng: random.Random,
 ) -> list[int]:
     """Walk the count table `dp` of `_count_table(items, size, min_pairs)`: each item's
     take (0, 1 or 2) is drawn with the number of completions it leaves as its weight."""
     out: list[int] = []
+    width = min_pairs + 1
+    row = (size + 1) * width
     m, r = size, min_pairs
     for j in range(len(items)):
         i, c = items[j]
-        nxt = dp[j + 1]
-        w0 = nxt[m][r]
-        w1 = nxt[m - 1][r] if m >= 1 and c >= 1 else 0
-        w2 = nxt[m - 2][r - 1 if r else 0] if m >= 2 and c >= 2 else 0
+        nxt = (j + 1) * row
+        w0 = dp[nxt + m * width + r]
+        w1 = dp[nxt + (m - 1) * width + r] if m >= 1 and c >= 1 else 0
+        w2 = dp[nxt + (m - 2) * width + (r - 1 if r else 0)] if m >= 2 and c >= 2 else 0
         x = below(rng, w0 + w1 + w2)
         if x < w0:
             continue

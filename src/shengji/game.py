@@ -125,6 +125,15 @@ class Game:
                 events.append(self.round_started())
         return events
 
+    def step(self, action: Action) -> None:
+        """Like `apply` without building the events (simulations, search, training)."""
+        if self.is_over:
+            raise IllegalAction("RULES §9: the game is over")
+        self.round.step(action)
+        self.actions.append(action)
+        if self.round.is_over:
+            self._next_round()
+
     def round_started(self) -> RoundStarted:
         """The `RoundStarted` event of the current round (narrators show it before its deal)."""
         r = self.round

@@ -164,6 +164,7 @@ class Round:
         if trump_rank not in RANKS:
             raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
         self.trump_rank = trump_rank
+        self._rank_idx = RANKS.index(trump_rank)
         if (starter is None) != (declaring_team is None):
             raise IllegalAction("RULES §3.4: starter and declaring team are known together")
         if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
@@ -177,6 +178,7 @@ class Round:
         self.attempt = 0
         self.actions: list[Action] = []
         self._events: list[Event] = []
+        self._want_events = True  # False while `step` applies an action
         self._start_deal()
 
     # ------------------------------------------------------------ setup
@@ -193,6 +195,9 @@ class Round:
         self.drawn = 0
         self.declarations: list[tuple[int, tuple[int, ...]]] = []
         self.standing: tuple[int, int, tuple[int, ...]] | None = None
+        # the last `_declaration_ids` answer and what it depended on
+        self._decl_key: object = None
+        self._decl_ids: list[tuple[int, ...]] = []
         self.phase = "deal"
         self.ask: int | None = None
         self.passes = 0
@@ -291,17 +296,28 @@ class Round:
     def _may_hold_declaration(self, seat: int) -> bool:
         """A quick necessary condition: a trump-rank card or a pair of jokers (§3.3)."""
         hand = self.hands[seat]
-        r = RANKS.index(self.trump_rank)
+        r = self._rank_idx
         return bool(
             hand[r] or hand[13 + r] or hand[26 + r] or hand[39 + r]
             or hand[52] >= 2 or hand[53] >= 2
         )
 
     def _declaration_ids(self, seat: int) -> list[tuple[int, ...]]:
-        return [
-            ids for ids in candidate_declarations(self.hands[seat], self.trump_rank)
+        # Depends only on the seat's trump-rank cards and jokers and on the standing
+        # declaration: kept while those stay the same (most draws change neither).
+        hand = self.hands[seat]
+        r = self._rank_idx
+        key = (seat, hand[r], hand[13 + r], hand[26 + r], hand[39 + r], hand[52], hand[53],
+               self.standing, self.phase)
+        if key == self._decl_key:
+            return self._decl_ids
+        out = [
+            ids for ids in candidate_declarations(hand, self.trump_rank)
             if self._declare_error(seat, ids) is None
         ]
+        self._decl_key = key
+        self._decl_ids = out
+        return out
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
@@ -392,9 +408,21 @@ class Round:
         """
         events: list[Event] = []
         self._events = events
+        self._want_events = True
         self._handle(action, commit=True)
         self.actions.append(action)
         return events
+
+    def step(self, action: Action) -> None:
+        """Like `apply` (the same checks, the same new state) without building the events:
+        the fast path for simulations, search and training loops that do not read them."""
+        self._events = []
+        self._want_events = False
+        try:
+            self._handle(action, commit=True)
+        finally:
+            self._want_events = True
+        self.actions.append(action)
 
     def _handle(self, action: Action, commit: bool) -> None:
         kind = type(action)
@@ -437,7 +465,8 @@ class Round:
         self.hands[seat][card] += 1
         self.sizes[seat] += 1
         self.drawn += 1
-        self._events.append(Drew(seat, CARDS[card], self.sizes[seat]))
+        if self._want_events:
+            self._events.append(Drew(seat, CARDS[card], self.sizes[seat]))
         if self.drawn == 4 * HAND_SIZE:
             self.phase = "declare"
             self.ask = self.first_drawer
@@ -650,7 +679,8 @@ class Round:
         for i in ids:
             hand[i] -= 1
         self.sizes[seat] -= len(ids)
-        self._events.append(Played(seat, _cards(ids), len(self.tricks), not self.current))
+        if self._want_events:
+            self._events.append(Played(seat, _cards(ids), len(self.tricks), not self.current))
         self.current.append((seat, ids))
         if len(self.current) == 4:
             self._finish_trick()
@@ -669,7 +699,8 @@ class Round:
             self.opponents_points += pts
             self.point_cards += [i for ids in plays for i in ids if POINTS[i]]
         self.tricks.append((self.leader, self.current, w, pts))
-        self._events.append(TrickWon(len(self.tricks) - 1, w, pts, self.opponents_points))
+        if self._want_events:
+            self._events.append(TrickWon(len(self.tricks) - 1, w, pts, self.opponents_points))
         self.current = []
         self.lead_shape = None
         self.leader = w
@@ -808,6 +839,7 @@ class Round:
         new.attempt = self.attempt
         new.actions = list(self.actions)
         new._events = []
+        new._want_events = True
         new.deck = self.deck  # never changed in place: a redeal makes a new list
         h = self.hands
         new.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
@@ -816,6 +848,9 @@ class Round:
         new.drawn = self.drawn
         new.declarations = self.declarations[:]
         new.standing = self.standing
+        new._decl_key = self._decl_key
+        new._decl_ids = self._decl_ids
+        new._rank_idx = self._rank_idx
         new.phase = self.phase
         new.ask = self.ask
         new.passes = self.passes
@@ -871,6 +906,7 @@ class Round:
         rnd.options = view.options
         rnd.seed = "world"
         rnd.trump_rank = view.trump_rank if view.trump_rank is not None else "2"
+        rnd._rank_idx = RANKS.index(rnd.trump_rank)
         rnd.first_round = False
         rnd.starter = view.starter
         rnd.declaring_team = view.declaring_team
@@ -880,6 +916,7 @@ class Round:
         rnd.attempt = 0
         rnd.actions = []
         rnd._events = []
+        rnd._want_events = True
         rnd.deck = ()
         rnd.hands = [list(h) for h in hands]
         rnd._sorted = [None, None, None, None]
@@ -887,6 +924,8 @@ class Round:
         rnd.drawn = 4 * HAND_SIZE
         rnd.declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
         rnd.standing = None
+        rnd._decl_key = None
+        rnd._decl_ids = []
         if rnd.declarations:
             s, ids = rnd.declarations[-1]
             rnd.standing = (s, declaration_strength(ids, rnd.trump_rank), ids)
