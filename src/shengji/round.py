@@ -80,7 +80,7 @@ def level_index(name: str) -> int:
     return RANKS.index(name)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Decision:
     """What the round waits for: `phase` and the `seat` to act (None: a system `Draw`).
 
@@ -92,8 +92,19 @@ class Decision:
     seat: int | None
     last_drawer: int | None = None
 
+    def __init__(
+        self,
+        phase: str,
+        seat: int | None,
+        last_drawer: int | None = None,
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "last_drawer", last_drawer)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class TrickView:
     """A trick: who led, every (seat, cards) played in order, its winner and its points."""
 
@@ -102,8 +113,21 @@ class TrickView:
     winner: int | None
     points: int
 
+    def __init__(
+        self,
+        leader: int,
+        plays: tuple[tuple[int, tuple[Card, ...]], ...],
+        winner: int | None,
+        points: int,
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "plays", plays)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class FailedThrow:
     """A failed throw (§6.4): what was attempted, the forced unit, who showed what."""
 
@@ -115,8 +139,27 @@ class FailedThrow:
     penalty: int
     trick: int
 
+    def __init__(
+        self,
+        seat: int,
+        attempted: tuple[Card, ...],
+        forced: tuple[Card, ...],
+        blocker: int,
+        shown: tuple[Card, ...],
+        penalty: int,
+        trick: int,
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "attempted", attempted)
+        object.__setattr__(self, "forced", forced)
+        object.__setattr__(self, "blocker", blocker)
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "penalty", penalty)
+        object.__setattr__(self, "trick", trick)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class RoundResult:
     """The end of a round (§8): points, kitty, level change and the next round's seats."""
 
@@ -134,6 +177,39 @@ class RoundResult:
     next_declaring_team: int
     levels_before: tuple[str, str]
     levels_after: tuple[str, str]
+
+    def __init__(
+        self,
+        opponents_points: int,
+        kitty: tuple[Card, ...],
+        kitty_points: int,
+        multiplier: int,
+        penalties: int,
+        last_trick_winner: int,
+        declaring_team: int,
+        starter: int,
+        gainer: str,
+        levels_gained: int,
+        next_starter: int,
+        next_declaring_team: int,
+        levels_before: tuple[str, str],
+        levels_after: tuple[str, str],
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "opponents_points", opponents_points)
+        object.__setattr__(self, "kitty", kitty)
+        object.__setattr__(self, "kitty_points", kitty_points)
+        object.__setattr__(self, "multiplier", multiplier)
+        object.__setattr__(self, "penalties", penalties)
+        object.__setattr__(self, "last_trick_winner", last_trick_winner)
+        object.__setattr__(self, "declaring_team", declaring_team)
+        object.__setattr__(self, "starter", starter)
+        object.__setattr__(self, "gainer", gainer)
+        object.__setattr__(self, "levels_gained", levels_gained)
+        object.__setattr__(self, "next_starter", next_starter)
+        object.__setattr__(self, "next_declaring_team", next_declaring_team)
+        object.__setattr__(self, "levels_before", levels_before)
+        object.__setattr__(self, "levels_after", levels_after)
 
 
 picklable(Decision, TrickView, FailedThrow, RoundResult)

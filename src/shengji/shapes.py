@@ -20,7 +20,7 @@ TRACTOR = "tractor"
 THROW = "throw"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Unit:
     """One unit of a lead (§6.1): a single (0 pairs), a pair, or a tractor of `npairs` pairs.
 
@@ -31,6 +31,17 @@ class Unit:
     npairs: int
     top: int
     ids: tuple[int, ...]
+
+    def __init__(
+        self,
+        npairs: int,
+        top: int,
+        ids: tuple[int, ...],
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "npairs", npairs)
+        object.__setattr__(self, "top", top)
+        object.__setattr__(self, "ids", ids)
 
     @property
     def kind(self) -> str:
@@ -44,7 +55,7 @@ class Unit:
         return [CARDS[i] for i in self.ids]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Shape:
     """A lead's shape: play suit, kind, and its units, longest tractors first (§6.1)."""
 
@@ -56,6 +67,27 @@ class Shape:
     n_pair_units: int
     n_pairs: int  # all pairs in the lead (p of §6.2)
     value: int  # level of the deciding unit (§6.3)
+
+    def __init__(
+        self,
+        play_suit: int,
+        kind: str,
+        units: tuple[Unit, ...],
+        n_cards: int,
+        tractor_lengths: tuple[int, ...],
+        n_pair_units: int,
+        n_pairs: int,
+        value: int,
+    ) -> None:
+        # written out: compiled by mypyc this is ~10x faster than the generated one
+        object.__setattr__(self, "play_suit", play_suit)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "units", units)
+        object.__setattr__(self, "n_cards", n_cards)
+        object.__setattr__(self, "tractor_lengths", tractor_lengths)
+        object.__setattr__(self, "n_pair_units", n_pair_units)
+        object.__setattr__(self, "n_pairs", n_pairs)
+        object.__setattr__(self, "value", value)
 
 
 def play_suit_of_ids(ids: Sequence[int], t: Trump) -> int:
