@@ -75,11 +75,12 @@ class SimplePolicy:
             return view.random_declaration_action(self.rng)
         if view.phase == "kitty":
             return Bury(seat, view.random_play(self.rng))
+        rand = self.rng.random
         if view.lead is None:
             hand = view.hand
-            return Play(seat, (hand[self.rng.randrange(len(hand))],))
+            return Play(seat, (hand[int(rand() * len(hand))],))
         singles = list(view.legal_plays())  # every lead is a single: so is every follow
-        return Play(seat, singles[self.rng.randrange(len(singles))])
+        return Play(seat, singles[int(rand() * len(singles))])
 
 
 def deal_ms(agents_for: Callable[[int], list[Agent]], seeds: range,

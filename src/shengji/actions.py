@@ -18,6 +18,7 @@ class Draw:
     """System action: the next card of the deal goes to the next drawer (§3.1)."""
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, `["draw"]`."""
         return ["draw"]
 
 
@@ -29,6 +30,7 @@ class Declare:
     cards: tuple[Card, ...]
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, e.g. `["declare", 0, "2H"]`."""
         return ["declare", self.seat, format_cards(self.cards)]
 
 
@@ -39,6 +41,7 @@ class Pass:
     seat: int
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, e.g. `["pass", 1]`."""
         return ["pass", self.seat]
 
 
@@ -47,6 +50,7 @@ class CloseWindow:
     """System action: a real-time server closes the final declaration window (§3.3)."""
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, `["close"]`."""
         return ["close"]
 
 
@@ -58,6 +62,7 @@ class Bury:
     cards: tuple[Card, ...]
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, e.g. `["bury", 0, "3C 3C 4D ..."]`."""
         return ["bury", self.seat, format_cards(self.cards)]
 
 
@@ -69,6 +74,7 @@ class Play:
     cards: tuple[Card, ...]
 
     def to_json(self) -> list[Any]:
+        """The compact JSON form, e.g. `["play", 2, "AS AS"]`."""
         return ["play", self.seat, format_cards(self.cards)]
 
 

@@ -28,7 +28,9 @@ class Agent(Protocol):
     phase "play": `Play(seat, cards)`.
     """
 
-    def act(self, view: View) -> Action: ...
+    def act(self, view: View) -> Action:
+        """The action this agent takes, given its seat's view (RULES §11)."""
+        ...
 
 
 def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, list[Event]]]:

@@ -188,6 +188,7 @@ class RoundOver(Event):
     result: RoundResult
 
     def to_json(self) -> dict[str, Any]:
+        """`{"type": "round_over", "result": ...}` with the result as plain JSON."""
         from .views import result_json
 
         return {"type": self.kind, "result": result_json(self.result)}

@@ -119,6 +119,7 @@ def submultisets(
 
 
 def hand_items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(id, count) of each of `ids` the hand (a count array) holds."""
     return [(i, hand[i]) for i in ids if hand[i]]
 
 
@@ -317,4 +318,5 @@ def random_bury(hand: Sequence[int], rng: random.Random, size: int = 8) -> Play:
 
 
 def cards_of(ids: Sequence[int]) -> tuple[Card, ...]:
+    """The cards of these ids."""
     return tuple([CARDS[i] for i in ids])

@@ -41,14 +41,17 @@ class Game:
 
     @property
     def round_no(self) -> int:
+        """The current round's number (0-based)."""
         return self.round.round_no
 
     @property
     def is_over(self) -> bool:
+        """True once a team has passed A (RULES §9)."""
         return self.winner is not None
 
     @property
     def level_names(self) -> tuple[str, str]:
+        """Both teams' levels, `"2"`..`"A"` (`"A+"` past A)."""
         return (level_name(self.levels[0]), level_name(self.levels[1]))
 
     def decision(self) -> Decision:
@@ -58,6 +61,7 @@ class Game:
         return self.round.decision()
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
+        """The declarations `seat` may make now in the current round (§3.3)."""
         return [] if self.is_over else self.round.legal_declarations(seat)
 
     def has_declaration(self, seat: int) -> bool:
@@ -65,14 +69,17 @@ class Game:
         return self.round.has_declaration(seat)
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
+        """Every distinct legal play of `seat` now in the current round (§6)."""
         if self.is_over:
             return iter(())
         return self.round.legal_plays(seat)
 
     def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
+        """A uniformly random distinct legal play (or kitty) of `seat` now."""
         return self.round.random_play(seat, rng)
 
     def random_action(self, rng: random.Random) -> Action:
+        """A uniformly random legal action for the current decision (`Round.random_action`)."""
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
         return self.round.random_action(rng)

@@ -73,6 +73,7 @@ def level_name(index: int) -> str:
 
 
 def level_index(name: str) -> int:
+    """0..12 for a level `"2"`..`"A"`, 13 for `"A+"` (RULES §2, §9)."""
     if name == "A+":
         return 13
     if name not in RANKS:
@@ -303,6 +304,7 @@ class Round:
 
     @property
     def is_over(self) -> bool:
+        """True once the round's result is known (RULES §8)."""
         return self.phase == "over"
 
     def decision(self) -> Decision:

@@ -45,13 +45,16 @@ class Unit:
 
     @property
     def kind(self) -> str:
+        """`"single"`, `"pair"` or `"tractor"`."""
         return SINGLE if self.npairs == 0 else PAIR if self.npairs == 1 else TRACTOR
 
     @property
     def size(self) -> int:
+        """Number of cards in the unit."""
         return len(self.ids)
 
     def cards(self) -> list[Card]:
+        """The unit's cards."""
         return [CARDS[i] for i in self.ids]
 
 
@@ -103,6 +106,7 @@ def play_suit_of_ids(ids: Sequence[int], t: Trump) -> int:
 
 
 def count_ids(ids: Iterable[int]) -> dict[int, int]:
+    """How many times each id occurs."""
     out: dict[int, int] = {}
     for i in ids:
         out[i] = out.get(i, 0) + 1
