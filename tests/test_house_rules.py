@@ -16,6 +16,7 @@ from shengji import (
     Game,
     IllegalAction,
     Pass,
+    Phase,
     Play,
     Round,
     RuleOptions,
@@ -85,7 +86,7 @@ def position(
     rnd.drawn = 100
     rnd.kitty = tuple(c.id for c in C(kitty))
     rnd.trump = rnd._trump_for(rank, suit)
-    rnd.phase = "play"
+    rnd.phase = Phase.PLAY
     rnd.leader = leader
     rnd.opponents_points = opponents_points
     return rnd

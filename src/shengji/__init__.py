@@ -21,12 +21,14 @@ from .shapes import classify_lead
 from .trick import failed_throw, trick_winner
 from .trump import Trump
 from .views import View
+from .vocab import Gainer, LeadKind, Phase
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Action", "Bury", "CARDS", "Card", "CloseWindow", "Declare", "Decision", "Draw",
-    "FailedThrow", "Game", "GameRecord", "IllegalAction", "MalformedAction", "Pass", "Play",
+    "FailedThrow", "Gainer", "Game", "GameRecord", "IllegalAction", "LeadKind", "MalformedAction",
+    "Pass", "Phase", "Play",
     "RecordMismatch", "Round",
     "RoundResult", "RuleOptions", "TrickView", "Trump", "View", "action_from_json",
     "card_points", "classify_lead", "failed_throw", "format_cards", "is_legal_follow",

@@ -13,6 +13,7 @@ from .options import SEED_RULES, RuleOptions
 from .record import GameRecord, RecordMismatch, round_digest
 from .round import Decision, Round, RoundResult, level_index, level_name
 from .views import View, build_view
+from .vocab import Phase
 
 
 def round_seed(game_seed: int | str, round_no: int) -> int:
@@ -57,7 +58,7 @@ class Game:
     def decision(self) -> Decision:
         """What the game waits for now (`phase` "over" once a team has passed A)."""
         if self.is_over:
-            return Decision("over", None)
+            return Decision(Phase.OVER, None)
         return self.round.decision()
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:

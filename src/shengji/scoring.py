@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from .cards import RANKS, Card, card_points
 from .options import RuleOptions
+from .vocab import Gainer
 
 A_LEVEL = 12
 """Level index of A (§2); a level above it has won the game (§9)."""
@@ -44,7 +45,7 @@ def throw_penalty(attempted: int, forced: int, options: RuleOptions) -> int:
     return cards * options.throw_penalty_per_card
 
 
-def level_change(opponent_points: int, band_80_115: str = "swap") -> tuple[str, int]:
+def level_change(opponent_points: int, band_80_115: str = "swap") -> tuple[Gainer, int]:
     """Who goes up and by how much for the opponents' final points (RULES §8.2).
 
     Returns `("declarers", n)` or `("opponents", n)`. The 80-115 band gives

@@ -13,11 +13,12 @@ from ._build import picklable
 from .cards import CARDS, Card
 from .errors import IllegalAction
 from .trump import Trump
+from .vocab import LeadKind
 
-SINGLE = "single"
-PAIR = "pair"
-TRACTOR = "tractor"
-THROW = "throw"
+SINGLE = LeadKind.SINGLE
+PAIR = LeadKind.PAIR
+TRACTOR = LeadKind.TRACTOR
+THROW = LeadKind.THROW
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -44,8 +45,8 @@ class Unit:
         object.__setattr__(self, "ids", ids)
 
     @property
-    def kind(self) -> str:
-        """`"single"`, `"pair"` or `"tractor"`."""
+    def kind(self) -> LeadKind:
+        """`LeadKind.SINGLE`, `PAIR` or `TRACTOR`."""
         return SINGLE if self.npairs == 0 else PAIR if self.npairs == 1 else TRACTOR
 
     @property
@@ -63,7 +64,7 @@ class Shape:
     """A lead's shape: play suit, kind, and its units, longest tractors first (§6.1)."""
 
     play_suit: int
-    kind: str
+    kind: LeadKind
     units: tuple[Unit, ...]
     n_cards: int
     tractor_lengths: tuple[int, ...]  # descending
@@ -74,7 +75,7 @@ class Shape:
     def __init__(
         self,
         play_suit: int,
-        kind: str,
+        kind: LeadKind,
         units: tuple[Unit, ...],
         n_cards: int,
         tractor_lengths: tuple[int, ...],

@@ -26,6 +26,7 @@ from .follow import (
 from .options import RuleOptions
 from .shapes import Shape, count_ids, shape_of
 from .trump import Trump
+from .vocab import Phase
 
 if TYPE_CHECKING:
     from .round import FailedThrow, Round, RoundResult, TrickView
@@ -39,7 +40,7 @@ class View:
     """
 
     seat: int | None
-    phase: str
+    phase: Phase
     to_act: int | None
     round_no: int
     hand: tuple[Card, ...]
@@ -72,7 +73,7 @@ class View:
     def __init__(
         self,
         seat: int | None,
-        phase: str,
+        phase: Phase | str,
         to_act: int | None,
         round_no: int,
         hand: tuple[Card, ...],
@@ -104,7 +105,8 @@ class View:
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "phase", phase)
+        # a view built by hand may name its phase as text ("play")
+        object.__setattr__(self, "phase", phase if type(phase) is Phase else Phase(phase))
         object.__setattr__(self, "to_act", to_act)
         object.__setattr__(self, "round_no", round_no)
         object.__setattr__(self, "hand", hand)
@@ -150,7 +152,7 @@ class View:
         return shape_of([c.id for c in lead], self.trump)
 
     def _my_turn_to_play(self) -> bool:
-        return self.phase == "play" and self.seat is not None and self.to_act == self.seat
+        return self.phase is Phase.PLAY and self.seat is not None and self.to_act == self.seat
 
     def legal_plays(self) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play of this seat now, lazily (§6.1, §6.2)."""
@@ -197,7 +199,7 @@ class View:
     def random_play(self, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play of this seat now (as the starter in the
         kitty phase: a uniformly random distinct set of 8 cards to bury, §4)."""
-        if self.phase == "kitty" and self.seat is not None and self.seat == self.starter:
+        if self.phase is Phase.KITTY and self.seat is not None and self.seat == self.starter:
             return tuple(CARDS[i] for i in random_bury(counts_of(self.hand), rng))
         if not self._my_turn_to_play() or self.trump is None:
             raise ValueError("not this seat's turn to play")
@@ -213,7 +215,10 @@ class View:
 
     def legal_declarations(self) -> list[tuple[Card, ...]]:
         """The declarations this seat may make now (§3.3), weakest first."""
-        if self.seat is None or self.phase not in ("deal", "declare") or self.trump_rank is None:
+        if (
+            self.seat is None or self.phase not in (Phase.DEAL, Phase.DECLARE)
+            or self.trump_rank is None
+        ):
             return []
         standing: tuple[int, int, tuple[int, ...]] | None = None
         if self.declarations:
@@ -333,26 +338,27 @@ def build_view(
         raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
     shown_trump = rnd.display_trump()
     hand = rnd.sorted_hand(seat) if seat is not None else ()
-    over = rnd.phase == "over"
+    over = rnd.phase is Phase.OVER
     # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
     # everyone sees the buried kitty when the round ends.
     starter_sees = (
-        seat is not None and seat == rnd.starter and rnd.phase in ("kitty", "play", "over")
+        seat is not None and seat == rnd.starter
+        and rnd.phase in (Phase.KITTY, Phase.PLAY, Phase.OVER)
     )
     kitty_taken = tuple([CARDS[i] for i in rnd.kitty_taken]) if starter_sees else None
     kitty = tuple([CARDS[i] for i in rnd.kitty]) if rnd.kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
     phase = rnd.phase
-    if phase == "play":
+    if phase is Phase.PLAY:
         to_act = rnd.to_act
-    elif phase == "declare":
+    elif phase is Phase.DECLARE:
         to_act = rnd.ask
-    elif phase == "kitty":
+    elif phase is Phase.KITTY:
         to_act = rnd.starter
     else:
         to_act = None
     last_drawer = (
-        (rnd.first_drawer + rnd.drawn - 1) % 4 if rnd.drawn and phase in ("deal", "declare")
+        (rnd.first_drawer + rnd.drawn - 1) % 4 if rnd.drawn and phase in (Phase.DEAL, Phase.DECLARE)
         else None
     )
     standing = rnd.standing
@@ -378,7 +384,7 @@ def build_view(
         starter=rnd.starter,
         declaring_team=rnd.declaring_team,
         levels=rnd.levels,
-        cards_left=100 - rnd.drawn if rnd.phase == "deal" else 0,
+        cards_left=100 - rnd.drawn if rnd.phase is Phase.DEAL else 0,
         last_drawer=last_drawer,
         tricks=tricks,
         current_trick=current,
