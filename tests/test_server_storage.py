@@ -45,7 +45,7 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
     try:
         async with store.engine.connect() as conn:
             version = (await conn.execute(sa.text("select version_num from alembic_version"))).all()
-        assert version == [("0001",)]
+        assert version == [("0002",)]
         await store.create_table(_row())
         row = await store.get_table("abc")
         assert row is not None

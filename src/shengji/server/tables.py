@@ -36,9 +36,11 @@ from shengji.actions import (
     action_from_json,
 )
 from shengji.bots import AGENT_KINDS, Agent, make_agent
+from shengji.events import Event, Played
 from shengji.views import View
 
 from .schema import (
+    KITTY_TURNS,
     RATE_LIMITED,
     TOO_MANY_TABLES,
     InputError,
@@ -56,6 +58,7 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 4096
 MAX_NAME = 24
 STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has passed
+STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
 SLOW_KIND = "slow"  # a test-only bot that thinks for 1 s (bench/load.py --slow-tables)
 WAITING, PLAYING, FINISHED, ERROR = "waiting", "playing", "finished", "error"
 ERROR_MESSAGE = "this table hit an internal error"
@@ -187,7 +190,7 @@ class Table:
         self.wake = asyncio.Event()
         self.driver: asyncio.Task[None] | None = None
         self.agents: dict[int, Agent] = {}
-        self.standins: dict[int, Agent] = {}
+        self.standin_agents: dict[int, Agent] = {}
         self.rng = random.Random(self.seed ^ 0x5EED)
         now = time.monotonic()
         self.idle_since = now  # when the last connection left (eviction)
@@ -197,6 +200,9 @@ class Table:
         self.pause_until = 0.0
         self.next_draw_at = 0.0
         self.window_deadline: float | None = None
+        self.paused_at: float | None = None  # when the last connection left (clocks stop)
+        self.marks: dict[int, str] = {}  # seq -> who made it, when not the seat's player
+        self.standins: list[dict[str, Any]] = []  # this round's stand-in actions (for the UI)
         self.last_error: str | None = None
 
     # -- persistence -----------------------------------------------------------------
@@ -217,7 +223,8 @@ class Table:
             return
         for i, a in enumerate(actions):
             try:
-                self.game.apply(action_from_json(a))
+                events = self.game.apply(action_from_json(a))
+                self._note_standin(i, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
                 self._damaged(f"stored action {i} does not replay: {exc}")
@@ -283,8 +290,90 @@ class Table:
                 "deal_ms": self.settings.deal_ms,
                 "window_ms": self.settings.window_ms,
                 "bot_timeout_s": self.settings.bot_timeout_s,
+                "turn_s": self.settings.turn_s,
             },
+            "clock": self.clock_json(),
+            "standins": self.standins,
         }
+
+    # -- the clock -------------------------------------------------------------------
+    def deadline(self) -> tuple[str, int | None, float, float] | None:
+        """The running countdown: (kind, seat, due, total seconds), or None.
+
+        Kinds: ``"window"`` (the declaration window, RULES §3.3), ``"turn"`` (the table's
+        turn timer, `turn_s`) and ``"absent"`` (an absent player's seat goes to a stand-in
+        after `bot_timeout_s`); the earliest one that applies. Bots' turns have none.
+        """
+        if self.status != PLAYING or self.game.is_over:
+            return None
+        d = self.game.decision()
+        if d.phase == "declare" and self.window_deadline is not None:
+            return ("window", None, self.window_deadline, self.settings.window_ms / 1000)
+        seat = d.seat
+        if d.phase not in ("declare", "kitty", "play") or seat is None or seat in self.agents:
+            return None
+        best: tuple[str, int | None, float, float] | None = None
+        turn = self.settings.turn_s * (KITTY_TURNS if d.phase == "kitty" else 1)
+        if turn > 0 and d.phase != "declare":
+            best = ("turn", seat, self.turn_started + turn, turn)
+        timeout = self.settings.bot_timeout_s
+        if timeout is not None and not self.connected(seat):
+            since = max(self.turn_started, self.absent_since.get(seat, self.turn_started))
+            if best is None or since + timeout < best[2]:
+                best = ("absent", seat, since + timeout, timeout)
+        return best
+
+    def clock_json(self) -> dict[str, Any] | None:
+        """The countdown for clients: they count down from `remaining_ms` as received."""
+        dl = self.deadline()
+        if dl is None:
+            return None
+        kind, seat, due, total = dl
+        now = self.paused_at if self.paused_at is not None else time.monotonic()
+        return {
+            "kind": kind,
+            "seat": seat,
+            "remaining_ms": max(0, round((due - now) * 1000)),
+            "total_ms": round(total * 1000),
+        }
+
+    def _pause_clocks(self) -> None:
+        """Nobody is connected: every countdown stops where it is."""
+        if self.paused_at is None:
+            self.paused_at = time.monotonic()
+
+    def _resume_clocks(self) -> None:
+        """Someone connected again: the countdowns go on from where they stopped."""
+        if self.paused_at is None:
+            return
+        shift = time.monotonic() - self.paused_at
+        self.paused_at = None
+        self.turn_started += shift
+        if self.window_deadline is not None:
+            self.window_deadline += shift
+        self.pause_until += shift
+        self.next_draw_at += shift
+        for seat in self.absent_since:
+            self.absent_since[seat] += shift
+
+    def _note_standin(self, seq: int, events: list[Event], by: str | None) -> None:
+        """Keep this round's stand-in actions (their seat, and trick for a play) for the UI."""
+        if by is not None:
+            self.marks[seq] = by
+        if any(e.kind == "round_started" for e in events):
+            self.standins = []  # a new round: its marks start afresh
+            return
+        if by != STANDIN:
+            return
+        actions = self.game.actions
+        seat = getattr(actions[seq], "seat", None) if seq < len(actions) else None
+        played = next((e for e in events if isinstance(e, Played)), None)
+        self.standins.append({
+            "seq": seq,
+            "seat": seat,
+            "round": self.game.round_no,
+            "trick": None if played is None else played.trick,
+        })
 
     def is_host(self, client: Client) -> bool:
         return client.host_token_ok or (
@@ -306,28 +395,47 @@ class Table:
             views[seat] = view
         return view
 
-    def state_text(self, client: Client, info: str, views: dict[int | None, str]) -> str:
+    def state_text(
+        self,
+        client: Client,
+        info: str,
+        views: dict[int | None, str],
+        events: dict[int | None, str] | None = None,
+    ) -> str:
         """The `state` message for one connection, as JSON text: its own seat's view only.
 
-        `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast.
+        `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast;
+        `events` each seat's redacted JSON of the events of the action just applied
+        (absent: none, e.g. on connecting).
         """
         seat = client.seat
         view = self.view_text(seat, views)
         you = "null" if seat is None else str(seat)
         host = "true" if self.is_host(client) else "false"
+        evs = "[]" if events is None else events.get(seat, events.get(None, "[]"))
         return (
             f'{{"type":"state","table":{info},"you":{you},"is_host":{host},'
-            f'"seq":{self.seq},"view":{view}}}'
+            f'"seq":{self.seq},"events":{evs},"view":{view}}}'
         )
 
-    def broadcast(self) -> None:
-        """Send every connection its own state (its seat's view only)."""
+    def broadcast(self, events: list[Event] | None = None, by: str | None = None) -> None:
+        """Send every connection its own state (its seat's view only) and, after an action,
+        the events it caused as that seat may see them (RULES §11), marked with `by`."""
         views: dict[int | None, str] = {}
         for c in self.clients:  # build the views first: one may put the table in `error`
             self.view_text(c.seat, views)
         info = dumps(self.table_info())
+        texts: dict[int | None, str] | None = None
+        if events:
+            texts = {}
+            for c in self.clients:
+                if c.seat not in texts:
+                    texts[c.seat] = dumps([
+                        {**e.for_seat(c.seat).to_json(), **({"by": by} if by else {})}
+                        for e in events
+                    ])
         for c in list(self.clients):
-            c.push(self.state_text(c, info, views))
+            c.push(self.state_text(c, info, views, texts))
 
     def send_state(self, client: Client) -> None:
         views: dict[int | None, str] = {}
@@ -338,6 +446,7 @@ class Table:
     def attach(self, client: Client) -> None:
         """A new connection: a paused table resumes (its driver is woken)."""
         self.clients.append(client)
+        self._resume_clocks()
         self.wake.set()
 
     def detach(self, client: Client) -> None:
@@ -346,6 +455,7 @@ class Table:
         client.close()
         if not self.clients:
             self.idle_since = time.monotonic()
+            self._pause_clocks()
         seat = client.seat
         if seat is not None and not self.connected(seat):
             self.absent_since[seat] = time.monotonic()
@@ -681,8 +791,11 @@ class Table:
             if s is not None and s["kind"] != "human"
         }
 
-    async def submit(self, action: Action) -> str | None:
+    async def submit(self, action: Action, by: str | None = None) -> str | None:
         """Check, commit, apply and broadcast one action. Returns the refusal, or None.
+
+        `by` marks an action made for a seat by someone other than its player (`STANDIN`):
+        stored with the action and shown with its events.
 
         One code path: the engine checks the action, it is stored, then applied. An
         engine exception other than a refusal (a bug) puts the table in the visible
@@ -700,7 +813,7 @@ class Table:
                 return ERROR_MESSAGE
             seq = self.seq
             try:
-                await self.store.append_action(self.id, seq, action.to_json())
+                await self.store.append_action(self.id, seq, action.to_json(), by)
             except Exception as exc:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
                     self._fail(f"action {seq} is already in the database (another writer?)")
@@ -709,21 +822,26 @@ class Table:
                 return "server error: the action could not be saved; try again"
             rounds = len(self.game.results)
             try:
-                self.game.apply(action)
+                events = self.game.apply(action)
             except Exception:
                 self.seq = seq + 1
                 self._fail(f"the engine failed applying stored action {seq}")
                 return ERROR_MESSAGE
             self.seq = seq + 1
+            self._note_standin(seq, events, by)
             now = time.monotonic()
             if len(self.game.results) > rounds:
                 self.pause_until = now + self.settings.round_pause_ms / 1000
-            if isinstance(action, Declare) and self.game.decision().phase == "declare":
+            phase = self.game.decision().phase
+            if phase != "declare":
+                self.window_deadline = None
+            elif self.window_deadline is None or isinstance(action, Declare):
                 self.window_deadline = now + self.settings.window_ms / 1000
+            self.turn_seq, self.turn_started = self.seq, now  # a new turn's clock starts
             if self.game.is_over:
                 self.status = FINISHED
                 await self.store.update_table(self.id, status=FINISHED)
-            self.broadcast()
+            self.broadcast(events, by)
         self.wake.set()
         return None
 
@@ -823,6 +941,8 @@ class Table:
         return math.inf
 
     async def _turn(self, seat: int | None, now: float) -> float | None:
+        """A seat's turn: a bot moves after `bot_delay_ms`; for a human, a stand-in bot
+        moves once the clock (`deadline`: turn timer or absence) runs out."""
         if seat is None:
             return math.inf
         if seat in self.agents:
@@ -831,22 +951,23 @@ class Table:
                 return due - now
             await self._bot_act(seat, self.agents[seat])
             return None
-        timeout = self.settings.bot_timeout_s
-        if timeout is None or self.connected(seat):
+        dl = self.deadline()
+        if dl is None or dl[0] == "window" or dl[1] != seat:
             return math.inf
-        since = max(self.turn_started, self.absent_since.get(seat, self.turn_started))
-        due = since + timeout
+        due = dl[2]
         if now < due:
             return due - now
-        agent = self.standins.get(seat)
+        agent = self.standin_agents.get(seat)
         if agent is None:
-            agent = self.standins[seat] = self.manager.make_agent(
+            agent = self.standin_agents[seat] = self.manager.make_agent(
                 STANDIN_KIND, self._agent_seed(seat) + 7
             )
-        await self._bot_act(seat, agent)
+        await self._bot_act(seat, agent, by=STANDIN)
         return None
 
-    async def _bot_act(self, seat: int, agent: Agent, *, deal: bool = False) -> None:
+    async def _bot_act(
+        self, seat: int, agent: Agent, *, deal: bool = False, by: str | None = None
+    ) -> None:
         view = self.game.view(seat)
         seq = self.seq
         action: Action | None
@@ -855,7 +976,7 @@ class Table:
         except Exception:
             log.exception("table %s: bot at seat %d failed", self.id, seat)
             action, thought = None, agent
-        for agents in (self.agents, self.standins):  # keep the agent's new state
+        for agents in (self.agents, self.standin_agents):  # keep the agent's new state
             if agents.get(seat) is agent:
                 agents[seat] = thought
         if self.status != PLAYING:
@@ -865,7 +986,7 @@ class Table:
                 await self.submit(action)
             return
         if action is not None and getattr(action, "seat", None) == seat:
-            err = await self.submit(action)
+            err = await self.submit(action, by)
             if err is None:
                 return
             log.warning("table %s: bot at seat %d refused: %s", self.id, seat, _rule(err))
@@ -873,7 +994,7 @@ class Table:
             return
         fallback = self._fallback(seat)
         if fallback is not None:
-            err = await self.submit(fallback)
+            err = await self.submit(fallback, by)
             if err is not None:
                 log.error(
                     "table %s: fallback at seat %d refused: %s", self.id, seat, _rule(err)
@@ -1000,6 +1121,7 @@ class Manager:
         table = Table(self, row)
         try:
             actions = await self.store.load_actions(row.id)
+            table.marks = await self.store.load_marks(row.id)
         except Exception as exc:  # noqa: BLE001 - a gap or an unreadable row
             table._damaged(f"the action log cannot be read: {exc}")
             actions = []

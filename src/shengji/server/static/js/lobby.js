@@ -30,6 +30,10 @@ export const TIMINGS = [
   ["bot_timeout_s", 1],
 ];
 
+// The turn timer's presets (seconds per turn; 0: off, a friends' table), as the server's
+// schema.TURN_PRESETS.
+export const TURN_PRESETS = [0, 15, 20, 30, 60];
+
 export function getName() {
   try {
     return localStorage.getItem("shengji.name") || "";
@@ -117,6 +121,7 @@ function CreateTable() {
   });
   const [options, setOptions] = useState(() => Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]])));
   const [timing, setTiming] = useState({});
+  const [turnS, setTurnS] = useState(0);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -128,6 +133,7 @@ function CreateTable() {
         name: name.trim() || t("lobby.unnamed"),
         options,
       };
+      if (turnS > 0) body.turn_s = turnS;
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -152,6 +158,12 @@ function CreateTable() {
     <label class="field">
       <span>${t("lobby.table_name")}</span>
       <input name="table-name" value=${name} maxlength="60" placeholder=${t("lobby.table_name_ph")} onInput=${(e) => setName(e.target.value)} />
+    </label>
+    <label class="field opt" id="turn-timer">
+      <span><b>${t("timing.turn_s")}</b><small>${t("timing.turn_s.hint")}</small></span>
+      <select name="turn_s" onChange=${(e) => setTurnS(Number(e.target.value))}>
+        ${TURN_PRESETS.map((n) => html`<option value=${n} selected=${n === turnS}>${n ? t("timing.turn_preset", { n }) : t("timing.turn_off")}</option>`)}
+      </select>
     </label>
     <details class="options">
       <summary>${t("lobby.rules")}</summary>

@@ -27,6 +27,51 @@ export { layoutHand } from "./hand.js";
 
 const POS = ["bottom", "right", "top", "left"];
 
+/**
+ * The server's countdown (`table.clock`) as a local deadline: the server sends how many
+ * milliseconds were left when it sent the state; the client counts down from there.
+ */
+export function clockDeadline(clock, receivedAt) {
+  if (!clock || typeof clock.remaining_ms !== "number") return null;
+  return { kind: clock.kind, seat: clock.seat, start: receivedAt, end: receivedAt + clock.remaining_ms, total: clock.total_ms };
+}
+
+/** Whole seconds left of a local deadline at `now` (never negative). */
+export function secondsLeft(dl, now) {
+  return dl ? Math.max(0, Math.ceil((dl.end - Math.max(now, dl.start)) / 1000)) : null;
+}
+
+/** Re-render every 250 ms while a countdown runs. */
+function useTicker(active) {
+  const [now, setNow] = useState(() => performance.now());
+  useEffect(() => {
+    if (!active) return undefined;
+    const timer = setInterval(() => setNow(performance.now()), 250);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+/** A countdown bar and the seconds left (the turn timer, the declaration window, a stand-in's wait). */
+function ClockBar({ dl, now, id }) {
+  if (!dl) return null;
+  const left = secondsLeft(dl, now);
+  const frac = dl.total > 0 ? Math.max(0, Math.min(1, (dl.end - Math.max(now, dl.start)) / dl.total)) : 0;
+  const urgent = left <= 5;
+  const label = dl.kind === "window" ? t("clock.window", { n: left }) : dl.kind === "absent" ? t("clock.absent", { n: left }) : t("clock.turn", { n: left });
+  return html`<div class=${"clock clock-" + dl.kind + (urgent ? " urgent" : "")} id=${id} data-kind=${dl.kind} data-left=${left} role="timer" aria-label=${label} title=${label}>
+    <span class="clock-bar"><span class="clock-fill" style=${`width:${(frac * 100).toFixed(1)}%`}></span></span>
+    <b class="clock-num">${left}</b>
+  </div>`;
+}
+
+/** The seats whose cards in trick `trick` of round `round` a stand-in played. */
+function standinSeats(table, round, trick) {
+  const out = new Set();
+  for (const m of (table && table.standins) || []) if (m.round === round && m.trick === trick) out.add(m.seat);
+  return out;
+}
+
 /** A server message, localized where we know the rule it cites; `ref` is the cited section. */
 export function explain(message) {
   const msg = String(message || "");
@@ -128,7 +173,7 @@ function InfoBar({ view, me, seatName, onSummary }) {
   </div>`;
 }
 
-function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit }) {
+function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit, dl, now }) {
   const s = table.seats ? table.seats[seat] : null;
   const team = seat % 2;
   const name = s ? displayName(s, seat) : t("seat.empty");
@@ -163,6 +208,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
       ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
     </div>
     ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label]) => html`<span class=${"badge badge-" + k}>${label}</span>`)}</div>`}
+    ${dl && dl.seat === seat && html`<${ClockBar} dl=${dl} now=${now} id=${"clock-seat-" + seat} />`}
     ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
     ${isHost &&
     waiting &&
@@ -187,14 +233,17 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   </div>`;
 }
 
-function TrickArea({ view, bottom, seatName, trumpFn }) {
+function TrickArea({ view, table, bottom, seatName, trumpFn, dl, now }) {
   const cur = trickOf(view.current_trick);
   let trick = cur;
   let done = false;
+  let trickNo = (view.tricks || []).length;
   if ((!cur || !cur.plays.length) && view.phase === "play" && view.tricks && view.tricks.length) {
     trick = trickOf(view.tricks[view.tricks.length - 1]);
     done = true;
+    trickNo -= 1;
   }
+  const standins = view.phase === "play" ? standinSeats(table, view.round_no, trickNo) : new Set();
   const slots = {};
   if (view.phase === "deal" || view.phase === "declare") {
     // Show each seat's latest declaration where it would play.
@@ -208,6 +257,7 @@ function TrickArea({ view, bottom, seatName, trumpFn }) {
       const sl = slots[seat];
       return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat}>
         ${sl && html`<${Cards} cards=${sl.cards} size="md" trumpOf=${trumpFn} />`}
+        ${sl && standins.has(seat) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
         ${sl && sl.lead && html`<span class="slot-tag">${t("trick.lead")}</span>`}
         ${sl && sl.win && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
         ${sl && sl.decl && html`<span class="slot-tag">${t("deal.declared")}</span>`}
@@ -215,7 +265,7 @@ function TrickArea({ view, bottom, seatName, trumpFn }) {
     })}
     <div class="trick-center">
       ${view.phase === "deal" && html`<div class="deal-info"><b>${t("deal.dealing")}</b><small id="cards-left">${t("deal.cards_left", { n: view.cards_left ?? 0 })}</small></div>`}
-      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b></div>`}
+      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b>${dl && dl.kind === "window" && html`<${ClockBar} dl=${dl} now=${now} id="clock-window" />`}</div>`}
       ${view.phase === "kitty" && view.starter !== view.seat && html`<div class="deal-info"><b>${t("kitty.exchanging", { name: seatName(view.starter) })}</b></div>`}
       ${done && html`<div class="deal-info small"><small>${t("trick.last_won", { name: seatName(trick.winner) })}</small></div>`}
     </div>
@@ -307,6 +357,15 @@ export function Table({ id, lang }) {
   const toastId = useRef(0);
   const lastFailed = useRef(null);
 
+  // A stand-in played for a seat whose time ran out: say so (marked on the cards too).
+  const standinToast = (m) => {
+    for (const e of m.events || []) {
+      if (e.by !== "standin" || !["played", "kitty_buried", "passed", "declared"].includes(e.type)) continue;
+      const s = m.table && m.table.seats ? m.table.seats[e.seat] : null;
+      const who = s ? displayName(s, e.seat) : t("seat.label", { n: e.seat + 1 });
+      toast("info", t(m.you === e.seat ? "standin.toast_you" : "standin.toast", { name: who }));
+    }
+  };
   const toast = (kind, title, detail, ref) => {
     const tid = ++toastId.current;
     // At most one toast of each kind: a newer one replaces the older.
@@ -320,8 +379,9 @@ export function Table({ id, lang }) {
       onStatus: setNet,
       onMessage: (m) => {
         if (m.type === "state") {
-          setSt(m);
+          setSt({ ...m, receivedAt: performance.now() });
           setPending(false);
+          standinToast(m);
         }
         else if (m.type === "check") setCheckRes(m);
         else if (m.type === "seat_link") {
@@ -354,6 +414,8 @@ export function Table({ id, lang }) {
   const phase = view ? view.phase : null;
   const waiting = !table || table.status === "waiting";
   const myTurn = me != null && view && view.to_act === me && !view.game_over;
+  const dl = st && table && table.status === "playing" ? clockDeadline(table.clock, st.receivedAt) : null;
+  const now = useTicker(!!dl);
 
   useEffect(() => setSel([]), [handKey, phase]);
   useEffect(() => setCustom(null), [view ? view.round_no : -1]);
@@ -640,6 +702,8 @@ export function Table({ id, lang }) {
             onKick=${(s) => send({ type: "kick", seat: s })}
             onLink=${(s) => send({ type: "seat_link", seat: s })}
             onSwap=${onSwap}
+            dl=${dl}
+            now=${now}
           />`,
         )}
         ${waiting
@@ -653,10 +717,10 @@ export function Table({ id, lang }) {
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
             </div>`
-          : view && html`<${TrickArea} view=${view} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} />`}
+          : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
       <div class=${"actions" + (myTurn ? " my-turn" : "")}>
-        <div class="prompt" id="prompt">${prompt}</div>
+        <div class="prompt" id="prompt">${prompt}${myTurn && dl && dl.seat === me && html` <${ClockBar} dl=${dl} now=${now} id="clock-mine" />`}</div>
         <div class="buttons">${buttons}</div>
         ${me != null &&
         !waiting &&

@@ -1,0 +1,85 @@
+"""The table's clocks, stand-in marks and chat, in headless Chromium (issue 11).
+
+As in test_browser_table.py, the page is served by the real server but its WebSocket
+is answered by the test with real engine views, so each check is exact and quick.
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
+from test_browser_table import _advance, _seat_to_act, open_table, state_of
+
+browser_only = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def play_state() -> dict[str, Any]:
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    return state_of(g, _seat_to_act(g))
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_turn_clock_counts_down_from_the_servers_deadline(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    st = copy.deepcopy(play_state)
+    me = st["you"]
+    st["table"]["clock"] = {"kind": "turn", "seat": me, "remaining_ms": 12_000, "total_ms": 20_000}
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        mine = page.locator("#clock-mine")
+        seat = page.locator(f"#clock-seat-{me}")
+        assert mine.get_attribute("data-kind") == "turn"
+        assert int(mine.get_attribute("data-left") or "0") in (11, 12)
+        assert seat.count() == 1  # on the acting seat too, for everyone to see
+        page.wait_for_function("() => +document.querySelector('#clock-mine').dataset.left <= 10")
+        width = page.eval_on_selector("#clock-mine .clock-fill", "e => parseFloat(e.style.width)")
+        assert 0 < width < 60  # less than 12 of 20 seconds left
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_declaration_window_countdown_shows_for_a_spectator(
+    server: str, browser: Any
+) -> None:
+    g = _advance(2, lambda g: g.decision().phase == "declare")
+    st = state_of(g, 0)
+    st["you"] = None
+    st["view"] = g.view(None).to_json()
+    st["table"]["clock"] = {"kind": "window", "seat": None, "remaining_ms": 7_000,
+                            "total_ms": 10_000}
+    with new_page(browser, viewport={"width": 390, "height": 844}) as page:
+        open_table(page, server, st)
+        clock = page.locator("#clock-window")
+        assert clock.get_attribute("data-kind") == "window"
+        assert int(clock.get_attribute("data-left") or "0") in (6, 7)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_stand_ins_cards_carry_a_robot_mark_and_a_toast(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5
+                 and bool(g.view(None).to_json()["current_trick"]["plays"]))
+    st = state_of(g, _seat_to_act(g))
+    view = st["view"]
+    trick = len(view["tricks"])
+    seat = view["current_trick"]["plays"][0][0]
+    st["table"]["standins"] = [{"seq": 9, "seat": seat, "round": view["round_no"], "trick": trick}]
+    st["events"] = [{"type": "played", "seat": seat, "cards": [], "trick": trick, "lead": True,
+                     "by": "standin"}]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        mark = page.locator(f"#trick .slot[data-seat='{seat}'] .standin-mark")
+        assert mark.count() == 1
+        assert page.locator("#trick .standin-mark").count() == 1  # the others played themselves
+        page.wait_for_selector(".toast-info")
+        assert "stand-in" in page.inner_text(".toast-info")
