@@ -8,6 +8,7 @@ is answered by the test with real engine views, so each check is exact and quick
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -83,3 +84,27 @@ def test_a_stand_ins_cards_carry_a_robot_mark_and_a_toast(
         assert page.locator("#trick .standin-mark").count() == 1  # the others played themselves
         page.wait_for_selector(".toast-info")
         assert "stand-in" in page.inner_text(".toast-info")
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_lobby_lists_finished_games_with_result_and_replay_link(
+    server: str, browser: Any
+) -> None:
+    games = [{
+        "id": "done1", "name": "Friday <b>night</b>", "status": "finished",
+        "created": "2026-12-01T00:00:00+00:00", "finished": "2026-12-01T01:00:00+00:00",
+        "seats": [{"name": "Ann", "kind": "human"}, {"name": "Random bot", "kind": "random"},
+                  {"name": "Bea", "kind": "human"}, {"name": "Random bot", "kind": "random"}],
+        "result": {"winner": 0, "levels": ["A", "8"], "rounds": 11},
+    }]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.route("**/api/games", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(games)))
+        page.goto(server + "/")
+        item = page.locator("#finished-games .finished-item[data-table='done1']")
+        item.wait_for()
+        assert item.locator(".ti-name").inner_text() == "Friday <b>night</b>"  # text, not HTML
+        text = item.locator(".ti-result").inner_text()
+        assert "Ann & Bea" in text and "A–8" in text and "11 rounds" in text
+        assert item.locator("a.replay-link").get_attribute("href") == "/games/done1"

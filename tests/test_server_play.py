@@ -218,6 +218,17 @@ def test_bots_only_table_plays_a_whole_game_and_the_replay_shows_all_hands(
             assert played == 100
         assert "spectators" in h.error({"type": "action", "action": ["pass", 0]})
         h.close()
+        # The lobby's finished list: the game, its result (winner, levels, rounds), newest first.
+        result = {"winner": st["view"]["winner"], "levels": st["view"]["levels"],
+                  "rounds": st["view"]["round_no"] + 1}
+        assert st["table"]["result"] == result
+        games = client.get("/api/games").json()
+        assert [g["id"] for g in games] == [tid]
+        assert games[0]["result"] == result and games[0]["finished"]
+    with serve(tmp_path / "db.sqlite") as client:  # after a restart: from the database
+        games = client.get("/api/games").json()
+        assert [(g["id"], g["result"]) for g in games] == [(tid, result)]
+        assert games[0]["seats"][0] == {"name": "Random bot", "kind": "random"}
 
 
 def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:

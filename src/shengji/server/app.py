@@ -289,6 +289,11 @@ def create_app(
     async def list_tables() -> list[dict[str, Any]]:
         return manager_of(app).lobby()
 
+    @app.get("/api/games")
+    async def finished_games() -> list[dict[str, Any]]:
+        """The most recently finished games with their results (the lobby's "finished")."""
+        return await manager_of(app).finished()
+
     @app.post("/api/tables", response_model=None)
     async def create_table(request: Request) -> JSONResponse | dict[str, str]:
         """Body: {"name", "options": {RULES §10}, deal_ms, window_ms, bot_delay_ms,

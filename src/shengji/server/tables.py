@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
 import math
@@ -173,6 +174,8 @@ class Table:
         self.host_seat = row.host_seat
         self.status = row.status
         self.created = row.created
+        self.result: dict[str, Any] | None = row.result  # a finished game's (lobby)
+        self.finished: dt.datetime | None = row.finished
         self.creator = ""  # the creator's address (this process only)
         self.error: str | None = None  # why the table is in the `error` state
         self.options = RuleOptions()
@@ -277,6 +280,21 @@ class Table:
             "created": self.created.isoformat(),
         }
 
+    def result_json(self) -> dict[str, Any] | None:
+        """A finished game's result for the lobby: the winning team, levels, rounds."""
+        g = self.game
+        if not g.is_over:
+            return None
+        levels = list(g.view(None).to_json()["levels"])  # as the table shows them
+        return {"winner": g.winner, "levels": levels, "rounds": len(g.results)}
+
+    def finished_entry(self) -> dict[str, Any]:
+        """This finished table as the lobby's "finished" list shows it."""
+        entry = self.lobby_entry()
+        entry["result"] = self.result if self.result is not None else self.result_json()
+        entry["finished"] = None if self.finished is None else self.finished.isoformat()
+        return entry
+
     def table_info(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -286,6 +304,7 @@ class Table:
             "status": self.status,
             "error": ERROR_MESSAGE if self.status == ERROR else None,
             "options": self.options_json if self.status != ERROR else {},
+            "result": self.result if self.status == FINISHED else None,
             "settings": {
                 "deal_ms": self.settings.deal_ms,
                 "window_ms": self.settings.window_ms,
@@ -840,7 +859,11 @@ class Table:
             self.turn_seq, self.turn_started = self.seq, now  # a new turn's clock starts
             if self.game.is_over:
                 self.status = FINISHED
-                await self.store.update_table(self.id, status=FINISHED)
+                self.result = self.result_json()
+                self.finished = dt.datetime.now(dt.UTC)
+                await self.store.update_table(
+                    self.id, status=FINISHED, result=self.result, finished=self.finished
+                )
             self.broadcast(events, by)
         self.wake.set()
         return None
@@ -1248,6 +1271,26 @@ class Manager:
         if row is None:
             return None
         return await self._load(row)
+
+    async def finished(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The most recently finished games (from the database), newest first, with their
+        results (a game that finished before results were stored has a null result)."""
+        out = []
+        for row in await self.store.finished_tables(limit):
+            live = self.tables.get(row.id)
+            if live is not None:
+                out.append(live.finished_entry())
+                continue
+            entry = {
+                "id": row.id, "name": row.name, "status": row.status,
+                "created": row.created.isoformat(),
+                "seats": [None if s is None else {"name": s["name"], "kind": s["kind"]}
+                          for s in row.seats],
+                "result": row.result,
+                "finished": None if row.finished is None else row.finished.isoformat(),
+            }
+            out.append(entry)
+        return out
 
     def lobby(self) -> list[dict[str, Any]]:
         """Open and damaged tables in memory, newest first (at most 200)."""

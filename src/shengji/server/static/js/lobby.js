@@ -1,7 +1,7 @@
 // Lobby: create a table (name + RULES §10 options), list open tables.
 import { useState, useEffect } from "../vendor/preact-hooks.mjs";
-import { html } from "./ui.js";
-import { t, has } from "./i18n.js";
+import { html, teamLetter } from "./ui.js";
+import { t, tn, has } from "./i18n.js";
 import { setToken } from "./net.js";
 
 // RULES §10 options: [key, kind, default, choices]
@@ -239,6 +239,70 @@ function TableList() {
   </section>`;
 }
 
+function seatLabel(s, i) {
+  if (!s) return t("lobby.free");
+  return s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name;
+}
+
+/** A finished game's result in words: the winners, the final levels, how many rounds. */
+export function resultText(g) {
+  const r = g.result;
+  if (!r || r.winner == null) return t("lobby.result_unknown");
+  const seats = g.seats || [];
+  const names = `${seatLabel(seats[r.winner], r.winner)} & ${seatLabel(seats[r.winner + 2], r.winner + 2)}`;
+  const levels = r.levels || [];
+  return (
+    t("lobby.result_won", { team: teamLetter(r.winner), names }) +
+    " · " +
+    t("lobby.result_levels", { a: levels[0] ?? "—", b: levels[1] ?? "—" }) +
+    " · " +
+    tn("lobby.result_rounds", r.rounds ?? 0)
+  );
+}
+
+/** Recently finished games, each with its result and a link to its replay. */
+function FinishedList() {
+  const [games, setGames] = useState(null);
+  useEffect(() => {
+    let stop = false;
+    const load = async () => {
+      try {
+        const r = await fetch("/api/games");
+        if (!r.ok) throw new Error(r.status);
+        const data = await r.json();
+        if (!stop) setGames(Array.isArray(data) ? data : []);
+      } catch {
+        if (!stop) setGames((g) => g || []);
+      }
+    };
+    load();
+    const timer = setInterval(load, 15000);
+    return () => {
+      stop = true;
+      clearInterval(timer);
+    };
+  }, []);
+  return html`<section class="panel finished" id="finished-games">
+    <h2>${t("lobby.finished")}</h2>
+    ${games === null && html`<p class="muted">${t("app.loading")}</p>`}
+    ${games && !games.length && html`<p class="muted">${t("lobby.no_finished")}</p>`}
+    <ul class="table-list">
+      ${(games || []).map(
+        (g) => html`<li key=${g.id} class="table-item finished-item" data-table=${g.id}>
+          <div class="ti-main">
+            <b class="ti-name">${g.name}</b>
+            <span class="status status-finished">${t("status.finished")}</span>
+          </div>
+          <div class="ti-result">${resultText(g)}</div>
+          <div class="ti-links">
+            <a class="btn small replay-link" href=${"/games/" + encodeURIComponent(g.id)}>${t("lobby.replay")}</a>
+          </div>
+        </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
 export function Lobby() {
   return html`<main class="lobby">
     <section class="hero">
@@ -252,7 +316,10 @@ export function Lobby() {
     </section>
     <div class="lobby-grid">
       <${CreateTable} />
-      <${TableList} />
+      <div class="lobby-lists">
+        <${TableList} />
+        <${FinishedList} />
+      </div>
     </div>
   </main>`;
 }

@@ -680,6 +680,7 @@ export function Table({ id, lang }) {
         <h1>${table.name}</h1>
         <span class=${"status status-" + table.status}>${t(`status.${table.status}`)}</span>
         ${me == null && html`<span class="badge">${t("seat.spectating")}</span>`}
+        ${table.status !== "waiting" && html`<a class="btn small ghost head-replay" id="head-replay" href=${"/games/" + encodeURIComponent(id)} target=${table.status === "finished" ? null : "_blank"} rel="noopener">${table.status === "finished" ? t("over.replay") : t("lobby.replay")}</a>`}
       </div>
       ${!waiting && html`<${InfoBar} view=${view} me=${me} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
     </div>
