@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -108,3 +109,70 @@ def test_the_lobby_lists_finished_games_with_result_and_replay_link(
         text = item.locator(".ti-result").inner_text()
         assert "Ann & Bea" in text and "A–8" in text and "11 rounds" in text
         assert item.locator("a.replay-link").get_attribute("href") == "/games/done1"
+
+
+class ChatServer:
+    """Answers hello with a state and the chat history; echoes chat like the server does."""
+
+    def __init__(self, state: dict[str, Any], history: list[dict[str, Any]]) -> None:
+        self.state = state
+        self.history = history
+        self.sent: list[dict[str, Any]] = []
+        self.ws: Any = None
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+                ws.send(json.dumps({"type": "chat", "history": True, "messages": self.history}))
+            elif m["type"] == "chat":
+                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                           "name": "me", "text": m["text"]})
+
+        ws.on_message(on_message)
+
+    def push(self, msg: dict[str, Any]) -> None:
+        self.history.append(msg)
+        self.ws.send(json.dumps({"type": "chat", "messages": [msg]}))
+
+
+XSS = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_chat_renders_text_never_html_sends_and_hides(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    st = copy.deepcopy(play_state)
+    history = [{"n": 0, "at": "", "seat": 1, "name": "Bao", "text": XSS},
+               {"n": 1, "at": "", "seat": None, "name": "Spectator", "text": "gl"}]
+    fake = ChatServer(st, history)
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='1']")
+        first = page.locator("#chat-list .chat-msg[data-n='0'] .chat-text")
+        assert first.inner_text() == XSS  # shown as the text it is
+        assert page.locator("#chat-list img, #chat-list .chat-text b").count() == 0
+        assert page.evaluate("window.pwned") is None
+        assert page.inner_text("#chat-list .chat-msg[data-n='1'] .chat-who") == "Spectator"
+        page.fill("#chat-input", "nice trick!")
+        page.press("#chat-input", "Enter")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='2'].mine")
+        assert {"type": "chat", "text": "nice trick!"} in fake.sent
+        assert page.input_value("#chat-input") == ""
+        # Hidden: no list, an unread count for what arrives meanwhile; remembered.
+        page.click("#chat-toggle")
+        assert page.locator("#chat-list").count() == 0
+        fake.push({"n": 3, "at": "", "seat": 2, "name": "Chen", "text": "hi"})
+        page.wait_for_selector("#chat-unread")
+        assert page.inner_text("#chat-unread") == "1"
+        assert page.evaluate("localStorage.getItem('shengji.chat')") == "false"
+        page.click("#chat-toggle")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='3']")
+        assert page.locator("#chat-unread").count() == 0

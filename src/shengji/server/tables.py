@@ -40,6 +40,7 @@ from shengji.bots import AGENT_KINDS, Agent, make_agent
 from shengji.events import Event, Played
 from shengji.views import View
 
+from .chat import KEEP_CHAT, SPECTATOR, ChatError, ChatLog, chat_json, clean_chat, new_bucket
 from .schema import (
     KITTY_TURNS,
     RATE_LIMITED,
@@ -125,6 +126,7 @@ class Client:
         self.greeted = False
         self.lang = "en"
         self.bucket = TokenBucket(rate, burst)
+        self.chat_bucket = new_bucket()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(max_queue)
         self.too_slow = False
 
@@ -207,6 +209,7 @@ class Table:
         self.marks: dict[int, str] = {}  # seq -> who made it, when not the seat's player
         self.standins: list[dict[str, Any]] = []  # this round's stand-in actions (for the UI)
         self.last_error: str | None = None
+        self.chat = ChatLog()
 
     # -- persistence -----------------------------------------------------------------
     def _damaged(self, reason: str) -> None:
@@ -560,6 +563,31 @@ class Table:
             self.wake.set()
         else:
             self.send_state(client)
+        if self.chat.rows:
+            client.send(self.chat.history())
+
+    async def _chat(self, client: Client, msg: dict[str, Any]) -> None:
+        """A chat message from a seat or a spectator, to everyone at the table."""
+        try:
+            text = clean_chat(msg.get("text"))
+        except ChatError as exc:
+            raise ClientError(str(exc)) from None
+        if not client.chat_bucket.allow():
+            raise ClientError("too many chat messages: wait a moment")
+        seat = client.seat
+        entry = self.seats[seat] if seat is not None else None
+        name = entry["name"] if entry is not None else SPECTATOR
+        row = self.chat.add(seat, name, text)
+        try:
+            await self.store.append_chat(self.id, row)
+        except Exception:
+            self.chat.drop(row)
+            log.exception("table %s: could not store a chat message", self.id)
+            raise ClientError("server error: the message could not be saved; try again") \
+                from None
+        out = dumps({"type": "chat", "messages": [chat_json(row)]})
+        for c in list(self.clients):
+            c.push(out)
 
     async def _sit(self, client: Client, msg: dict[str, Any]) -> None:
         seat = _seat_arg(msg)
@@ -796,6 +824,7 @@ class Table:
         "start": _start,
         "action": _action,
         "check": _check,
+        "chat": _chat,
         "ping": _ping,
     }
 
@@ -1149,6 +1178,10 @@ class Manager:
             table._damaged(f"the action log cannot be read: {exc}")
             actions = []
         table.replay_log(actions)
+        try:
+            table.chat = ChatLog(await self.store.load_chat(row.id, KEEP_CHAT))
+        except Exception:  # noqa: BLE001 - the game matters more than its chat
+            log.exception("table %s: its chat cannot be read", row.id)
         if row.id in self.tables:  # loaded concurrently
             return self.tables[row.id]
         self.tables[row.id] = table

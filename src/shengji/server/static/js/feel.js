@@ -6,7 +6,7 @@ import { html } from "./ui.js";
 import { t } from "./i18n.js";
 import { Speaker, SpeakerOff } from "./icons.js";
 
-const KEYS = { mute: "shengji.mute", autoplay: "shengji.autoplay", sort: "shengji.sort", notify: "shengji.notify" };
+const KEYS = { mute: "shengji.mute", autoplay: "shengji.autoplay", sort: "shengji.sort", notify: "shengji.notify", chat: "shengji.chat" };
 
 function storage() {
   try {

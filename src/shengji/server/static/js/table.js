@@ -22,6 +22,7 @@ import { rulesHref } from "./rules.js";
 import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./hand.js";
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
+import { ChatPanel, mergeChat } from "./chat.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -350,6 +351,7 @@ export function Table({ id, lang }) {
   const [reorder, setReorder] = useState(false);
   const [autoplay, setAutoplay] = useState(() => getPref("autoplay", false));
   const [confirmThrow, setConfirmThrow] = useState(false);
+  const [chat, setChat] = useState([]);
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
   const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
@@ -384,6 +386,7 @@ export function Table({ id, lang }) {
           standinToast(m);
         }
         else if (m.type === "check") setCheckRes(m);
+        else if (m.type === "chat") setChat((xs) => mergeChat(xs, m));
         else if (m.type === "seat_link") {
           const url = `${location.origin}/t/${encodeURIComponent(id)}?seat=${encodeURIComponent(m.code)}`;
           if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
@@ -717,6 +720,7 @@ export function Table({ id, lang }) {
                 <small>${t("wait.invite")}</small>
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
+              <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} />
             </div>`
           : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
@@ -755,6 +759,7 @@ export function Table({ id, lang }) {
     ${view &&
     !waiting &&
     html`<aside class="side">
+      <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} />
       <section class="side-box" id="points-box">
         <h3>${pointsLabel(view, me)} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
         <${Cards} cards=${pointCards} size="xs" />
