@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import _advance, _seat_to_act, open_table, state_of
+from test_browser_table import NAMES, _advance, _seat_to_act, open_table, state_of
 
 browser_only = pytest.mark.browser
 
@@ -176,3 +176,29 @@ def test_chat_renders_text_never_html_sends_and_hides(
         page.click("#chat-toggle")
         page.wait_for_selector("#chat-list .chat-msg[data-n='3']")
         assert page.locator("#chat-unread").count() == 0
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_table_narrates_from_the_servers_events(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    # Issue 8: sounds and the failed-throw announcement come from the events sent with a
+    # state, not from comparing views (the view here is the same before and after).
+    st = copy.deepcopy(play_state)
+    me = st["you"]
+    other = (me + 1) % 4
+    st["events"] = [
+        {"type": "throw_failed", "seat": other, "attempted": ["AS", "KS"], "forced": ["KS"],
+         "blocker": me, "shown": ["AS"], "penalty": -10},
+        {"type": "played", "seat": other, "cards": ["KS"], "trick": 5, "lead": True},
+        {"type": "trick_won", "trick": 5, "winner": me, "points": 10, "opponents_points": 0},
+    ]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        page.wait_for_selector(".toast-info")
+        text = page.inner_text(".toast-info")
+        assert f"{NAMES[other]}'s throw failed" in text
+        assert "penalty 10" in text
+        played = page.evaluate("async () => (await import('/static/js/feel.js')).played")
+        assert "fail" in played and "win" in played and "card" not in played

@@ -67,9 +67,22 @@ ERROR_MESSAGE = "this table hit an internal error"
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
-def _rule(message: str) -> str:
-    """The rule a refusal cites, without its details (which may name a seat's cards)."""
-    return message.split(":", 1)[0]
+@dataclass(frozen=True)
+class Refusal:
+    """Why an action was not applied: the text for its sender and the rule it breaks
+    (the engine's `IllegalAction.rule`, e.g. "6.2"; None for the server's own refusals)."""
+
+    message: str
+    rule: str | None = None
+
+    @classmethod
+    def of(cls, exc: IllegalAction) -> Refusal:
+        """The engine's refusal, its rule taken from the exception (never parsed)."""
+        return cls(exc.message, exc.rule)
+
+    def log_text(self) -> str:
+        """What a log may say: the rule only (the text may name a seat's cards)."""
+        return f"RULES §{self.rule}" if self.rule else self.message.split(":", 1)[0]
 
 
 def dumps(obj: Any) -> str:
@@ -82,7 +95,12 @@ def _no_constant(name: str) -> Any:
 
 
 class ClientError(Exception):
-    """A message refused: its text goes back to the sender only, nothing changes."""
+    """A message refused: its text (and the rule it breaks, if any) goes back to the sender
+    only, nothing changes."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
 
 
 def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
@@ -145,8 +163,9 @@ class Client:
     def send(self, msg: dict[str, Any]) -> None:
         self.push(dumps(msg))
 
-    def error(self, message: str) -> None:
-        self.send({"type": "error", "message": message})
+    def error(self, message: str, rule: str | None = None) -> None:
+        """Tell this connection why its message was refused (`rule`: the RULES section)."""
+        self.send({"type": "error", "message": message, "rule": rule})
 
     def close(self) -> None:
         with contextlib.suppress(asyncio.QueueFull):
@@ -515,7 +534,7 @@ class Table:
                 raise ClientError("say hello first")
             await handler(self, client, msg)
         except ClientError as exc:
-            client.error(str(exc))
+            client.error(str(exc), exc.rule)
         except Exception:
             log.exception("table %s: error handling a message", self.id)
             client.error("internal error")
@@ -770,7 +789,7 @@ class Table:
         try:
             action = action_from_json(msg.get("action"))
         except IllegalAction as exc:
-            raise ClientError(str(exc)) from None
+            raise ClientError(exc.message, exc.rule) from None
         if isinstance(action, Draw | CloseWindow):
             raise ClientError("malformed action: draw and close are the server's")
         if action.seat != client.seat:
@@ -781,13 +800,13 @@ class Table:
             raise ClientError("the game is not being played")
         err = await self.submit(action)
         if err is not None:
-            raise ClientError(err)
+            raise ClientError(err.message, err.rule)
 
     async def _check(self, client: Client, msg: dict[str, Any]) -> None:
         cards_text = msg.get("cards")
         if not isinstance(cards_text, str):
             raise ClientError("malformed message: cards must be notation text")
-        legal, reason = False, None
+        legal, reason, rule = False, None, None
         seat = client.seat
         if seat is None:
             reason = "spectators cannot act"
@@ -807,8 +826,9 @@ class Table:
                 self.game.check(action)
                 legal = True
             except IllegalAction as exc:
-                reason = str(exc)
-        client.send({"type": "check", "cards": cards_text, "legal": legal, "reason": reason})
+                reason, rule = exc.message, exc.rule
+        client.send({"type": "check", "cards": cards_text, "legal": legal, "reason": reason,
+                     "rule": rule})
 
     async def _ping(self, client: Client, msg: dict[str, Any]) -> None:
         client.send({"type": "pong"})
@@ -839,7 +859,7 @@ class Table:
             if s is not None and s["kind"] != "human"
         }
 
-    async def submit(self, action: Action, by: str | None = None) -> str | None:
+    async def submit(self, action: Action, by: str | None = None) -> Refusal | None:
         """Check, commit, apply and broadcast one action. Returns the refusal, or None.
 
         `by` marks an action made for a seat by someone other than its player (`STANDIN`):
@@ -851,30 +871,30 @@ class Table:
         """
         async with self.lock:
             if self.status != PLAYING:
-                return "the game is not being played"
+                return Refusal("the game is not being played")
             try:
                 self.game.check(action)
             except IllegalAction as exc:
-                return str(exc)
+                return Refusal.of(exc)
             except Exception:
                 self._fail(f"the engine failed checking action {self.seq}")
-                return ERROR_MESSAGE
+                return Refusal(ERROR_MESSAGE)
             seq = self.seq
             try:
                 await self.store.append_action(self.id, seq, action.to_json(), by)
             except Exception as exc:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
                     self._fail(f"action {seq} is already in the database (another writer?)")
-                    return ERROR_MESSAGE
+                    return Refusal(ERROR_MESSAGE)
                 log.exception("table %s: could not store action %d", self.id, seq)
-                return "server error: the action could not be saved; try again"
+                return Refusal("server error: the action could not be saved; try again")
             rounds = len(self.game.results)
             try:
                 events = self.game.apply(action)
             except Exception:
                 self.seq = seq + 1
                 self._fail(f"the engine failed applying stored action {seq}")
-                return ERROR_MESSAGE
+                return Refusal(ERROR_MESSAGE)
             self.seq = seq + 1
             self._note_standin(seq, events, by)
             now = time.monotonic()
@@ -972,7 +992,7 @@ class Table:
             err = await self.submit(Draw())
             self.next_draw_at = time.monotonic() + self.settings.deal_ms / 1000
             if err is not None:
-                log.error("table %s: draw refused: %s", self.id, _rule(err))
+                log.error("table %s: draw refused: %s", self.id, err.log_text())
                 return 1.0
             drawer = g.decision().last_drawer
             if drawer is not None and drawer in self.agents:
@@ -1041,7 +1061,7 @@ class Table:
             err = await self.submit(action, by)
             if err is None:
                 return
-            log.warning("table %s: bot at seat %d refused: %s", self.id, seat, _rule(err))
+            log.warning("table %s: bot at seat %d refused: %s", self.id, seat, err.log_text())
         if self.seq != seq:  # something else happened meanwhile: ask again later
             return
         fallback = self._fallback(seat)
@@ -1049,7 +1069,7 @@ class Table:
             err = await self.submit(fallback, by)
             if err is not None:
                 log.error(
-                    "table %s: fallback at seat %d refused: %s", self.id, seat, _rule(err)
+                    "table %s: fallback at seat %d refused: %s", self.id, seat, err.log_text()
                 )
 
     def _fallback(self, seat: int) -> Action | None:

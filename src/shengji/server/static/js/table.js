@@ -73,15 +73,17 @@ function standinSeats(table, round, trick) {
   return out;
 }
 
-/** A server message, localized where we know the rule it cites; `ref` is the cited section. */
-export function explain(message) {
+/**
+ * A refusal from the server, localized where we know the rule it breaks: `rule` is the
+ * server's `rule` field (the engine's `IllegalAction.rule`, e.g. "6.2"; null for the
+ * server's own refusals), never parsed from the text. `ref` is the section to link.
+ */
+export function explain(message, rule) {
   const msg = String(message || "");
-  const cited = msg.match(/RULES §(\d+(?:\.\d+)?)/);
-  const ref = cited ? cited[1] : null;
-  const m = msg.match(/^RULES §(\d+(?:\.\d+)?)\s*:?\s*(.*)$/s);
-  if (m) {
-    const major = m[1].split(".")[0];
-    if (has(`rule.${m[1]}`)) return { title: t(`rule.${m[1]}`), detail: msg, ref };
+  const ref = typeof rule === "string" && rule ? rule : null;
+  if (ref) {
+    const major = ref.split(".")[0];
+    if (has(`rule.${ref}`)) return { title: t(`rule.${ref}`), detail: msg, ref };
     if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg, ref };
   }
   return { title: t("error.refused"), detail: msg, ref };
@@ -106,11 +108,6 @@ function normCards(s) {
     .map((x) => x.toUpperCase())
     .sort()
     .join(" ");
-}
-
-function cardCount(trick) {
-  const tr = trickOf(trick);
-  return tr ? tr.plays.reduce((n, p) => n + p.cards.length, 0) : 0;
 }
 
 function failedThrowOf(f) {
@@ -355,10 +352,39 @@ export function Table({ id, lang }) {
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
   const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
-  const prevView = useRef(null);
   const toastId = useRef(0);
-  const lastFailed = useRef(null);
 
+  // Sounds and announcements, from the events the server sent with a state (what the
+  // last action caused, as this seat may see it), never from comparing two views.
+  const narrate = (m) => {
+    const evs = m.events || [];
+    if (!evs.length) return;
+    const me_ = m.view && m.view.seat != null ? m.view.seat : m.you;
+    const nameOf = (seat) => {
+      const s = m.table && m.table.seats ? m.table.seats[seat] : null;
+      return s ? displayName(s, seat) : t("seat.label", { n: seat + 1 });
+    };
+    const won = evs.find((e) => e.type === "trick_won");
+    if (won) sound(me_ != null && won.winner % 2 === me_ % 2 ? "win" : "card");
+    else if (evs.some((e) => e.type === "played")) sound("card");
+    for (const e of evs) {
+      if (e.type !== "throw_failed") continue; // RULES §6.4
+      sound("fail");
+      toast(
+        "info",
+        t("throw.failed", { name: nameOf(e.seat) }),
+        t("throw.detail", {
+          forced: prettyCards(cardList(e.forced)),
+          blocker: nameOf(e.blocker),
+          shown: prettyCards(cardList(e.shown)),
+          penalty: Math.abs(e.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
+        }),
+      );
+    }
+    const v = m.view;
+    const actor = [...evs].reverse().find((e) => typeof e.seat === "number");
+    if (v && me_ != null && v.to_act === me_ && !v.game_over && (v.phase === "play" || v.phase === "kitty") && (!actor || actor.seat !== me_)) sound("turn");
+  };
   // A stand-in played for a seat whose time ran out: say so (marked on the cards too).
   const standinToast = (m) => {
     for (const e of m.events || []) {
@@ -383,6 +409,7 @@ export function Table({ id, lang }) {
         if (m.type === "state") {
           setSt({ ...m, receivedAt: performance.now() });
           setPending(false);
+          narrate(m);
           standinToast(m);
         }
         else if (m.type === "check") setCheckRes(m);
@@ -395,7 +422,7 @@ export function Table({ id, lang }) {
         else if (m.type === "error") {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
-          const e = explain(m.message);
+          const e = explain(m.message, m.rule);
           toast("error", e.title, e.detail, e.ref);
           sound("error");
         }
@@ -423,44 +450,15 @@ export function Table({ id, lang }) {
   useEffect(() => setSel([]), [handKey, phase]);
   useEffect(() => setCustom(null), [view ? view.round_no : -1]);
 
-  // Sounds and the turn alert, from what changed between two views.
+  // The turn alert (tab badge, optional notification): whose turn the view says it is.
   useEffect(() => {
-    const prev = prevView.current;
-    prevView.current = view;
     if (!view) return;
     const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty");
     turnAlert(mine, t("feel.your_turn"));
-    if (!prev) return;
-    const wasMine = me != null && prev.to_act === me && (prev.phase === "play" || prev.phase === "kitty");
-    const nTricks = (view.tricks || []).length;
-    if (view.round_no === prev.round_no && nTricks > (prev.tricks || []).length) {
-      const last = trickOf(view.tricks[nTricks - 1]);
-      sound(me != null && last.winner % 2 === me % 2 ? "win" : "card");
-    } else if (cardCount(view.current_trick) > cardCount(prev.current_trick)) sound("card");
-    if (mine && !wasMine) sound("turn");
   }, [view]);
   useEffect(() => () => turnAlert(false), []);
 
-  // Announce a new failed throw (RULES §6.4) once; not the ones already there on arrival.
   const failed = view && view.failed_throws ? view.failed_throws : [];
-  useEffect(() => {
-    if (!view) return;
-    const prev = lastFailed.current;
-    lastFailed.current = { round: view.round_no, n: failed.length };
-    if (!prev || prev.round !== view.round_no || failed.length <= prev.n) return;
-    const f = failedThrowOf(failed[failed.length - 1]);
-    sound("fail");
-    toast(
-      "info",
-      t("throw.failed", { name: seatName(f.seat) }),
-      t("throw.detail", {
-        forced: prettyCards(f.forced),
-        blocker: seatName(f.blocker),
-        shown: prettyCards(f.shown),
-        penalty: Math.abs(f.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
-      }),
-    );
-  }, [failed.length, view && view.round_no]);
 
   const selIdx = sel.filter((i) => i < hand.length);
   const selCards = selIdx.map((i) => hand[i]);
@@ -500,7 +498,7 @@ export function Table({ id, lang }) {
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
-      const e = explain(server.reason);
+      const e = explain(server.reason, server.rule);
       reason = e.title + " — " + server.reason;
       reasonRef = e.ref;
     } else reason = t(local.reason || "reason.illegal");
