@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from server_harness import WSPlayer, host_table, new_table, serve
 from shengji.server.chat import KEEP_CHAT, MAX_CHAT, ChatError, clean_chat
-from shengji.server.testing import WSPlayer, host_table, new_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 

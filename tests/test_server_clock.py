@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from shengji.server.testing import WSPlayer, host_table, on_loop, serve
+from server_harness import WSPlayer, host_table, on_loop, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
@@ -98,11 +98,11 @@ def test_clocks_stop_while_nobody_is_connected(tmp_path: Path) -> None:
         p.close()
 
         def pretend_a_minute_passed() -> None:
-            assert table.paused_at is not None  # nobody watches: the clocks stopped
-            table.paused_at -= 60.0  # as if all this had happened a minute ago
-            table.turn_started -= 60.0
-            for s in table.absent_since:
-                table.absent_since[s] -= 60.0
+            assert table.clock.paused_at is not None  # nobody watches: the clocks stopped
+            table.clock.paused_at -= 60.0  # as if all this had happened a minute ago
+            table.clock.turn_started -= 60.0
+            for s in table.clock.absent_since:
+                table.clock.absent_since[s] -= 60.0
 
         on_loop(client, pretend_a_minute_passed)
         w = WSPlayer(client, table.id)

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from server_harness import Human, host_table, serve
 from shengji import Game, IllegalAction, RuleOptions, action_from_json
 from shengji.server.replay import replay_payload
 from shengji.server.tables import Refusal
-from shengji.server.testing import Human, host_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 

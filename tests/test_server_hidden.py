@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from server_harness import Human, WSPlayer, freeze, host_table, serve
 from shengji import CARDS, Game, action_from_json
 from shengji.actions import Declare, Play
-from shengji.server.testing import Human, WSPlayer, freeze, host_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shengji.server.testing import (
+from server_harness import (
     Human,
     WSPlayer,
     host_table,
@@ -264,6 +264,6 @@ def test_the_server_pauses_between_rounds(tmp_path: Path) -> None:
         time.sleep(0.3)  # the dealer would have drawn by now without the pause
         round_no, drawn, paused = h.call(
             lambda: (table.game.round_no, table.game.round.drawn,
-                     table.pause_until > time.monotonic())
+                     table.clock.pause_until > time.monotonic())
         )
         assert (round_no, drawn, paused) == (1, 0, True)

@@ -23,6 +23,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketState
 
+from .connection import ClientError, clean_name
+from .manager import Manager
 from .replay import replay_payload
 from .schema import (
     BAD_NAME,
@@ -31,22 +33,14 @@ from .schema import (
     PUBLIC_MINIMA,
     TOO_LARGE,
     InputError,
+    Limits,
     TableSettings,
     check_settings,
     dumps_strict,
 )
 from .security import token_matches
 from .storage import Store
-from .tables import (
-    ERROR,
-    FINISHED,
-    SLOW_KIND,
-    WAITING,
-    ClientError,
-    Limits,
-    Manager,
-    clean_name,
-)
+from .tables import ERROR, FINISHED, SLOW_KIND, WAITING
 
 log = logging.getLogger(__name__)
 

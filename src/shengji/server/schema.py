@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -207,3 +208,14 @@ def check_options(data: Any) -> RuleOptions:
 def dumps_strict(obj: Any) -> str:
     """Compact JSON text; NaN and infinities raise ValueError (browsers cannot parse them)."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+@dataclass
+class Limits:
+    """Per-address limits of one server (a public server's defaults)."""
+
+    create_per_min: int = 10  # tables created per client address per minute
+    open_per_addr: int = 20  # open (waiting or playing) tables per creator address
+    conns_per_addr: int = 32  # WebSocket connections per client address
+    evict_after_s: float = 300.0  # a finished/damaged table nobody watches leaves memory
+    abandon_after_s: float = 1800.0  # so does an open table nobody watches
