@@ -202,3 +202,115 @@ def test_the_table_narrates_from_the_servers_events(
         assert "penalty 10" in text
         played = page.evaluate("async () => (await import('/static/js/feel.js')).played")
         assert "fail" in played and "win" in played and "card" not in played
+
+
+def _leads(seed: int, n: int) -> list[dict[str, Any]]:
+    """Random leads of one play suit under random trumps and both tractor options, with
+    the engine's reading (RULES §5.4, §6.1): the kind and the units' pair counts."""
+    import random
+
+    from shengji.cards import CARDS
+    from shengji.shapes import shape_of
+    from shengji.trump import Trump
+
+    rng = random.Random(seed)
+    out = []
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    while len(out) < n:
+        rank = rng.choice(ranks)
+        suit = rng.choice(["S", "H", "D", "C", None])
+        gap, throw = rng.random() < 0.5, rng.random() < 0.5
+        t = Trump(rank, suit, gap_tractors=gap, throw_tractors=throw)
+        ps = rng.randrange(5)
+        pool = [c.id for c in CARDS if t.play_suit[c.id] == ps] * 2
+        if not pool:
+            continue
+        # Pairs-heavy leads, so that tractors (and the gap) matter.
+        ids: list[int] = []
+        for _ in range(rng.randint(1, 5)):
+            i = rng.choice(pool)
+            if pool.count(i) >= (2 if rng.random() < 0.7 else 1):
+                take = 2 if pool.count(i) >= 2 and rng.random() < 0.7 else 1
+                for _ in range(take):
+                    pool.remove(i)
+                    ids.append(i)
+        if not ids:
+            continue
+        shape = shape_of(ids, t)
+        out.append({
+            "cards": [str(CARDS[i]) for i in ids], "rank": rank, "suit": suit,
+            "gap": gap, "throw": throw, "kind": shape.kind,
+            "units": [u.npairs for u in shape.units],
+        })
+    return out
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_clients_lead_reading_matches_the_engine_under_the_tractor_options(
+    server: str, browser: Any
+) -> None:
+    # cards.js reads leads as the engine does, gap_tractors and throw_tractors included
+    # (RULES §5.4, §6.1), so its hints (lead kind, throw note and confirmation) match.
+    cases = _leads(11, 400)
+    assert {c["kind"] for c in cases} >= {"single", "pair", "tractor", "throw"}
+    with new_page(browser, viewport={"width": 800, "height": 600}) as page:
+        page.goto(server + "/")
+        got = page.evaluate(
+            """async (cases) => {
+              const m = await import('/static/js/cards.js');
+              return cases.map((c) => {
+                const view = {trump_rank: c.rank, trump_suit: c.suit, trump_final: true,
+                  options: {gap_tractors: c.gap ? 'on' : 'trumps_only',
+                            throw_tractors: c.throw ? 'on' : 'off'}};
+                const tr = m.trumpOf(view);
+                const cards = m.cardList(c.cards);
+                return {kind: m.leadKind(cards, tr),
+                        units: m.leadUnits(cards, tr).map((u) => u.pairs)};
+              });
+            }""",
+            cases,
+        )
+    bad = [(c, g) for c, g in zip(cases, got, strict=True)
+           if (g["kind"], g["units"]) != (c["kind"], c["units"])]
+    assert not bad, bad[:5]
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_timer(
+    server: str, browser: Any
+) -> None:
+    import urllib.request
+
+    from shengji.options import PRESETS
+
+    def create(page: Any) -> dict[str, Any]:
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table_id = str(page.url.rsplit("/", 1)[1])
+        with urllib.request.urlopen(f"{server}/api/tables/{table_id}") as r:
+            info: dict[str, Any] = json.load(r)
+        return info
+
+    with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("select[name=preset]")
+        assert page.input_value("select[name=preset]") == "seed"
+        page.select_option("select[name=preset]", "common_online")
+        page.select_option("select[name=turn_s]", "20")
+        info = create(page)
+        assert info["options"] == PRESETS["common_online"].to_json()
+        assert info["settings"]["turn_s"] == 20
+
+        page.goto(server + "/")
+        page.wait_for_selector("select[name=preset]")
+        page.click("details.options summary")
+        page.select_option("select[name=max_levels_per_round]", "2")
+        for rank in ("K", "5", "10"):
+            page.check(f"#opt-stop_levels input[value='{rank}']")
+        assert page.input_value("select[name=preset]") == "custom"  # no longer a preset
+        info = create(page)
+        assert info["options"]["max_levels_per_round"] == 2
+        assert info["options"]["stop_levels"] == ["5", "10", "K"]
+        assert info["settings"]["turn_s"] == 0  # off unless chosen: a friends' table

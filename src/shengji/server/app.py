@@ -283,6 +283,16 @@ def create_app(
     async def list_tables() -> list[dict[str, Any]]:
         return manager_of(app).lobby()
 
+    @app.get("/api/options")
+    async def rule_options() -> dict[str, Any]:
+        """The rule options' defaults and the named presets (RULES §10), for the create form."""
+        from shengji.options import PRESETS, RuleOptions
+
+        return {
+            "defaults": RuleOptions().to_json(),
+            "presets": {name: opts.to_json() for name, opts in PRESETS.items()},
+        }
+
     @app.get("/api/games")
     async def finished_games() -> list[dict[str, Any]]:
         """The most recently finished games with their results (the lobby's "finished")."""

@@ -19,7 +19,23 @@ export const RULE_OPTIONS = [
   ["throw_tractors", "choice", "on", ["on", "off"]],
   ["joker_pairs", "choice", "equal", ["equal", "red_over_black"]],
   ["win_at_a", "choice", "pass", ["pass", "as_declarers"]],
+  ["max_levels_per_round", "maxlevels", null, [null, 1, 2, 3, 4, 5, 6]],
+  ["stop_levels", "ranks", null, ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]],
 ];
+
+/** The options' defaults (as the form starts). */
+export function defaultOptions() {
+  return Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]]));
+}
+
+/** The preset these options are (the server's named sets, RULES §10), or "custom". */
+export function presetOf(options, presets) {
+  const norm = (o) => JSON.stringify(RULE_OPTIONS.map(([k]) => [k, o[k] ?? null]));
+  for (const [name, opts] of Object.entries(presets || {})) {
+    if (norm({ ...defaultOptions(), ...opts }) === norm(options)) return name;
+  }
+  return "custom";
+}
 
 // Table timings: [key sent to the server, factor from the seconds typed to the value sent]
 export const TIMINGS = [
@@ -83,6 +99,32 @@ function OptionField({ opt, value, onChange }) {
       <span><b>${label}</b><small>${hint}</small></span>
     </label>`;
   }
+  if (kind === "maxlevels") {
+    return html`<label class="opt">
+      <span><b>${label}</b><small>${hint}</small></span>
+      <select name=${key} onChange=${(e) => onChange(e.target.value === "" ? null : Number(e.target.value))}>
+        ${choices.map((c) => html`<option value=${c == null ? "" : c} selected=${c === value}>${c == null ? t(`opt.${key}.none`) : c}</option>`)}
+      </select>
+    </label>`;
+  }
+  if (kind === "ranks") {
+    const on = new Set(value || []);
+    const flip = (r) => {
+      const next = new Set(on);
+      if (next.has(r)) next.delete(r);
+      else next.add(r);
+      const list = choices.filter((x) => next.has(x));
+      onChange(list.length ? list : null);
+    };
+    return html`<fieldset class="opt opt-ranks" id=${"opt-" + key}>
+      <legend><b>${label}</b><small>${hint}</small></legend>
+      <div class="rank-chips">
+        ${choices.map(
+          (r) => html`<label class="rank-chip"><input type="checkbox" name=${key} value=${r} checked=${on.has(r)} onChange=${() => flip(r)} /><span>${r}</span></label>`,
+        )}
+      </div>
+    </fieldset>`;
+  }
   if (kind === "choice") {
     return html`<label class="opt">
       <span><b>${label}</b><small>${hint}</small></span>
@@ -119,7 +161,22 @@ function CreateTable() {
     const n = getName();
     return n ? t("lobby.default_table", { name: n }) : "";
   });
-  const [options, setOptions] = useState(() => Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]])));
+  const [options, setOptions] = useState(defaultOptions);
+  const [presets, setPresets] = useState(null);
+  useEffect(() => {
+    let stop = false;
+    fetch("/api/options")
+      .then((r) => (r.ok ? r.json() : null))
+      .then((d) => !stop && d && setPresets(d.presets || null))
+      .catch(() => {});
+    return () => {
+      stop = true;
+    };
+  }, []);
+  const preset = presetOf(options, presets);
+  const choosePreset = (name) => {
+    if (presets && presets[name]) setOptions({ ...defaultOptions(), ...presets[name] });
+  };
   const [timing, setTiming] = useState({});
   const [turnS, setTurnS] = useState(0);
   const [busy, setBusy] = useState(false);
@@ -165,6 +222,14 @@ function CreateTable() {
         ${TURN_PRESETS.map((n) => html`<option value=${n} selected=${n === turnS}>${n ? t("timing.turn_preset", { n }) : t("timing.turn_off")}</option>`)}
       </select>
     </label>
+    ${presets &&
+    html`<label class="field opt" id="preset-field">
+      <span><b>${t("lobby.preset")}</b><small>${t("lobby.preset.hint")}</small></span>
+      <select name="preset" onChange=${(e) => choosePreset(e.target.value)}>
+        ${Object.keys(presets).map((name) => html`<option value=${name} selected=${preset === name}>${t(`preset.${name}`)}</option>`)}
+        <option value="custom" disabled selected=${preset === "custom"}>${t("preset.custom")}</option>
+      </select>
+    </label>`}
     <details class="options">
       <summary>${t("lobby.rules")}</summary>
       ${RULE_OPTIONS.map(

@@ -11,6 +11,7 @@ import {
   playSuit,
   checkPlay,
   leadKind,
+  leadUnits,
   legalDeclarations,
   declEntry,
   declStrength,
@@ -811,6 +812,7 @@ export function Table({ id, lang }) {
       <div class="modal throw-confirm" id="throw-confirm">
         <h2 id="throw-title">${t("throw.confirm_title")}</h2>
         <p><${Cards} cards=${selCards} size="sm" overlap=${false} trumpOf=${trumpFn} /></p>
+        <p class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</p>
         <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
         <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
         <div class="modal-buttons">
