@@ -83,6 +83,9 @@ def test_a_stand_ins_cards_carry_a_robot_mark_and_a_toast(
         mark = page.locator(f"#trick .slot[data-seat='{seat}'] .standin-mark")
         assert mark.count() == 1
         assert page.locator("#trick .standin-mark").count() == 1  # the others played themselves
+        badge = page.locator(f".seat[data-seat='{seat}'] .badge-standin")
+        assert badge.inner_text() == "Stand-in ×1"
+        assert page.locator(".badge-standin").count() == 1
         page.wait_for_selector(".toast-info")
         assert "stand-in" in page.inner_text(".toast-info")
 

@@ -113,3 +113,13 @@ def test_chat_never_carries_a_view_or_a_token(tmp_path: Path) -> None:
         assert "view" not in m and "token" not in raw and p.token not in raw
         assert m["messages"][0]["name"] == "Host"
         p.close()
+
+
+def test_the_replay_shows_the_tables_chat(tmp_path: Path) -> None:
+    with serve(tmp_path / "db.sqlite") as client:
+        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
+        p.send({"type": "chat", "text": "good game"})
+        p.until(is_chat)
+        rep = client.get(f"/api/tables/{table.id}/replay").json()
+        assert [(m["seat"], m["text"]) for m in rep["chat"]] == [(0, "good game")]
+        p.close()

@@ -81,3 +81,20 @@ def test_the_replay_from_events_deals_the_hands_and_kitty_the_engine_dealt(seed:
         assert step["result"]["opponents_points"] == g.results[i].opponents_points
     part = replay_payload(seed, RuleOptions(), actions[:300], False)
     assert part["status"] == "playing" and "hands" not in part["steps"][-1]
+
+
+def test_the_replay_marks_the_plays_a_stand_in_made() -> None:
+    g = Game(3)
+    rng = random.Random(3)
+    while g.round_no == 0:
+        g.apply(g.random_action(rng))
+    actions = [a.to_json() for a in g.actions]
+    plays = [i for i, a in enumerate(actions) if a[0] == "play"]
+    marked = {plays[0]: "standin", plays[9]: "standin"}
+    rep = replay_payload(3, RuleOptions(), actions, False, marked)
+    first = rep["steps"][0]
+    seats = [actions[i][1] for i in (plays[0], plays[9])]
+    assert [m["seat"] for m in first["standins"]] == seats
+    assert first["standins"][0]["trick"] == 0  # the first play leads the first trick
+    assert rep["steps"][1]["standins"] == []  # a new round starts unmarked
+    assert replay_payload(3, RuleOptions(), actions, False)["steps"][0]["standins"] == []

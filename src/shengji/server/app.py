@@ -347,9 +347,12 @@ def create_app(
             return JSONResponse({"detail": "this table hit an internal error; its host can "
                                  "export its record", "code": "table_error"}, status_code=409)
         actions = [a.to_json() for a in table.game.actions]
-        return await asyncio.to_thread(
-            replay_payload, table.seed, table.options, actions, table.status == FINISHED
+        payload: dict[str, Any] = await asyncio.to_thread(
+            replay_payload, table.seed, table.options, actions, table.status == FINISHED,
+            dict(table.marks),
         )
+        payload["chat"] = table.chat.history()["messages"]  # the table's last messages
+        return payload
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:

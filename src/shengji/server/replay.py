@@ -11,7 +11,7 @@ from typing import Any
 from shengji import Game, RuleOptions
 from shengji.actions import action_from_json
 from shengji.cards import Card
-from shengji.events import Drew, KittyTaken, Redealt, RoundOver
+from shengji.events import Drew, KittyTaken, Played, Redealt, RoundOver
 from shengji.views import View
 
 _PUBLIC_KEYS = (
@@ -47,21 +47,31 @@ def _cards(cards: tuple[Card, ...] | None) -> list[str]:
 
 
 def replay_payload(
-    seed: int | str, options: RuleOptions, actions: list[Any], finished: bool
+    seed: int | str,
+    options: RuleOptions,
+    actions: list[Any],
+    finished: bool,
+    marks: dict[int, str] | None = None,
 ) -> dict[str, Any]:
     """Replay `actions` and summarise every round (public only unless `finished`).
 
     Built from the engine's events (`shengji.events`): `Drew` deals the hands (a
     `Redealt` starts them again), `KittyTaken` is the kitty the starter took, and
-    `RoundOver` closes a round, whose summary is that round's public view.
+    `RoundOver` closes a round, whose summary is that round's public view. `marks`
+    (seq -> "standin", the table's log) put each round's `standins`: the tricks and seats
+    whose cards a stand-in bot played.
     """
     g = Game(seed, options)
     rounds: list[dict[str, Any]] = []
     hands: list[list[Card]] = [[], [], [], []]
     kitty_taken: list[str] | None = None
-    for a in actions:
+    standins: list[dict[str, int]] = []
+    marks = marks or {}
+    for seq, a in enumerate(actions):
         rnd = g.round  # the round this action belongs to (a new one may start after it)
         for e in g.apply(action_from_json(a)):
+            if isinstance(e, Played) and marks.get(seq) == "standin":
+                standins.append({"trick": e.trick, "seat": e.seat})
             if isinstance(e, Redealt):
                 hands = [[], [], [], []]
             elif isinstance(e, Drew) and e.card is not None:
@@ -70,13 +80,14 @@ def replay_payload(
                 kitty_taken = [str(c) for c in e.cards or ()]
             elif isinstance(e, RoundOver):
                 step = _public(rnd.view(None))
+                step["standins"] = standins
                 if finished:
                     step["hands"] = [_cards(tuple(h)) for h in hands]
                     step["kitty_taken"] = kitty_taken
                 rounds.append(step)
-                hands, kitty_taken = [[], [], [], []], None
+                hands, kitty_taken, standins = [[], [], [], []], None, []
     if not g.is_over:
-        rounds.append(_public(g.view(None)))
+        rounds.append({**_public(g.view(None)), "standins": standins})
     return {
         "status": "finished" if g.is_over else "playing",
         "record": g.record.to_json() if finished and g.is_over else None,

@@ -186,6 +186,9 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
+  // How often this round a stand-in acted for the seat (its time ran out, or it was away).
+  const standins = view ? ((table.standins || []).filter((m) => m.seat === seat && m.round === view.round_no)).length : 0;
+  if (standins > 0) badges.push(["standin", t("seat.standin", { n: standins })]);
   const cls = [
     "seat",
     `seat-${pos}`,
