@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -63,18 +62,18 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if client.seat is None:
         raise ClientError("spectators cannot act: take a seat first")
     try:
-        action = action_from_json(msg.get("action"))
+        act = action_from_json(msg.get("action"))
     except IllegalAction as exc:
         raise ClientError(exc.message, exc.rule) from None
-    if isinstance(action, Draw | CloseWindow):
+    if isinstance(act, Draw | CloseWindow):
         raise ClientError("malformed action: draw and close are the server's")
-    if action.seat != client.seat:
+    if act.seat != client.seat:
         raise ClientError(
-            f"you sit at seat {client.seat}: you cannot act for seat {action.seat}"
+            f"you sit at seat {client.seat}: you cannot act for seat {act.seat}"
         )
     if table.status != PLAYING:
         raise ClientError("the game is not being played")
-    err = await table.submit(action)
+    err = await table.submit(act)
     if err is not None:
         raise ClientError(err.message, err.rule)
 
@@ -94,14 +93,14 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
         try:
             cards = tuple(parse_cards(cards_text))
             phase = table.game.decision().phase
-            action: Action
+            probe: Action
             if phase == "play":
-                action = Play(seat, cards)
+                probe = Play(seat, cards)
             elif phase == "kitty":
-                action = Bury(seat, cards)
+                probe = Bury(seat, cards)
             else:
-                action = Declare(seat, cards)
-            table.game.check(action)
+                probe = Declare(seat, cards)
+            table.game.check(probe)
             legal = True
         except IllegalAction as exc:
             reason, rule = exc.message, exc.rule
