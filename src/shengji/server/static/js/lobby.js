@@ -216,14 +216,14 @@ function CreateTable() {
       <span>${t("lobby.table_name")}</span>
       <input name="table-name" value=${name} maxlength="60" placeholder=${t("lobby.table_name_ph")} onInput=${(e) => setName(e.target.value)} />
     </label>
-    <label class="field opt" id="turn-timer">
+    <label class="top-choice" id="turn-timer">
       <span><b>${t("timing.turn_s")}</b><small>${t("timing.turn_s.hint")}</small></span>
       <select name="turn_s" onChange=${(e) => setTurnS(Number(e.target.value))}>
         ${TURN_PRESETS.map((n) => html`<option value=${n} selected=${n === turnS}>${n ? t("timing.turn_preset", { n }) : t("timing.turn_off")}</option>`)}
       </select>
     </label>
     ${presets &&
-    html`<label class="field opt" id="preset-field">
+    html`<label class="top-choice" id="preset-field">
       <span><b>${t("lobby.preset")}</b><small>${t("lobby.preset.hint")}</small></span>
       <select name="preset" onChange=${(e) => choosePreset(e.target.value)}>
         ${Object.keys(presets).map((name) => html`<option value=${name} selected=${preset === name}>${t(`preset.${name}`)}</option>`)}
