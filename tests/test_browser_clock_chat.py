@@ -317,3 +317,37 @@ def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_time
         assert info["options"]["max_levels_per_round"] == 2
         assert info["options"]["stop_levels"] == ["5", "10", "K"]
         assert info["settings"]["turn_s"] == 0  # off unless chosen: a friends' table
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
+    server: str, browser: Any
+) -> None:
+    # End to end: a table with a 1.5 s turn timer (a private server's fast timings); the
+    # player never acts, so the stand-in plays for them, marked on the cards and the seat.
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        made = page.evaluate(
+            """async () => {
+              const r = await fetch('/api/tables', {method: 'POST',
+                headers: {'content-type': 'application/json'},
+                body: JSON.stringify({name: 'timer', turn_s: 1.5, deal_ms: 3, window_ms: 800,
+                                      bot_delay_ms: 20, round_pause_ms: 600})});
+              return r.json();
+            }"""
+        )
+        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
+                      [made["id"], made["host_token"]])
+        page.goto(server + f"/t/{made['id']}")
+        page.fill("#name-input", "Ann")
+        page.click(".seat[data-seat='0'] .sit-btn")
+        page.wait_for_selector(".seat[data-seat='0'] .you")
+        for seat in (1, 2, 3):
+            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
+            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        page.click("#start-btn")
+        # The countdown runs on the seat to act, mine included, from the server's deadline.
+        page.wait_for_selector("#clock-seat-0", timeout=60_000)
+        page.wait_for_selector(".seat[data-seat='0'] .badge-standin", timeout=30_000)
+        page.wait_for_selector(".toast-info:has-text('a stand-in played for you')")
