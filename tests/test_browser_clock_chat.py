@@ -132,6 +132,10 @@ class ChatServer:
             if m["type"] == "hello":
                 ws.send(json.dumps(self.state))
                 ws.send(json.dumps({"type": "chat", "history": True, "messages": self.history}))
+            elif m["type"] == "chat" and "reaction" in m:
+                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                           "name": "me", "text": f":{m['reaction']}:",
+                           "reaction": m["reaction"]})
             elif m["type"] == "chat":
                 self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
                            "name": "me", "text": m["text"]})
@@ -169,15 +173,20 @@ def test_chat_renders_text_never_html_sends_and_hides(
         page.wait_for_selector("#chat-list .chat-msg[data-n='2'].mine")
         assert {"type": "chat", "text": "nice trick!"} in fake.sent
         assert page.input_value("#chat-input") == ""
+        # A quick reaction goes as its key and is shown in the reader's language.
+        page.click(".reaction-btn[data-reaction='gg']")
+        page.wait_for_selector("#chat-list .chat-reaction[data-reaction='gg']")
+        assert {"type": "chat", "reaction": "gg"} in fake.sent
+        assert page.inner_text("#chat-list .chat-reaction") == "Good game!"
         # Hidden: no list, an unread count for what arrives meanwhile; remembered.
         page.click("#chat-toggle")
         assert page.locator("#chat-list").count() == 0
-        fake.push({"n": 3, "at": "", "seat": 2, "name": "Chen", "text": "hi"})
+        fake.push({"n": 4, "at": "", "seat": 2, "name": "Chen", "text": "hi"})
         page.wait_for_selector("#chat-unread")
         assert page.inner_text("#chat-unread") == "1"
         assert page.evaluate("localStorage.getItem('shengji.chat')") == "false"
         page.click("#chat-toggle")
-        page.wait_for_selector("#chat-list .chat-msg[data-n='3']")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='4']")
         assert page.locator("#chat-unread").count() == 0
 
 

@@ -123,3 +123,18 @@ def test_the_replay_shows_the_tables_chat(tmp_path: Path) -> None:
         rep = client.get(f"/api/tables/{table.id}/replay").json()
         assert [(m["seat"], m["text"]) for m in rep["chat"]] == [(0, "good game")]
         p.close()
+
+
+def test_quick_reactions_are_a_fixed_set(tmp_path: Path) -> None:
+    with serve(tmp_path / "db.sqlite") as client:
+        tid, _ = new_table(client)
+        p = WSPlayer(client, tid)
+        p.hello()
+        p.send({"type": "chat", "reaction": "gg"})
+        m = p.until(is_chat)["messages"][0]
+        assert (m["reaction"], m["text"], m["seat"]) == ("gg", ":gg:", None)
+        assert "reaction must be one of" in p.error({"type": "chat", "reaction": "<script>"})
+        assert "reaction must be one of" in p.error({"type": "chat", "reaction": 5})
+        p.send({"type": "chat", "text": "just text"})
+        assert "reaction" not in p.until(is_chat)["messages"][0]
+        p.close()

@@ -22,6 +22,9 @@ KEEP_CHAT = 50  # messages a table keeps and sends on (re)connecting
 CHAT_RATE = 0.5  # messages per second per connection, on average
 CHAT_BURST = 5.0  # ... and at most this many at once
 SPECTATOR = "Spectator"
+#: quick reactions: sent as `{"type": "chat", "reaction": key}`, shown in each reader's
+#: language; stored as the text ":key:"
+REACTIONS = ("gg", "nice", "wow", "oops", "thanks", "hurry")
 
 _KEEP_FORMAT = {"\u200d"}  # the zero-width joiner (emoji sequences) is harmless
 
@@ -57,15 +60,28 @@ def clean_chat(raw: Any) -> str:
     return text
 
 
+def chat_text(msg: dict[str, Any]) -> str:
+    """The text a `chat` message stores: its cleaned `text`, or ":key:" for a reaction."""
+    reaction = msg.get("reaction")
+    if reaction is not None:
+        if reaction not in REACTIONS:
+            raise ChatError(f"reaction must be one of: {', '.join(REACTIONS)}")
+        return f":{reaction}:"
+    return clean_chat(msg.get("text"))
+
+
 def new_bucket() -> TokenBucket:
     """A connection's chat allowance (apart from its general message rate)."""
     return TokenBucket(CHAT_RATE, CHAT_BURST)
 
 
 def chat_json(row: ChatRow) -> dict[str, Any]:
-    """One message as clients get it."""
-    return {"n": row.n, "at": row.at.isoformat(), "seat": row.seat, "name": row.name,
-            "text": row.text}
+    """One message as clients get it (a quick reaction also names its `reaction`)."""
+    out: dict[str, Any] = {"n": row.n, "at": row.at.isoformat(), "seat": row.seat,
+                           "name": row.name, "text": row.text}
+    if row.text.startswith(":") and row.text.endswith(":") and row.text[1:-1] in REACTIONS:
+        out["reaction"] = row.text[1:-1]
+    return out
 
 
 class ChatLog:

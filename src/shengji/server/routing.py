@@ -16,7 +16,7 @@ from shengji import IllegalAction, parse_cards
 from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, action_from_json
 
 from . import seats
-from .chat import SPECTATOR, ChatError, chat_json, clean_chat
+from .chat import SPECTATOR, ChatError, chat_json, chat_text
 from .connection import MAX_MESSAGE_BYTES, Client, ClientError, dumps
 from .status import PLAYING
 
@@ -111,7 +111,7 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
 async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """A chat message from a seat or a spectator, to everyone at the table."""
     try:
-        text = clean_chat(msg.get("text"))
+        text = chat_text(msg)
     except ChatError as exc:
         raise ClientError(str(exc)) from None
     if not client.chat_bucket.allow():

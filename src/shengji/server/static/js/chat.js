@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { getPref, setPref } from "./feel.js";
 
 export const MAX_CHAT = 200; // as the server's chat.MAX_CHAT
+export const REACTIONS = ["gg", "nice", "wow", "oops", "thanks", "hurry"]; // chat.REACTIONS
 const KEEP = 100;
 
 /** The messages after one `chat` message from the server (history replaces, else appends). */
@@ -16,7 +17,7 @@ export function mergeChat(messages, m) {
   return [...messages, ...incoming.filter((x) => !seen.has(x.n))].slice(-KEEP);
 }
 
-export function ChatPanel({ messages, onSend, seatName, me }) {
+export function ChatPanel({ messages, onSend, onReact, seatName, me }) {
   const [shown, setShown] = useState(() => getPref("chat", true) !== false);
   const [text, setText] = useState("");
   const [seenN, setSeenN] = useState(-1);
@@ -51,10 +52,16 @@ export function ChatPanel({ messages, onSend, seatName, me }) {
         ${messages.length === 0 && html`<li class="muted">${t("chat.empty")}</li>`}
         ${messages.map(
           (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat != null && x.seat === me ? " mine" : "") + (x.seat == null ? " spectator" : " team" + (x.seat % 2))} data-n=${x.n}>
-            <b class="chat-who">${who(x)}</b> <span class="chat-text">${x.text}</span>
+            <b class="chat-who">${who(x)}</b> ${x.reaction
+              ? html`<span class="chat-text chat-reaction" data-reaction=${x.reaction}>${t(`reaction.${x.reaction}`)}</span>`
+              : html`<span class="chat-text">${x.text}</span>`}
           </li>`,
         )}
       </ul>
+      ${onReact &&
+      html`<div class="reactions" role="group" aria-label=${t("chat.reactions")}>
+        ${REACTIONS.map((r) => html`<button type="button" class="btn small ghost reaction-btn" data-reaction=${r} onClick=${() => onReact(r)}>${t(`reaction.${r}`)}</button>`)}
+      </div>`}
       <form class="chat-form" onSubmit=${submit}>
         <input id="chat-input" value=${text} maxlength=${MAX_CHAT} placeholder=${t("chat.placeholder")} aria-label=${t("chat.placeholder")} autocomplete="off"
           onInput=${(e) => setText(e.target.value)} />

@@ -160,7 +160,7 @@ export function Replay({ id }) {
       <ul class="chat-list">
         ${data.chat.map(
           (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat == null ? " spectator" : " team" + (x.seat % 2))}>
-            <b class="chat-who">${x.seat == null ? t("chat.spectator") : seatName(x.seat)}</b> <span class="chat-text">${x.text}</span>
+            <b class="chat-who">${x.seat == null ? t("chat.spectator") : seatName(x.seat)}</b> <span class="chat-text">${x.reaction ? t(`reaction.${x.reaction}`) : x.text}</span>
           </li>`,
         )}
       </ul>

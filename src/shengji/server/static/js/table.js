@@ -722,7 +722,7 @@ export function Table({ id, lang }) {
                 <small>${t("wait.invite")}</small>
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
-              <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} />
+              <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
             </div>`
           : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
@@ -761,7 +761,7 @@ export function Table({ id, lang }) {
     ${view &&
     !waiting &&
     html`<aside class="side">
-      <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} />
+      <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
       <section class="side-box" id="points-box">
         <h3>${pointsLabel(view, me)} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
         <${Cards} cards=${pointCards} size="xs" />
