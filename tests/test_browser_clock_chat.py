@@ -44,6 +44,11 @@ def test_the_turn_clock_counts_down_from_the_servers_deadline(
         page.wait_for_function("() => +document.querySelector('#clock-mine').dataset.left <= 10")
         width = page.eval_on_selector("#clock-mine .clock-fill", "e => parseFloat(e.style.width)")
         assert 0 < width < 60  # less than 12 of 20 seconds left
+        played = "async () => (await import('/static/js/feel.js')).played"
+        assert "hurry" not in page.evaluate(played)
+        # With 5 seconds left, one warning sound (not one per tick).
+        page.wait_for_function("() => +document.querySelector('#clock-mine').dataset.left <= 4")
+        assert page.evaluate(played).count("hurry") == 1
 
 
 @browser_only

@@ -450,6 +450,14 @@ export function Table({ id, lang }) {
   const myTurn = me != null && view && view.to_act === me && !view.game_over;
   const dl = st && table && table.status === "playing" ? clockDeadline(table.clock, st.receivedAt) : null;
   const now = useTicker(!!dl);
+  // A warning when my own turn has 5 seconds left (once per countdown).
+  const hurried = useRef(null);
+  const myLeft = dl && dl.seat === me && me != null ? secondsLeft(dl, now) : null;
+  useEffect(() => {
+    if (myLeft == null || myLeft > 5 || myLeft === 0 || hurried.current === dl.end) return;
+    hurried.current = dl.end;
+    sound("hurry");
+  }, [myLeft]);
 
   useEffect(() => setSel([]), [handKey, phase]);
   useEffect(() => setCustom(null), [view ? view.round_no : -1]);
