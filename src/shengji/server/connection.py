@@ -58,6 +58,8 @@ class ClientError(Exception):
 
 
 def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
+    """A player's or table's name, whitespace collapsed; `ClientError` unless it is 1 to
+    `limit` characters without control characters."""
     if not isinstance(raw, str):
         raise ClientError("malformed message: name must be a string")
     name = " ".join(raw.split())
@@ -98,6 +100,7 @@ class Client:
             self.queue.put_nowait(None)
 
     def send(self, msg: dict[str, Any]) -> None:
+        """Queue one message (an object, sent as strict JSON)."""
         self.push(dumps(msg))
 
     def error(self, message: str, rule: str | None = None) -> None:
@@ -105,6 +108,7 @@ class Client:
         self.send({"type": "error", "message": message, "rule": rule})
 
     def close(self) -> None:
+        """Close the connection once what is queued has been sent."""
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
 

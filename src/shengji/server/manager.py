@@ -128,6 +128,7 @@ class Manager:
         return table
 
     async def stop(self) -> None:
+        """Stop every driver and the bots' pool; close every connection."""
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -167,6 +168,7 @@ class Manager:
         return out
 
     def new_client(self, addr: str = "") -> Client:
+        """A new connection object with this server's message rate limit."""
         return Client(rate=self.rate, burst=self.burst, addr=addr)
 
     def connect(self, addr: str) -> bool:
@@ -177,6 +179,7 @@ class Manager:
         return True
 
     def disconnect(self, addr: str) -> None:
+        """A connection from `addr` closed."""
         self.conns[addr] -= 1
         if self.conns[addr] <= 0:
             del self.conns[addr]

@@ -121,6 +121,7 @@ class TableRow:
     finished: dt.datetime | None = None
 
     def values(self) -> dict[str, Any]:
+        """The row as column values."""
         return {
             "id": self.id,
             "name": self.name,
@@ -490,6 +491,7 @@ class Store:
                     fut.set_exception(exc)
 
     async def create_table(self, row: TableRow) -> None:
+        """Insert a new table."""
         await self._write((tables_t.insert().values(**row.values()), None))
 
     async def update_table(self, table_id: str, **values: Any) -> None:
@@ -517,11 +519,13 @@ class Store:
 
     # -- reads -------------------------------------------------------------------------
     async def get_table(self, table_id: str) -> TableRow | None:
+        """One table, or None."""
         async with self.engine.connect() as conn:
             r = (await conn.execute(tables_t.select().where(tables_t.c.id == table_id))).first()
         return None if r is None else _row(r)
 
     async def tables_with_status(self, statuses: Sequence[str]) -> list[TableRow]:
+        """The tables whose status is one of `statuses`, oldest first."""
         async with self.engine.connect() as conn:
             rs = await conn.execute(
                 tables_t.select()
@@ -567,6 +571,7 @@ class Store:
         return out
 
     async def load_actions(self, table_id: str) -> list[Any]:
+        """A table's action log in order; raises if the log has a gap."""
         async with self.engine.connect() as conn:
             rs = await conn.execute(
                 sa.select(actions_t.c.seq, actions_t.c.action)

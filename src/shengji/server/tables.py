@@ -47,7 +47,8 @@ __all__ = [
 
 
 class Table:
-    """One table: seats, the game, its connections and its driver task."""
+    """One table: seats, the game, its connections, its bots and driver task (`bots`),
+    its countdowns (`clock`), its chat (`chat`) and the stand-in marks of its log."""
 
     def __init__(self, manager: Manager, row: TableRow) -> None:
         self.manager = manager
@@ -129,9 +130,11 @@ class Table:
 
     # -- info ------------------------------------------------------------------------
     def connected(self, seat: int) -> bool:
+        """True if some connection sits at `seat`."""
         return any(c.seat == seat for c in self.clients)
 
     def public_seats(self) -> list[dict[str, Any] | None]:
+        """The seats as everyone may see them: names, kinds, who is connected (no tokens)."""
         out: list[dict[str, Any] | None] = []
         for i, s in enumerate(self.seats):
             if s is None:
@@ -149,6 +152,7 @@ class Table:
         return out
 
     def lobby_entry(self) -> dict[str, Any]:
+        """This table as the lobby's list shows it."""
         return {
             "id": self.id,
             "name": self.name,
@@ -175,6 +179,8 @@ class Table:
         return entry
 
     def table_info(self) -> dict[str, Any]:
+        """The table's public JSON (the `table` of a `state` message): seats, status,
+        options, settings, the running countdown and this round's stand-in actions."""
         return {
             "id": self.id,
             "name": self.name,
@@ -214,6 +220,7 @@ class Table:
         })
 
     def is_host(self, client: Client) -> bool:
+        """True for the host: by the host token, or sitting at the host seat."""
         return client.host_token_ok or (
             client.seat is not None and client.seat == self.host_seat
         )
@@ -276,6 +283,7 @@ class Table:
             c.push(self.state_text(c, info, views, texts))
 
     def send_state(self, client: Client) -> None:
+        """Send one connection its state (e.g. on connecting)."""
         views: dict[int | None, str] = {}
         self.view_text(client.seat, views)
         client.push(self.state_text(client, dumps(self.table_info()), views))
@@ -288,6 +296,8 @@ class Table:
         self.wake.set()
 
     def detach(self, client: Client) -> None:
+        """A connection closed: its seat counts as absent; with nobody left the table
+        pauses (clocks stop)."""
         if client in self.clients:
             self.clients.remove(client)
         client.close()
