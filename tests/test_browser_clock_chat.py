@@ -365,3 +365,41 @@ def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
         page.wait_for_selector("#clock-seat-0", timeout=60_000)
         page.wait_for_selector(".seat[data-seat='0'] .badge-standin", timeout=30_000)
         page.wait_for_selector(".toast-info:has-text('a stand-in played for you')")
+
+
+@browser_only
+@pytest.mark.timeout(180)
+def test_a_finished_game_is_listed_in_the_lobby_and_opens_its_replay(
+    server: str, browser: Any
+) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        made = page.evaluate(
+            """async () => {
+              const r = await fetch('/api/tables', {method: 'POST',
+                headers: {'content-type': 'application/json'},
+                body: JSON.stringify({name: 'all bots', deal_ms: 0, window_ms: 50,
+                                      bot_delay_ms: 0, round_pause_ms: 0})});
+              return r.json();
+            }"""
+        )
+        tid = made["id"]
+        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
+                      [tid, made["host_token"]])
+        page.goto(server + f"/t/{tid}")
+        for seat in range(4):
+            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
+            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        page.click("#start-btn")
+        page.wait_for_selector("main.table-page[data-status='finished']", timeout=150_000)
+        # The replay link is on the table itself, not only in the game-over window.
+        assert page.get_attribute("#head-replay", "href") == f"/games/{tid}"
+        page.goto(server + "/")
+        item = page.locator(f"#finished-games .finished-item[data-table='{tid}']")
+        item.wait_for()
+        assert "won" in item.locator(".ti-result").inner_text()
+        item.locator("a.replay-link").click()
+        page.wait_for_url(re.compile(rf".*/games/{tid}$"))
+        page.wait_for_selector("#replay-pos")
+        page.click("#replay-last")
+        page.wait_for_selector("#replay-result")
