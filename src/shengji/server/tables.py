@@ -272,15 +272,22 @@ class Table:
         info = dumps(self.table_info())
         texts: dict[int | None, str] | None = None
         if events:
-            texts = {}
+            public = [e.for_spectator() for e in events]  # what anyone may see
+            texts = {None: self._events_text(public, by)}
             for c in self.clients:
-                if c.seat not in texts:
-                    texts[c.seat] = dumps([
-                        {**e.for_seat(c.seat).to_json(), **({"by": by} if by else {})}
-                        for e in events
-                    ])
+                if c.seat is None or c.seat in texts:
+                    continue
+                seen = [e.for_seat(c.seat) for e in events]
+                # Most events are public: a seat that sees no more shares the spectators' text.
+                texts[c.seat] = texts[None] if seen == public else self._events_text(seen, by)
         for c in list(self.clients):
             c.push(self.state_text(c, info, views, texts))
+
+    @staticmethod
+    def _events_text(events: list[Event], by: str | None) -> str:
+        """The JSON of events (already as their reader may see them), marked with `by`."""
+        mark = {"by": by} if by else {}
+        return dumps([{**e.to_json(), **mark} for e in events])
 
     def send_state(self, client: Client) -> None:
         """Send one connection its state (e.g. on connecting)."""
