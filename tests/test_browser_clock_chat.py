@@ -354,6 +354,8 @@ def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
         page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
                       [made["id"], made["host_token"]])
         page.goto(server + f"/t/{made['id']}")
+        page.wait_for_selector("#timer-note")
+        assert page.inner_text("#timer-note").startswith("Turn timer: 1.5 s per turn")
         page.fill("#name-input", "Ann")
         page.click(".seat[data-seat='0'] .sit-btn")
         page.wait_for_selector(".seat[data-seat='0'] .you")

@@ -730,6 +730,7 @@ export function Table({ id, lang }) {
                 <small>${t("wait.invite")}</small>
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
+              <p class="muted timer-note" id="timer-note">${table.settings && table.settings.turn_s > 0 ? t("wait.timer", { n: table.settings.turn_s }) : t("wait.no_timer")}</p>
               <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
             </div>`
           : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
