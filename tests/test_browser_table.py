@@ -98,7 +98,9 @@ class FakeServer:
                 ok = {"type": "check", "cards": m["cards"], "legal": True, "reason": None}
                 ws.send(json.dumps(ok))
             elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
-                ws.send(json.dumps({"type": "error", "message": "RULES §6.2: follow suit"}))
+                # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
+                ws.send(json.dumps({"type": "error", "message": "follow the led suit",
+                                    "rule": "6.2"}))
 
         ws.on_message(on_message)
 

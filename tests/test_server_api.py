@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shengji.server.testing import WSPlayer, new_table, serve
+from server_harness import WSPlayer, new_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 

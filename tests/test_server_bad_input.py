@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from server_harness import Human, WSPlayer, host_table, serve
 from shengji import CARDS
 from shengji.server.tables import Table
-from shengji.server.testing import Human, WSPlayer, host_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 

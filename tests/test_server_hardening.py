@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from shengji.server.schema import dumps_strict
-from shengji.server.testing import (
+from server_harness import (
     WSPlayer,
     new_table,
     on_loop,
@@ -22,6 +21,7 @@ from shengji.server.testing import (
     stored_actions,
     table_of,
 )
+from shengji.server.schema import dumps_strict
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
@@ -326,6 +326,6 @@ def test_bots_think_in_worker_processes(tmp_path: Path, monkeypatch: pytest.Monk
         h.send({"type": "start"})
         h.until(lambda m: is_state(m) and m["seq"] >= 12, timeout=45)
         table = table_of(client, tid)
-        pids = h.call(lambda: [pid for a in table.agents.values() for pid in a.pids])  # type: ignore[attr-defined]
+        pids = h.call(lambda: [pid for a in table.bots.agents.values() for pid in a.pids])  # type: ignore[attr-defined]
         assert pids and os.getpid() not in pids
         h.close()

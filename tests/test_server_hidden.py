@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from server_harness import Human, WSPlayer, freeze, host_table, serve
 from shengji import CARDS, Game, action_from_json
 from shengji.actions import Declare, Play
-from shengji.server.testing import Human, WSPlayer, freeze, host_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -54,10 +54,13 @@ def check_messages(
     revealed: set[int] = set()  # shown publicly in this round so far
     round_no = 0
     checked = 0
+    events: list[dict[str, Any]] = []
     for k in range(len(actions) + 1):
         if k > 0:
             a = action_from_json(actions[k - 1])
-            g.apply(a)
+            # The events a state message carries are exactly the engine's, as `seat` may
+            # see them (RULES §11; the engine's redaction is tested in test_events.py).
+            events = [e.for_seat(seat).to_json() for e in g.apply(a)]
             if g.round_no != round_no:
                 round_no = g.round_no
                 revealed = set()
@@ -95,6 +98,8 @@ def check_messages(
             view = msg["view"]
             assert view == g.view(seat).to_json(), f"not the engine's view at seq {k}"
             assert sorted(ID_OF[t] for t in view["hand"]) == sorted(own), f"hand at seq {k}"
+            sent = msg.pop("events")
+            assert sent in ([], events), f"events at seq {k}: {sent} != {events}"
             named = cards_in(msg)
             assert not (named & hidden), f"seq {k}: hidden cards {named & hidden} sent"
             assert named <= allowed, f"seq {k}: cards {named - allowed} not visible to {seat}"

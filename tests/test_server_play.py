@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shengji.server.testing import (
+from server_harness import (
     Human,
     WSPlayer,
     host_table,
@@ -218,6 +218,17 @@ def test_bots_only_table_plays_a_whole_game_and_the_replay_shows_all_hands(
             assert played == 100
         assert "spectators" in h.error({"type": "action", "action": ["pass", 0]})
         h.close()
+        # The lobby's finished list: the game, its result (winner, levels, rounds), newest first.
+        result = {"winner": st["view"]["winner"], "levels": st["view"]["levels"],
+                  "rounds": st["view"]["round_no"] + 1}
+        assert st["table"]["result"] == result
+        games = client.get("/api/games").json()
+        assert [g["id"] for g in games] == [tid]
+        assert games[0]["result"] == result and games[0]["finished"]
+    with serve(tmp_path / "db.sqlite") as client:  # after a restart: from the database
+        games = client.get("/api/games").json()
+        assert [(g["id"], g["result"]) for g in games] == [(tid, result)]
+        assert games[0]["seats"][0] == {"name": "Random bot", "kind": "random"}
 
 
 def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:
@@ -229,7 +240,7 @@ def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:
         cards = p.call(lambda: " ".join(map(str, table.game.view(0).random_play(human.rng))))
         p.send({"type": "check", "cards": cards})
         chk = p.until(lambda m: m["type"] == "check")
-        assert chk == {"type": "check", "cards": cards, "legal": True, "reason": None}
+        assert chk == {"type": "check", "cards": cards, "legal": True, "reason": None, "rule": None}
         spectator = WSPlayer(client, table.id)
         spectator.hello()
         spectator.send({"type": "check", "cards": cards})
@@ -253,6 +264,6 @@ def test_the_server_pauses_between_rounds(tmp_path: Path) -> None:
         time.sleep(0.3)  # the dealer would have drawn by now without the pause
         round_no, drawn, paused = h.call(
             lambda: (table.game.round_no, table.game.round.drawn,
-                     table.pause_until > time.monotonic())
+                     table.clock.pause_until > time.monotonic())
         )
         assert (round_no, drawn, paused) == (1, 0, True)

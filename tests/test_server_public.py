@@ -15,10 +15,10 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 
+from server_harness import WSPlayer, live_server, new_table, on_loop, serve
 from shengji.server.doctor import check_database
 from shengji.server.storage import DatabaseDamaged, DatabaseLocked
 from shengji.server.tables import Limits
-from shengji.server.testing import WSPlayer, live_server, new_table, on_loop, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 

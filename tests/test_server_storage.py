@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import shutil
 import socket
@@ -22,7 +23,7 @@ from shengji.server.security import (
     new_token,
     token_matches,
 )
-from shengji.server.storage import Store, TableRow, normalize_url
+from shengji.server.storage import ChatRow, Store, TableRow, normalize_url
 
 
 def _row(table_id: str = "abc") -> TableRow:
@@ -45,7 +46,7 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
     try:
         async with store.engine.connect() as conn:
             version = (await conn.execute(sa.text("select version_num from alembic_version"))).all()
-        assert version == [("0001",)]
+        assert version == [("0002",)]
         await store.create_table(_row())
         row = await store.get_table("abc")
         assert row is not None
@@ -72,13 +73,29 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
         playing = await store.tables_with_status(["playing"])
         assert [r.id for r in playing] == ["abc"] and playing[0].host_seat == 1
         assert await store.get_table("nope") is None
+        # Stand-in marks on actions, chat, finished tables with results (migration 0002).
+        await store.append_action("abc", 52, ["pass", 1], "standin")
+        assert await store.load_marks("abc") == {52: "standin"}
+        assert (await store.load_actions("abc"))[-1] == ["pass", 1]
+        now = dt.datetime.now(dt.UTC)
+        for n in range(3):
+            await store.append_chat("abc", ChatRow(n, now, None if n else 1, "a", f"m{n}"))
+        chat = await store.load_chat("abc", 2)
+        assert [(c.n, c.seat, c.text) for c in chat] == [(1, None, "m1"), (2, None, "m2")]
+        assert chat[0].at.tzinfo is not None
+        assert await store.finished_tables() == []
+        result = {"winner": 1, "levels": ["5", "A"], "rounds": 9}
+        await store.update_table("abc", status="finished", result=result, finished=now)
+        done = await store.finished_tables()
+        assert [(r.id, r.result) for r in done] == [("abc", result)]
+        assert done[0].finished is not None and done[0].finished.tzinfo is not None
     finally:
         await store.close()
     # Reopening runs the migrations again (no-op) and sees the same data.
     store = Store(url, sqlite_writer=writer)
     await store.start()
     try:
-        assert len(await store.load_actions("abc")) == 52
+        assert len(await store.load_actions("abc")) == 53
     finally:
         await store.close()
 

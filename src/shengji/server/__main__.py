@@ -8,7 +8,7 @@ import sys
 
 from .app import run
 from .doctor import check_database
-from .tables import Limits
+from .schema import Limits
 
 
 def build_parser() -> argparse.ArgumentParser:

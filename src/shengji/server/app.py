@@ -23,6 +23,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketState
 
+from .connection import ClientError, clean_name
+from .manager import Manager
 from .replay import replay_payload
 from .schema import (
     BAD_NAME,
@@ -31,22 +33,14 @@ from .schema import (
     PUBLIC_MINIMA,
     TOO_LARGE,
     InputError,
+    Limits,
     TableSettings,
     check_settings,
     dumps_strict,
 )
 from .security import token_matches
 from .storage import Store
-from .tables import (
-    ERROR,
-    FINISHED,
-    SLOW_KIND,
-    WAITING,
-    ClientError,
-    Limits,
-    Manager,
-    clean_name,
-)
+from .tables import ERROR, FINISHED, SLOW_KIND, WAITING
 
 log = logging.getLogger(__name__)
 
@@ -289,6 +283,21 @@ def create_app(
     async def list_tables() -> list[dict[str, Any]]:
         return manager_of(app).lobby()
 
+    @app.get("/api/options")
+    async def rule_options() -> dict[str, Any]:
+        """The rule options' defaults and the named presets (RULES §10), for the create form."""
+        from shengji.options import PRESETS, RuleOptions
+
+        return {
+            "defaults": RuleOptions().to_json(),
+            "presets": {name: opts.to_json() for name, opts in PRESETS.items()},
+        }
+
+    @app.get("/api/games")
+    async def finished_games() -> list[dict[str, Any]]:
+        """The most recently finished games with their results (the lobby's "finished")."""
+        return await manager_of(app).finished()
+
     @app.post("/api/tables", response_model=None)
     async def create_table(request: Request) -> JSONResponse | dict[str, str]:
         """Body: {"name", "options": {RULES §10}, deal_ms, window_ms, bot_delay_ms,
@@ -338,9 +347,12 @@ def create_app(
             return JSONResponse({"detail": "this table hit an internal error; its host can "
                                  "export its record", "code": "table_error"}, status_code=409)
         actions = [a.to_json() for a in table.game.actions]
-        return await asyncio.to_thread(
-            replay_payload, table.seed, table.options, actions, table.status == FINISHED
+        payload: dict[str, Any] = await asyncio.to_thread(
+            replay_payload, table.seed, table.options, actions, table.status == FINISHED,
+            dict(table.marks),
         )
+        payload["chat"] = table.chat.history()["messages"]  # the table's last messages
+        return payload
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:

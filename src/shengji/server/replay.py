@@ -10,7 +10,8 @@ from typing import Any
 
 from shengji import Game, RuleOptions
 from shengji.actions import action_from_json
-from shengji.round import Round
+from shengji.cards import Card
+from shengji.events import Drew, KittyTaken, Played, Redealt, RoundOver
 from shengji.views import View
 
 _PUBLIC_KEYS = (
@@ -41,40 +42,52 @@ def _public(view: View) -> dict[str, Any]:
     return {k: j[k] for k in _PUBLIC_KEYS}
 
 
-def _cards(cards: tuple[Any, ...]) -> list[str]:
-    return [str(c) for c in cards]
+def _cards(cards: tuple[Card, ...] | None) -> list[str]:
+    return [str(c) for c in sorted(cards or (), key=lambda c: c.id)]
 
 
 def replay_payload(
-    seed: int | str, options: RuleOptions, actions: list[Any], finished: bool
+    seed: int | str,
+    options: RuleOptions,
+    actions: list[Any],
+    finished: bool,
+    marks: dict[int, str] | None = None,
 ) -> dict[str, Any]:
-    """Replay `actions` and summarise every round (public only unless `finished`)."""
+    """Replay `actions` and summarise every round (public only unless `finished`).
+
+    Built from the engine's events (`shengji.events`): `Drew` deals the hands (a
+    `Redealt` starts them again), `KittyTaken` is the kitty the starter took, and
+    `RoundOver` closes a round, whose summary is that round's public view. `marks`
+    (seq -> "standin", the table's log) put each round's `standins`: the tricks and seats
+    whose cards a stand-in bot played.
+    """
     g = Game(seed, options)
     rounds: list[dict[str, Any]] = []
-    hands: list[list[str]] | None = None
+    hands: list[list[Card]] = [[], [], [], []]
     kitty_taken: list[str] | None = None
-
-    def close(r: Round) -> None:
-        step = _public(r.view(None))
-        if finished:
-            step["hands"] = hands
-            step["kitty_taken"] = kitty_taken
-        rounds.append(step)
-
-    for a in actions:
-        r = g.round
-        phase = r.phase
-        g.apply(action_from_json(a))
-        if finished and r.phase != phase:
-            if r.phase == "declare":  # the deal just ended: the dealt hands
-                hands = [_cards(r.view(s).hand) for s in range(4)]
-            elif r.phase == "kitty" and r.starter is not None:
-                kitty_taken = _cards(r.view(r.starter).kitty_taken or ())
-        if g.round is not r or (g.is_over and r.is_over):
-            close(r)
-            hands, kitty_taken = None, None
+    standins: list[dict[str, int]] = []
+    marks = marks or {}
+    for seq, a in enumerate(actions):
+        rnd = g.round  # the round this action belongs to (a new one may start after it)
+        for e in g.apply(action_from_json(a)):
+            if isinstance(e, Played) and marks.get(seq) == "standin":
+                standins.append({"trick": e.trick, "seat": e.seat})
+            if isinstance(e, Redealt):
+                hands = [[], [], [], []]
+            elif isinstance(e, Drew) and e.card is not None:
+                hands[e.seat].append(e.card)
+            elif isinstance(e, KittyTaken):
+                kitty_taken = [str(c) for c in e.cards or ()]
+            elif isinstance(e, RoundOver):
+                step = _public(rnd.view(None))
+                step["standins"] = standins
+                if finished:
+                    step["hands"] = [_cards(tuple(h)) for h in hands]
+                    step["kitty_taken"] = kitty_taken
+                rounds.append(step)
+                hands, kitty_taken, standins = [[], [], [], []], None, []
     if not g.is_over:
-        rounds.append(_public(g.view(None)))
+        rounds.append({**_public(g.view(None)), "standins": standins})
     return {
         "status": "finished" if g.is_over else "playing",
         "record": g.record.to_json() if finished and g.is_over else None,

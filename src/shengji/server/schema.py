@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,6 +37,7 @@ PUBLIC_MINIMA: dict[str, float] = {
     "bot_delay_ms": 100,
     "round_pause_ms": 1_000,
     "bot_timeout_s": 5,
+    "turn_s": 5,  # when on (0 is off)
 }
 MAXIMA: dict[str, float] = {
     "deal_ms": 10_000,
@@ -43,9 +45,14 @@ MAXIMA: dict[str, float] = {
     "bot_delay_ms": 60_000,
     "round_pause_ms": 600_000,
     "bot_timeout_s": 86_400,
+    "turn_s": 600,
 }
 SETTING_NAMES = tuple(MAXIMA)
 DEFAULT_BOT_TIMEOUT_S = 120.0
+#: turn-timer presets the web client offers (seconds per turn; 0: off, a friends' table)
+TURN_PRESETS: tuple[float, ...] = (0, 15, 20, 30, 60)
+#: the kitty exchange (RULES §4) gets this many turns' time: 8 cards to choose
+KITTY_TURNS = 2
 
 
 class InputError(ValueError):
@@ -66,6 +73,11 @@ class TableSettings(BaseModel):
 
     `bot_timeout_s`: an absent player's turn (or a vacated seat) goes to a bot stand-in
     after this many seconds, so no game waits for ever.
+
+    `turn_s`: the table's turn timer (0: off, a friends' table). When on, every seat's
+    turn in the kitty exchange (`KITTY_TURNS` times as long) and in the play lasts at most
+    this many seconds, connected or not; then a stand-in bot acts for the seat. The
+    declaration window (`window_ms`) has its own countdown.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -77,6 +89,7 @@ class TableSettings(BaseModel):
     bot_timeout_s: float = Field(
         default=DEFAULT_BOT_TIMEOUT_S, ge=0, le=MAXIMA["bot_timeout_s"], allow_inf_nan=False
     )
+    turn_s: float = Field(default=0.0, ge=0, le=MAXIMA["turn_s"], allow_inf_nan=False)
 
 
 def _finite_or_raise(value: Any, where: str, code: str) -> None:
@@ -111,7 +124,7 @@ def check_settings(
             raise InputError(f"{key} must be a number, not true/false", code=BAD_SETTING,
                              field=key)
         _finite_or_raise(value, key, BAD_SETTING)
-        if key == "bot_timeout_s" and isinstance(value, int):
+        if key in ("bot_timeout_s", "turn_s") and isinstance(value, int):
             value = float(value)
         merged[key] = value
     try:
@@ -125,6 +138,8 @@ def check_settings(
             code=BAD_SETTING, field=name,
         ) from None
     for key, lo in (minima or {}).items():
+        if key == "turn_s" and out.turn_s == 0:
+            continue  # the turn timer is off
         if key in data and data[key] is not None and getattr(out, key) < lo:
             raise InputError(
                 f"{key} must be at least {lo:g} on this server", code=BAD_SETTING, field=key
@@ -138,6 +153,8 @@ def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> 
         return settings
     data = settings.model_dump()
     for key, lo in minima.items():
+        if key == "turn_s" and data[key] == 0:
+            continue  # off stays off
         if data[key] < lo:
             data[key] = type(data[key])(lo)
     return TableSettings.model_validate(data)
@@ -191,3 +208,14 @@ def check_options(data: Any) -> RuleOptions:
 def dumps_strict(obj: Any) -> str:
     """Compact JSON text; NaN and infinities raise ValueError (browsers cannot parse them)."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+@dataclass
+class Limits:
+    """Per-address limits of one server (a public server's defaults)."""
+
+    create_per_min: int = 10  # tables created per client address per minute
+    open_per_addr: int = 20  # open (waiting or playing) tables per creator address
+    conns_per_addr: int = 32  # WebSocket connections per client address
+    evict_after_s: float = 300.0  # a finished/damaged table nobody watches leaves memory
+    abandon_after_s: float = 1800.0  # so does an open table nobody watches

@@ -44,6 +44,7 @@ class TokenBucket:
         self.last = clock()
 
     def allow(self) -> bool:
+        """Take one token if there is one (True), else refuse (False)."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now

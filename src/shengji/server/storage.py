@@ -57,6 +57,8 @@ tables_t = sa.Table(
     sa.Column("status", sa.String(16), nullable=False, index=True),
     sa.Column("settings", sa.JSON(), nullable=False),
     sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("result", sa.JSON(), nullable=True),  # a finished game's result (lobby)
+    sa.Column("finished", sa.DateTime(timezone=True), nullable=True),
 )
 
 actions_t = sa.Table(
@@ -70,7 +72,35 @@ actions_t = sa.Table(
     ),
     sa.Column("seq", sa.Integer(), primary_key=True),
     sa.Column("action", sa.JSON(), nullable=False),
+    sa.Column("by", sa.String(16), nullable=True),  # "standin": a stand-in bot's action
 )
+
+chat_t = sa.Table(
+    "chat",
+    metadata,
+    sa.Column(
+        "table_id",
+        sa.String(32),
+        sa.ForeignKey("tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("n", sa.Integer(), primary_key=True),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=True),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("text", sa.String(400), nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    """One stored chat message: its number in the table, time, seat (None: spectator)."""
+
+    n: int
+    at: dt.datetime
+    seat: int | None
+    name: str
+    text: str
 
 
 @dataclass
@@ -87,8 +117,11 @@ class TableRow:
     status: str
     settings: dict[str, Any]
     created: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    result: dict[str, Any] | None = None
+    finished: dt.datetime | None = None
 
     def values(self) -> dict[str, Any]:
+        """The row as column values."""
         return {
             "id": self.id,
             "name": self.name,
@@ -100,6 +133,8 @@ class TableRow:
             "status": self.status,
             "settings": self.settings,
             "created": self.created,
+            "result": self.result,
+            "finished": self.finished,
         }
 
 
@@ -118,7 +153,15 @@ def _row(r: sa.Row[Any]) -> TableRow:
         status=r.status,
         settings=dict(r.settings),
         created=created,
+        result=None if r.result is None else dict(r.result),
+        finished=_aware(r.finished),
     )
+
+
+def _aware(when: dt.datetime | None) -> dt.datetime | None:
+    if when is not None and when.tzinfo is None:  # SQLite hands back naive datetimes
+        return when.replace(tzinfo=dt.UTC)
+    return when
 
 
 def normalize_url(url: str) -> str:
@@ -448,6 +491,7 @@ class Store:
                     fut.set_exception(exc)
 
     async def create_table(self, row: TableRow) -> None:
+        """Insert a new table."""
         await self._write((tables_t.insert().values(**row.values()), None))
 
     async def update_table(self, table_id: str, **values: Any) -> None:
@@ -455,17 +499,33 @@ class Store:
         stmt = tables_t.update().where(tables_t.c.id == table_id).values(**values)
         await self._write((stmt, None))
 
-    async def append_action(self, table_id: str, seq: int, action: Any) -> None:
-        """Append one action to a table's log; returns once it is committed."""
-        await self._write((_INSERT_ACTION, {"table_id": table_id, "seq": seq, "action": action}))
+    async def append_action(
+        self, table_id: str, seq: int, action: Any, by: str | None = None
+    ) -> None:
+        """Append one action to a table's log; returns once it is committed.
+
+        `by` marks who made it when not the seat's player (``"standin"``: a stand-in bot).
+        """
+        await self._write(
+            (_INSERT_ACTION, {"table_id": table_id, "seq": seq, "action": action, "by": by})
+        )
+
+    async def append_chat(self, table_id: str, row: ChatRow) -> None:
+        """Store one chat message of a table."""
+        await self._write((chat_t.insert(), {
+            "table_id": table_id, "n": row.n, "at": row.at, "seat": row.seat,
+            "name": row.name, "text": row.text,
+        }))
 
     # -- reads -------------------------------------------------------------------------
     async def get_table(self, table_id: str) -> TableRow | None:
+        """One table, or None."""
         async with self.engine.connect() as conn:
             r = (await conn.execute(tables_t.select().where(tables_t.c.id == table_id))).first()
         return None if r is None else _row(r)
 
     async def tables_with_status(self, statuses: Sequence[str]) -> list[TableRow]:
+        """The tables whose status is one of `statuses`, oldest first."""
         async with self.engine.connect() as conn:
             rs = await conn.execute(
                 tables_t.select()
@@ -474,7 +534,44 @@ class Store:
             )
             return [_row(r) for r in rs]
 
+    async def finished_tables(self, limit: int = 50) -> list[TableRow]:
+        """The most recently finished tables, newest first."""
+        async with self.engine.connect() as conn:
+            rs = await conn.execute(
+                tables_t.select()
+                .where(tables_t.c.status == "finished")
+                .order_by(tables_t.c.finished.desc(), tables_t.c.created.desc())
+                .limit(limit)
+            )
+            return [_row(r) for r in rs]
+
+    async def load_marks(self, table_id: str) -> dict[int, str]:
+        """The actions of a table made by someone other than the seat's player: seq -> by."""
+        async with self.engine.connect() as conn:
+            rs = await conn.execute(
+                sa.select(actions_t.c.seq, actions_t.c.by)
+                .where(actions_t.c.table_id == table_id, actions_t.c.by.is_not(None))
+            )
+            return {int(r.seq): str(r.by) for r in rs}
+
+    async def load_chat(self, table_id: str, last: int) -> list[ChatRow]:
+        """The `last` newest chat messages of a table, oldest first."""
+        async with self.engine.connect() as conn:
+            rs = await conn.execute(
+                chat_t.select().where(chat_t.c.table_id == table_id)
+                .order_by(chat_t.c.n.desc()).limit(last)
+            )
+            out = []
+            for r in rs:
+                at: dt.datetime = r.at
+                if at.tzinfo is None:
+                    at = at.replace(tzinfo=dt.UTC)
+                out.append(ChatRow(int(r.n), at, r.seat, r.name, r.text))
+        out.reverse()
+        return out
+
     async def load_actions(self, table_id: str) -> list[Any]:
+        """A table's action log in order; raises if the log has a gap."""
         async with self.engine.connect() as conn:
             rs = await conn.execute(
                 sa.select(actions_t.c.seq, actions_t.c.action)

@@ -61,8 +61,12 @@ export function prettyCards(cards) {
   return cards.map((c) => (c.joker ? c.text : c.rank + SUIT_SYMBOL[c.suit])).join(" ");
 }
 
-/** The round's trump as {rank, suit, final, noTrump} from a view. */
-export function trumpOf(view) {
+/**
+ * The round's trump as {rank, suit, final, noTrump, gapTractors, throwTractors} from a
+ * view; the last two are the table's options `gap_tractors` (RULES §5.4) and
+ * `throw_tractors` (§6.1), read from `view.options` (or `options` when given).
+ */
+export function trumpOf(view, options) {
   const tr = view && view.trump;
   let rank = view ? view.trump_rank : null;
   let suit = view ? view.trump_suit : null;
@@ -71,7 +75,15 @@ export function trumpOf(view) {
     if ("suit" in tr) suit = tr.suit;
   }
   const final = view ? (view.trump_final != null ? !!view.trump_final : !!tr) : false;
-  return { rank: rank || null, suit: suit || null, final, noTrump: final && !suit };
+  const opts = options || (view && view.options) || {};
+  return {
+    rank: rank || null,
+    suit: suit || null,
+    final,
+    noTrump: final && !suit,
+    gapTractors: opts.gap_tractors !== "trumps_only",
+    throwTractors: opts.throw_tractors !== "off",
+  };
 }
 
 /** Play suit (RULES §5.1): "T" for trump, else the natural suit. */
@@ -83,12 +95,19 @@ export function playSuit(card, trump) {
 }
 
 /**
- * Level of a card inside its play suit (RULES §5.4): dense, 0 is the lowest, equal
- * cards share a level and adjacent levels are consecutive (as the engine's Trump).
+ * Level of a card inside its play suit (RULES §5.4): 0 is the lowest, equal cards share
+ * a level and adjacent levels are consecutive (as the engine's Trump). With the option
+ * `gap_tractors=trumps_only` (`trump.gapTractors` false) the trump rank leaves a hole in
+ * a plain suit (not at its ends), so the cards either side of it are not consecutive.
  */
 export function cardLevel(card, trump) {
   const plain = RANKS.filter((r) => r !== trump.rank);
-  if (playSuit(card, trump) !== "T") return plain.indexOf(card.rank);
+  if (playSuit(card, trump) !== "T") {
+    const lvl = plain.indexOf(card.rank);
+    const gap = trump.rank ? RANKS.indexOf(trump.rank) : -1;
+    if (trump.gapTractors === false && gap > 0 && gap < 12 && RANKS.indexOf(card.rank) > gap) return lvl + 1;
+    return lvl;
+  }
   const base = trump.suit ? plain.length : 0; // plain cards of the trump suit first
   const isRank = !card.joker && trump.rank && card.rank === trump.rank;
   if (isRank) return card.suit === trump.suit ? base + 1 : base;
@@ -99,20 +118,87 @@ export function cardLevel(card, trump) {
   return plain.indexOf(card.rank);
 }
 
-/** The lead's kind (RULES §6.1): "single", "pair", "tractor", "throw", or null if not one play suit. */
+/**
+ * The lead's kind (RULES §6.1): "single", "pair", "tractor", "throw", or null if not one
+ * play suit; read with the table's options (`trumpOf`: gap_tractors, throw_tractors).
+ */
 export function leadKind(cards, trump) {
-  if (!cards.length) return null;
+  const units = leadUnits(cards, trump);
+  if (!units.length) return null;
+  return units.length === 1 ? units[0].kind : "throw";
+}
+
+/**
+ * A lead read as units (RULES §6.1): tractors (longest first), then pairs, then singles,
+ * each {kind: "tractor"|"pair"|"single", pairs, cards}. With `throw_tractors=off`
+ * (`trump.throwTractors` false) a throw's tractors count as their pairs; a lead that is
+ * one tractor stays a tractor. Returns [] for cards not of one play suit.
+ */
+export function leadUnits(cards, trump) {
+  if (!cards.length) return [];
   const s = playSuit(cards[0], trump);
-  if (cards.some((c) => playSuit(c, trump) !== s)) return null;
-  if (cards.length === 1) return "single";
-  const n = new Map();
-  for (const c of cards) n.set(c.text, (n.get(c.text) || 0) + 1);
-  const allPairs = [...n.values()].every((v) => v === 2);
-  if (cards.length === 2) return allPairs ? "pair" : "throw";
-  if (!allPairs) return "throw";
-  const levels = [...n.keys()].map((t) => cardLevel(cards.find((c) => c.text === t), trump)).sort((a, b) => a - b);
-  for (let i = 1; i < levels.length; i++) if (levels[i] !== levels[i - 1] + 1) return "throw";
-  return "tractor";
+  if (cards.some((c) => playSuit(c, trump) !== s)) return [];
+  // As the engine's shapes.decompose: greedy longest tractors (ties: the highest), one
+  // pair per level each, then the pairs and singles left.
+  const counts = new Map();
+  const card = new Map();
+  for (const c of cards) {
+    counts.set(c.text, (counts.get(c.text) || 0) + 1);
+    card.set(c.text, c);
+  }
+  const level = (text) => cardLevel(card.get(text), trump);
+  const pairAt = new Map();
+  for (const [text, n] of counts) if (n >= 2) pairAt.set(level(text), [...(pairAt.get(level(text)) || []), text]);
+  const units = [];
+  while (pairAt.size >= 2) {
+    let bestLen = 0;
+    let bestTop = -1;
+    let cur = 0;
+    let prev = -2;
+    for (const lvl of [...pairAt.keys()].sort((a, b) => a - b)) {
+      cur = lvl === prev + 1 ? cur + 1 : 1;
+      if (cur >= bestLen) {
+        bestLen = cur;
+        bestTop = lvl;
+      }
+      prev = lvl;
+    }
+    if (bestLen < 2) break;
+    const tcards = [];
+    for (let lvl = bestTop - bestLen + 1; lvl <= bestTop; lvl++) {
+      const at = pairAt.get(lvl);
+      const text = at.pop();
+      if (!at.length) pairAt.delete(lvl);
+      counts.set(text, counts.get(text) - 2);
+      tcards.push(card.get(text), card.get(text));
+    }
+    units.push({ kind: "tractor", pairs: bestLen, top: bestTop, cards: tcards });
+  }
+  const pairs = [];
+  const singles = [];
+  for (const [text, n0] of counts) {
+    let n = n0;
+    if (n >= 2) {
+      pairs.push({ kind: "pair", pairs: 1, top: level(text), cards: [card.get(text), card.get(text)] });
+      n -= 2;
+    }
+    if (n === 1) singles.push({ kind: "single", pairs: 0, top: level(text), cards: [card.get(text)] });
+  }
+  units.sort((a, b) => b.pairs - a.pairs || b.top - a.top);
+  pairs.sort((a, b) => b.top - a.top);
+  singles.sort((a, b) => b.top - a.top);
+  let out = [...units, ...pairs, ...singles];
+  if (out.length > 1 && trump.throwTractors === false && out[0].kind === "tractor") {
+    // RULES §6.1, option throw_tractors=off: a throw's tractors count as their pairs.
+    const split = [];
+    for (const u of units) {
+      for (let i = 0; i < u.cards.length; i += 2) {
+        split.push({ kind: "pair", pairs: 1, top: cardLevel(u.cards[i], trump), cards: u.cards.slice(i, i + 2) });
+      }
+    }
+    out = [...[...split, ...pairs].sort((a, b) => b.top - a.top), ...singles];
+  }
+  return out;
 }
 
 /** Number of disjoint pairs of identical cards. */

@@ -6,7 +6,7 @@ import { html } from "./ui.js";
 import { t } from "./i18n.js";
 import { Speaker, SpeakerOff } from "./icons.js";
 
-const KEYS = { mute: "shengji.mute", autoplay: "shengji.autoplay", sort: "shengji.sort", notify: "shengji.notify" };
+const KEYS = { mute: "shengji.mute", autoplay: "shengji.autoplay", sort: "shengji.sort", notify: "shengji.notify", chat: "shengji.chat" };
 
 function storage() {
   try {
@@ -54,6 +54,7 @@ const SOUNDS = {
   win: [[523, 0, 0.1, "triangle", 0.16], [659, 0.09, 0.1, "triangle", 0.16], [784, 0.18, 0.16, "triangle", 0.16]],
   fail: [[220, 0, 0.18, "sawtooth", 0.08], [165, 0.16, 0.24, "sawtooth", 0.08]],
   error: [[150, 0, 0.14, "square", 0.06]],
+  hurry: [[990, 0, 0.06, "square", 0.07], [990, 0.12, 0.06, "square", 0.07]],
 };
 
 /** Play a short sound unless muted. */

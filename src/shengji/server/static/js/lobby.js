@@ -1,7 +1,7 @@
 // Lobby: create a table (name + RULES §10 options), list open tables.
 import { useState, useEffect } from "../vendor/preact-hooks.mjs";
-import { html } from "./ui.js";
-import { t, has } from "./i18n.js";
+import { html, teamLetter } from "./ui.js";
+import { t, tn, has } from "./i18n.js";
 import { setToken } from "./net.js";
 
 // RULES §10 options: [key, kind, default, choices]
@@ -19,7 +19,23 @@ export const RULE_OPTIONS = [
   ["throw_tractors", "choice", "on", ["on", "off"]],
   ["joker_pairs", "choice", "equal", ["equal", "red_over_black"]],
   ["win_at_a", "choice", "pass", ["pass", "as_declarers"]],
+  ["max_levels_per_round", "maxlevels", null, [null, 1, 2, 3, 4, 5, 6]],
+  ["stop_levels", "ranks", null, ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]],
 ];
+
+/** The options' defaults (as the form starts). */
+export function defaultOptions() {
+  return Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]]));
+}
+
+/** The preset these options are (the server's named sets, RULES §10), or "custom". */
+export function presetOf(options, presets) {
+  const norm = (o) => JSON.stringify(RULE_OPTIONS.map(([k]) => [k, o[k] ?? null]));
+  for (const [name, opts] of Object.entries(presets || {})) {
+    if (norm({ ...defaultOptions(), ...opts }) === norm(options)) return name;
+  }
+  return "custom";
+}
 
 // Table timings: [key sent to the server, factor from the seconds typed to the value sent]
 export const TIMINGS = [
@@ -29,6 +45,10 @@ export const TIMINGS = [
   ["round_pause_ms", 1000],
   ["bot_timeout_s", 1],
 ];
+
+// The turn timer's presets (seconds per turn; 0: off, a friends' table), as the server's
+// schema.TURN_PRESETS.
+export const TURN_PRESETS = [0, 15, 20, 30, 60];
 
 export function getName() {
   try {
@@ -79,6 +99,32 @@ function OptionField({ opt, value, onChange }) {
       <span><b>${label}</b><small>${hint}</small></span>
     </label>`;
   }
+  if (kind === "maxlevels") {
+    return html`<label class="opt">
+      <span><b>${label}</b><small>${hint}</small></span>
+      <select name=${key} onChange=${(e) => onChange(e.target.value === "" ? null : Number(e.target.value))}>
+        ${choices.map((c) => html`<option value=${c == null ? "" : c} selected=${c === value}>${c == null ? t(`opt.${key}.none`) : c}</option>`)}
+      </select>
+    </label>`;
+  }
+  if (kind === "ranks") {
+    const on = new Set(value || []);
+    const flip = (r) => {
+      const next = new Set(on);
+      if (next.has(r)) next.delete(r);
+      else next.add(r);
+      const list = choices.filter((x) => next.has(x));
+      onChange(list.length ? list : null);
+    };
+    return html`<fieldset class="opt opt-ranks" id=${"opt-" + key}>
+      <legend><b>${label}</b><small>${hint}</small></legend>
+      <div class="rank-chips">
+        ${choices.map(
+          (r) => html`<label class="rank-chip"><input type="checkbox" name=${key} value=${r} checked=${on.has(r)} onChange=${() => flip(r)} /><span>${r}</span></label>`,
+        )}
+      </div>
+    </fieldset>`;
+  }
   if (kind === "choice") {
     return html`<label class="opt">
       <span><b>${label}</b><small>${hint}</small></span>
@@ -115,8 +161,24 @@ function CreateTable() {
     const n = getName();
     return n ? t("lobby.default_table", { name: n }) : "";
   });
-  const [options, setOptions] = useState(() => Object.fromEntries(RULE_OPTIONS.map((o) => [o[0], o[2]])));
+  const [options, setOptions] = useState(defaultOptions);
+  const [presets, setPresets] = useState(null);
+  useEffect(() => {
+    let stop = false;
+    fetch("/api/options")
+      .then((r) => (r.ok ? r.json() : null))
+      .then((d) => !stop && d && setPresets(d.presets || null))
+      .catch(() => {});
+    return () => {
+      stop = true;
+    };
+  }, []);
+  const preset = presetOf(options, presets);
+  const choosePreset = (name) => {
+    if (presets && presets[name]) setOptions({ ...defaultOptions(), ...presets[name] });
+  };
   const [timing, setTiming] = useState({});
+  const [turnS, setTurnS] = useState(0);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -128,6 +190,7 @@ function CreateTable() {
         name: name.trim() || t("lobby.unnamed"),
         options,
       };
+      if (turnS > 0) body.turn_s = turnS;
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -153,6 +216,20 @@ function CreateTable() {
       <span>${t("lobby.table_name")}</span>
       <input name="table-name" value=${name} maxlength="60" placeholder=${t("lobby.table_name_ph")} onInput=${(e) => setName(e.target.value)} />
     </label>
+    <label class="top-choice" id="turn-timer">
+      <span><b>${t("timing.turn_s")}</b><small>${t("timing.turn_s.hint")}</small></span>
+      <select name="turn_s" onChange=${(e) => setTurnS(Number(e.target.value))}>
+        ${TURN_PRESETS.map((n) => html`<option value=${n} selected=${n === turnS}>${n ? t("timing.turn_preset", { n }) : t("timing.turn_off")}</option>`)}
+      </select>
+    </label>
+    ${presets &&
+    html`<label class="top-choice" id="preset-field">
+      <span><b>${t("lobby.preset")}</b><small>${t("lobby.preset.hint")}</small></span>
+      <select name="preset" onChange=${(e) => choosePreset(e.target.value)}>
+        ${Object.keys(presets).map((name) => html`<option value=${name} selected=${preset === name}>${t(`preset.${name}`)}</option>`)}
+        <option value="custom" disabled selected=${preset === "custom"}>${t("preset.custom")}</option>
+      </select>
+    </label>`}
     <details class="options">
       <summary>${t("lobby.rules")}</summary>
       ${RULE_OPTIONS.map(
@@ -227,6 +304,70 @@ function TableList() {
   </section>`;
 }
 
+function seatLabel(s, i) {
+  if (!s) return t("lobby.free");
+  return s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name;
+}
+
+/** A finished game's result in words: the winners, the final levels, how many rounds. */
+export function resultText(g) {
+  const r = g.result;
+  if (!r || r.winner == null) return t("lobby.result_unknown");
+  const seats = g.seats || [];
+  const names = `${seatLabel(seats[r.winner], r.winner)} & ${seatLabel(seats[r.winner + 2], r.winner + 2)}`;
+  const levels = r.levels || [];
+  return (
+    t("lobby.result_won", { team: teamLetter(r.winner), names }) +
+    " · " +
+    t("lobby.result_levels", { a: levels[0] ?? "—", b: levels[1] ?? "—" }) +
+    " · " +
+    tn("lobby.result_rounds", r.rounds ?? 0)
+  );
+}
+
+/** Recently finished games, each with its result and a link to its replay. */
+function FinishedList() {
+  const [games, setGames] = useState(null);
+  useEffect(() => {
+    let stop = false;
+    const load = async () => {
+      try {
+        const r = await fetch("/api/games");
+        if (!r.ok) throw new Error(r.status);
+        const data = await r.json();
+        if (!stop) setGames(Array.isArray(data) ? data : []);
+      } catch {
+        if (!stop) setGames((g) => g || []);
+      }
+    };
+    load();
+    const timer = setInterval(load, 15000);
+    return () => {
+      stop = true;
+      clearInterval(timer);
+    };
+  }, []);
+  return html`<section class="panel finished" id="finished-games">
+    <h2>${t("lobby.finished")}</h2>
+    ${games === null && html`<p class="muted">${t("app.loading")}</p>`}
+    ${games && !games.length && html`<p class="muted">${t("lobby.no_finished")}</p>`}
+    <ul class="table-list">
+      ${(games || []).map(
+        (g) => html`<li key=${g.id} class="table-item finished-item" data-table=${g.id}>
+          <div class="ti-main">
+            <b class="ti-name">${g.name}</b>
+            <span class="status status-finished">${t("status.finished")}</span>
+          </div>
+          <div class="ti-result">${resultText(g)}</div>
+          <div class="ti-links">
+            <a class="btn small replay-link" href=${"/games/" + encodeURIComponent(g.id)}>${t("lobby.replay")}</a>
+          </div>
+        </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
 export function Lobby() {
   return html`<main class="lobby">
     <section class="hero">
@@ -240,7 +381,10 @@ export function Lobby() {
     </section>
     <div class="lobby-grid">
       <${CreateTable} />
-      <${TableList} />
+      <div class="lobby-lists">
+        <${TableList} />
+        <${FinishedList} />
+      </div>
     </div>
   </main>`;
 }

@@ -5,7 +5,7 @@ import { html, Cards, SuitSym, teamLetter } from "./ui.js";
 import { t } from "./i18n.js";
 import { cardList, trickOf, playSuit, cardLevel, declEntry, prettyCards } from "./cards.js";
 import { displayName } from "./table.js";
-import { First, Prev, Next, Last } from "./icons.js";
+import { First, Prev, Next, Last, Robot } from "./icons.js";
 
 const POS = ["bottom", "right", "top", "left"];
 const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3, T: 4 };
@@ -132,6 +132,7 @@ export function Replay({ id }) {
           const p = trick ? trick.plays.find((x) => x.seat === s) : null;
           return html`<div class=${"slot slot-" + POS[s] + (trick && trick.winner === s ? " win" : "")}>
             ${p && html`<${Cards} cards=${p.cards} size="md" trumpOf=${trumpFn} />`}
+            ${p && (round.standins || []).some((m) => m.trick === shown - 1 && m.seat === s) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
             ${p && trick.leader === s && html`<span class="slot-tag">${t("trick.lead")}</span>`}
             ${p && trick.winner === s && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
           </div>`;
@@ -152,6 +153,17 @@ export function Replay({ id }) {
       <h3>${t("summary.title", { n: ri + 1 })}</h3>
       <p>${t("summary.opp_points")}: <b>${res.opponents_points}</b> · ${t("summary.kitty")}: <${Cards} cards=${cardList(res.kitty)} size="xs" overlap=${false} /></p>
       <p>${[0, 1].map((team) => html`<span class=${"chip team-chip team" + team}>${teamLetter(team)} ${(res.levels_before || [])[team]} → ${(res.levels_after || [])[team]}</span> `)}</p>
+    </section>`}
+    ${(data.chat || []).length > 0 &&
+    html`<section class="side-box chat-box" id="replay-chat">
+      <h3>${t("chat.title")}</h3>
+      <ul class="chat-list">
+        ${data.chat.map(
+          (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat == null ? " spectator" : " team" + (x.seat % 2))}>
+            <b class="chat-who">${x.seat == null ? t("chat.spectator") : seatName(x.seat)}</b> <span class="chat-text">${x.reaction ? t(`reaction.${x.reaction}`) : x.text}</span>
+          </li>`,
+        )}
+      </ul>
     </section>`}
     <a class="btn back-btn" href="/">${t("over.lobby")}</a>
   </main>`;

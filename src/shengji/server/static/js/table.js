@@ -11,6 +11,7 @@ import {
   playSuit,
   checkPlay,
   leadKind,
+  leadUnits,
   legalDeclarations,
   declEntry,
   declStrength,
@@ -22,20 +23,68 @@ import { rulesHref } from "./rules.js";
 import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./hand.js";
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
+import { ChatPanel, mergeChat } from "./chat.js";
 
 export { layoutHand } from "./hand.js";
 
 const POS = ["bottom", "right", "top", "left"];
 
-/** A server message, localized where we know the rule it cites; `ref` is the cited section. */
-export function explain(message) {
+/**
+ * The server's countdown (`table.clock`) as a local deadline: the server sends how many
+ * milliseconds were left when it sent the state; the client counts down from there.
+ */
+export function clockDeadline(clock, receivedAt) {
+  if (!clock || typeof clock.remaining_ms !== "number") return null;
+  return { kind: clock.kind, seat: clock.seat, start: receivedAt, end: receivedAt + clock.remaining_ms, total: clock.total_ms };
+}
+
+/** Whole seconds left of a local deadline at `now` (never negative). */
+export function secondsLeft(dl, now) {
+  return dl ? Math.max(0, Math.ceil((dl.end - Math.max(now, dl.start)) / 1000)) : null;
+}
+
+/** Re-render every 250 ms while a countdown runs. */
+function useTicker(active) {
+  const [now, setNow] = useState(() => performance.now());
+  useEffect(() => {
+    if (!active) return undefined;
+    const timer = setInterval(() => setNow(performance.now()), 250);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+/** A countdown bar and the seconds left (the turn timer, the declaration window, a stand-in's wait). */
+function ClockBar({ dl, now, id }) {
+  if (!dl) return null;
+  const left = secondsLeft(dl, now);
+  const frac = dl.total > 0 ? Math.max(0, Math.min(1, (dl.end - Math.max(now, dl.start)) / dl.total)) : 0;
+  const urgent = left <= 5;
+  const label = dl.kind === "window" ? t("clock.window", { n: left }) : dl.kind === "absent" ? t("clock.absent", { n: left }) : t("clock.turn", { n: left });
+  return html`<div class=${"clock clock-" + dl.kind + (urgent ? " urgent" : "")} id=${id} data-kind=${dl.kind} data-left=${left} role="timer" aria-label=${label} title=${label}>
+    <span class="clock-bar"><span class="clock-fill" style=${`width:${(frac * 100).toFixed(1)}%`}></span></span>
+    <b class="clock-num">${left}</b>
+  </div>`;
+}
+
+/** The seats whose cards in trick `trick` of round `round` a stand-in played. */
+function standinSeats(table, round, trick) {
+  const out = new Set();
+  for (const m of (table && table.standins) || []) if (m.round === round && m.trick === trick) out.add(m.seat);
+  return out;
+}
+
+/**
+ * A refusal from the server, localized where we know the rule it breaks: `rule` is the
+ * server's `rule` field (the engine's `IllegalAction.rule`, e.g. "6.2"; null for the
+ * server's own refusals), never parsed from the text. `ref` is the section to link.
+ */
+export function explain(message, rule) {
   const msg = String(message || "");
-  const cited = msg.match(/RULES §(\d+(?:\.\d+)?)/);
-  const ref = cited ? cited[1] : null;
-  const m = msg.match(/^RULES §(\d+(?:\.\d+)?)\s*:?\s*(.*)$/s);
-  if (m) {
-    const major = m[1].split(".")[0];
-    if (has(`rule.${m[1]}`)) return { title: t(`rule.${m[1]}`), detail: msg, ref };
+  const ref = typeof rule === "string" && rule ? rule : null;
+  if (ref) {
+    const major = ref.split(".")[0];
+    if (has(`rule.${ref}`)) return { title: t(`rule.${ref}`), detail: msg, ref };
     if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg, ref };
   }
   return { title: t("error.refused"), detail: msg, ref };
@@ -60,11 +109,6 @@ function normCards(s) {
     .map((x) => x.toUpperCase())
     .sort()
     .join(" ");
-}
-
-function cardCount(trick) {
-  const tr = trickOf(trick);
-  return tr ? tr.plays.reduce((n, p) => n + p.cards.length, 0) : 0;
 }
 
 function failedThrowOf(f) {
@@ -128,7 +172,7 @@ function InfoBar({ view, me, seatName, onSummary }) {
   </div>`;
 }
 
-function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit }) {
+function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit, dl, now }) {
   const s = table.seats ? table.seats[seat] : null;
   const team = seat % 2;
   const name = s ? displayName(s, seat) : t("seat.empty");
@@ -142,6 +186,9 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
+  // How often this round a stand-in acted for the seat (its time ran out, or it was away).
+  const standins = view ? ((table.standins || []).filter((m) => m.seat === seat && m.round === view.round_no)).length : 0;
+  if (standins > 0) badges.push(["standin", t("seat.standin", { n: standins })]);
   const cls = [
     "seat",
     `seat-${pos}`,
@@ -163,6 +210,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
       ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
     </div>
     ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label]) => html`<span class=${"badge badge-" + k}>${label}</span>`)}</div>`}
+    ${dl && dl.seat === seat && html`<${ClockBar} dl=${dl} now=${now} id=${"clock-seat-" + seat} />`}
     ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
     ${isHost &&
     waiting &&
@@ -187,14 +235,17 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   </div>`;
 }
 
-function TrickArea({ view, bottom, seatName, trumpFn }) {
+function TrickArea({ view, table, bottom, seatName, trumpFn, dl, now }) {
   const cur = trickOf(view.current_trick);
   let trick = cur;
   let done = false;
+  let trickNo = (view.tricks || []).length;
   if ((!cur || !cur.plays.length) && view.phase === "play" && view.tricks && view.tricks.length) {
     trick = trickOf(view.tricks[view.tricks.length - 1]);
     done = true;
+    trickNo -= 1;
   }
+  const standins = view.phase === "play" ? standinSeats(table, view.round_no, trickNo) : new Set();
   const slots = {};
   if (view.phase === "deal" || view.phase === "declare") {
     // Show each seat's latest declaration where it would play.
@@ -208,6 +259,7 @@ function TrickArea({ view, bottom, seatName, trumpFn }) {
       const sl = slots[seat];
       return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat}>
         ${sl && html`<${Cards} cards=${sl.cards} size="md" trumpOf=${trumpFn} />`}
+        ${sl && standins.has(seat) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
         ${sl && sl.lead && html`<span class="slot-tag">${t("trick.lead")}</span>`}
         ${sl && sl.win && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
         ${sl && sl.decl && html`<span class="slot-tag">${t("deal.declared")}</span>`}
@@ -215,7 +267,7 @@ function TrickArea({ view, bottom, seatName, trumpFn }) {
     })}
     <div class="trick-center">
       ${view.phase === "deal" && html`<div class="deal-info"><b>${t("deal.dealing")}</b><small id="cards-left">${t("deal.cards_left", { n: view.cards_left ?? 0 })}</small></div>`}
-      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b></div>`}
+      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b>${dl && dl.kind === "window" && html`<${ClockBar} dl=${dl} now=${now} id="clock-window" />`}</div>`}
       ${view.phase === "kitty" && view.starter !== view.seat && html`<div class="deal-info"><b>${t("kitty.exchanging", { name: seatName(view.starter) })}</b></div>`}
       ${done && html`<div class="deal-info small"><small>${t("trick.last_won", { name: seatName(trick.winner) })}</small></div>`}
     </div>
@@ -300,13 +352,52 @@ export function Table({ id, lang }) {
   const [reorder, setReorder] = useState(false);
   const [autoplay, setAutoplay] = useState(() => getPref("autoplay", false));
   const [confirmThrow, setConfirmThrow] = useState(false);
+  const [chat, setChat] = useState([]);
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
   const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
-  const prevView = useRef(null);
   const toastId = useRef(0);
-  const lastFailed = useRef(null);
 
+  // Sounds and announcements, from the events the server sent with a state (what the
+  // last action caused, as this seat may see it), never from comparing two views.
+  const narrate = (m) => {
+    const evs = m.events || [];
+    if (!evs.length) return;
+    const me_ = m.view && m.view.seat != null ? m.view.seat : m.you;
+    const nameOf = (seat) => {
+      const s = m.table && m.table.seats ? m.table.seats[seat] : null;
+      return s ? displayName(s, seat) : t("seat.label", { n: seat + 1 });
+    };
+    const won = evs.find((e) => e.type === "trick_won");
+    if (won) sound(me_ != null && won.winner % 2 === me_ % 2 ? "win" : "card");
+    else if (evs.some((e) => e.type === "played")) sound("card");
+    for (const e of evs) {
+      if (e.type !== "throw_failed") continue; // RULES §6.4
+      sound("fail");
+      toast(
+        "info",
+        t("throw.failed", { name: nameOf(e.seat) }),
+        t("throw.detail", {
+          forced: prettyCards(cardList(e.forced)),
+          blocker: nameOf(e.blocker),
+          shown: prettyCards(cardList(e.shown)),
+          penalty: Math.abs(e.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
+        }),
+      );
+    }
+    const v = m.view;
+    const actor = [...evs].reverse().find((e) => typeof e.seat === "number");
+    if (v && me_ != null && v.to_act === me_ && !v.game_over && (v.phase === "play" || v.phase === "kitty") && (!actor || actor.seat !== me_)) sound("turn");
+  };
+  // A stand-in played for a seat whose time ran out: say so (marked on the cards too).
+  const standinToast = (m) => {
+    for (const e of m.events || []) {
+      if (e.by !== "standin" || !["played", "kitty_buried", "passed", "declared"].includes(e.type)) continue;
+      const s = m.table && m.table.seats ? m.table.seats[e.seat] : null;
+      const who = s ? displayName(s, e.seat) : t("seat.label", { n: e.seat + 1 });
+      toast("info", t(m.you === e.seat ? "standin.toast_you" : "standin.toast", { name: who }));
+    }
+  };
   const toast = (kind, title, detail, ref) => {
     const tid = ++toastId.current;
     // At most one toast of each kind: a newer one replaces the older.
@@ -320,10 +411,13 @@ export function Table({ id, lang }) {
       onStatus: setNet,
       onMessage: (m) => {
         if (m.type === "state") {
-          setSt(m);
+          setSt({ ...m, receivedAt: performance.now() });
           setPending(false);
+          narrate(m);
+          standinToast(m);
         }
         else if (m.type === "check") setCheckRes(m);
+        else if (m.type === "chat") setChat((xs) => mergeChat(xs, m));
         else if (m.type === "seat_link") {
           const url = `${location.origin}/t/${encodeURIComponent(id)}?seat=${encodeURIComponent(m.code)}`;
           if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
@@ -332,7 +426,7 @@ export function Table({ id, lang }) {
         else if (m.type === "error") {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
-          const e = explain(m.message);
+          const e = explain(m.message, m.rule);
           toast("error", e.title, e.detail, e.ref);
           sound("error");
         }
@@ -354,48 +448,29 @@ export function Table({ id, lang }) {
   const phase = view ? view.phase : null;
   const waiting = !table || table.status === "waiting";
   const myTurn = me != null && view && view.to_act === me && !view.game_over;
+  const dl = st && table && table.status === "playing" ? clockDeadline(table.clock, st.receivedAt) : null;
+  const now = useTicker(!!dl);
+  // A warning when my own turn has 5 seconds left (once per countdown).
+  const hurried = useRef(null);
+  const myLeft = dl && dl.seat === me && me != null ? secondsLeft(dl, now) : null;
+  useEffect(() => {
+    if (myLeft == null || myLeft > 5 || myLeft === 0 || hurried.current === dl.end) return;
+    hurried.current = dl.end;
+    sound("hurry");
+  }, [myLeft]);
 
   useEffect(() => setSel([]), [handKey, phase]);
   useEffect(() => setCustom(null), [view ? view.round_no : -1]);
 
-  // Sounds and the turn alert, from what changed between two views.
+  // The turn alert (tab badge, optional notification): whose turn the view says it is.
   useEffect(() => {
-    const prev = prevView.current;
-    prevView.current = view;
     if (!view) return;
     const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty");
     turnAlert(mine, t("feel.your_turn"));
-    if (!prev) return;
-    const wasMine = me != null && prev.to_act === me && (prev.phase === "play" || prev.phase === "kitty");
-    const nTricks = (view.tricks || []).length;
-    if (view.round_no === prev.round_no && nTricks > (prev.tricks || []).length) {
-      const last = trickOf(view.tricks[nTricks - 1]);
-      sound(me != null && last.winner % 2 === me % 2 ? "win" : "card");
-    } else if (cardCount(view.current_trick) > cardCount(prev.current_trick)) sound("card");
-    if (mine && !wasMine) sound("turn");
   }, [view]);
   useEffect(() => () => turnAlert(false), []);
 
-  // Announce a new failed throw (RULES §6.4) once; not the ones already there on arrival.
   const failed = view && view.failed_throws ? view.failed_throws : [];
-  useEffect(() => {
-    if (!view) return;
-    const prev = lastFailed.current;
-    lastFailed.current = { round: view.round_no, n: failed.length };
-    if (!prev || prev.round !== view.round_no || failed.length <= prev.n) return;
-    const f = failedThrowOf(failed[failed.length - 1]);
-    sound("fail");
-    toast(
-      "info",
-      t("throw.failed", { name: seatName(f.seat) }),
-      t("throw.detail", {
-        forced: prettyCards(f.forced),
-        blocker: seatName(f.blocker),
-        shown: prettyCards(f.shown),
-        penalty: Math.abs(f.penalty ?? 0), // the thrower's side pays this (RULES §6.4)
-      }),
-    );
-  }, [failed.length, view && view.round_no]);
 
   const selIdx = sel.filter((i) => i < hand.length);
   const selCards = selIdx.map((i) => hand[i]);
@@ -435,7 +510,7 @@ export function Table({ id, lang }) {
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
-      const e = explain(server.reason);
+      const e = explain(server.reason, server.rule);
       reason = e.title + " — " + server.reason;
       reasonRef = e.ref;
     } else reason = t(local.reason || "reason.illegal");
@@ -618,6 +693,7 @@ export function Table({ id, lang }) {
         <h1>${table.name}</h1>
         <span class=${"status status-" + table.status}>${t(`status.${table.status}`)}</span>
         ${me == null && html`<span class="badge">${t("seat.spectating")}</span>`}
+        ${table.status !== "waiting" && html`<a class="btn small ghost head-replay" id="head-replay" href=${"/games/" + encodeURIComponent(id)} target=${table.status === "finished" ? null : "_blank"} rel="noopener">${table.status === "finished" ? t("over.replay") : t("lobby.replay")}</a>`}
       </div>
       ${!waiting && html`<${InfoBar} view=${view} me=${me} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
     </div>
@@ -640,6 +716,8 @@ export function Table({ id, lang }) {
             onKick=${(s) => send({ type: "kick", seat: s })}
             onLink=${(s) => send({ type: "seat_link", seat: s })}
             onSwap=${onSwap}
+            dl=${dl}
+            now=${now}
           />`,
         )}
         ${waiting
@@ -652,11 +730,13 @@ export function Table({ id, lang }) {
                 <small>${t("wait.invite")}</small>
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
+              <p class="muted timer-note" id="timer-note">${table.settings && table.settings.turn_s > 0 ? t("wait.timer", { n: table.settings.turn_s }) : t("wait.no_timer")}</p>
+              <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
             </div>`
-          : view && html`<${TrickArea} view=${view} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} />`}
+          : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
       <div class=${"actions" + (myTurn ? " my-turn" : "")}>
-        <div class="prompt" id="prompt">${prompt}</div>
+        <div class="prompt" id="prompt">${prompt}${myTurn && dl && dl.seat === me && html` <${ClockBar} dl=${dl} now=${now} id="clock-mine" />`}</div>
         <div class="buttons">${buttons}</div>
         ${me != null &&
         !waiting &&
@@ -690,6 +770,7 @@ export function Table({ id, lang }) {
     ${view &&
     !waiting &&
     html`<aside class="side">
+      <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
       <section class="side-box" id="points-box">
         <h3>${pointsLabel(view, me)} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
         <${Cards} cards=${pointCards} size="xs" />
@@ -743,6 +824,7 @@ export function Table({ id, lang }) {
       <div class="modal throw-confirm" id="throw-confirm">
         <h2 id="throw-title">${t("throw.confirm_title")}</h2>
         <p><${Cards} cards=${selCards} size="sm" overlap=${false} trumpOf=${trumpFn} /></p>
+        <p class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</p>
         <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
         <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
         <div class="modal-buttons">

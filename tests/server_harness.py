@@ -1,6 +1,6 @@
 """Helpers for testing the server through real WebSockets (Starlette's TestClient).
 
-Not imported by the server itself; needs the `test` extra (httpx).
+Test-only code (moved out of the package, issue 8); needs the `test` extra (httpx).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import anyio
 if TYPE_CHECKING:
     from starlette.testclient import TestClient, WebSocketTestSession
 
-    from .tables import Table
+    from shengji.server.tables import Table
 
 T = TypeVar("T")
 Msg = dict[str, Any]
@@ -163,9 +163,9 @@ def freeze(p: WSPlayer, table: Table) -> None:
     """Stop the table's driver (no more draws, bot moves or timeouts)."""
 
     def stop() -> None:
-        if table.driver is not None:
-            table.driver.cancel()
-            table.driver = None
+        if table.bots.task is not None:
+            table.bots.task.cancel()
+            table.bots.task = None
 
     p.call(stop)
 
@@ -198,7 +198,7 @@ def serve(db_path: str | os.PathLike[str], **settings: Any) -> Iterator[TestClie
         warnings.simplefilter("ignore", DeprecationWarning)  # "use httpx2" (Starlette 1.x)
         from starlette.testclient import TestClient
 
-    from .app import create_app
+    from shengji.server.app import create_app
 
     app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
     with TestClient(app) as client:
@@ -316,8 +316,8 @@ def live_server(
 
     import uvicorn
 
-    from .app import create_app, uvicorn_config
-    from .httpguard import GuardedH11Protocol
+    from shengji.server.app import create_app, uvicorn_config
+    from shengji.server.httpguard import GuardedH11Protocol
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

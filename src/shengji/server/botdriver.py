@@ -1,0 +1,234 @@
+"""Bot driving: a table's real-time loop (deal, declaration window, turns) and its bots.
+
+`BotDriver` owns a playing table's asyncio task. Each step does what is due (the next
+draw, closing the declaration window, a bot's move after `bot_delay_ms`, a stand-in's
+move once a human's clock runs out, see `clock.TableClock.deadline`) or sleeps until
+then, or until the table's `wake` event. Bots think in a process pool (`Manager.think`);
+a bot that fails or answers with an illegal move is replaced by a legal fallback, so a
+table never freezes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import random
+import time
+from typing import TYPE_CHECKING
+
+from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
+from shengji.bots import Agent
+from shengji.views import View
+
+from .status import PLAYING
+
+if TYPE_CHECKING:
+    from .tables import Table
+
+log = logging.getLogger(__name__)
+
+STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has passed
+STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
+
+
+class BotDriver:
+    """The bots of one table (by seat), the stand-ins for its humans, and its driver task."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.agents: dict[int, Agent] = {}  # seats played by a bot
+        self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
+        self.rng = random.Random(table.seed ^ 0x5EED)  # the fallbacks' random plays
+        self.task: asyncio.Task[None] | None = None
+
+    def agent_seed(self, seat: int) -> int:
+        """The seed of the bot at `seat` (fixed by the table's seed: restarts agree)."""
+        t = self.table
+        return (t.seed * 4 + seat) & 0x7FFF_FFFF_FFFF_FFFF
+
+    def make_agents(self) -> None:
+        """A fresh bot for every seat the table gives to one."""
+        t = self.table
+        self.agents = {
+            i: t.manager.make_agent(s["kind"], self.agent_seed(i))
+            for i, s in enumerate(t.seats)
+            if s is not None and s["kind"] != "human"
+        }
+
+    def start(self) -> None:
+        """Start the task of a playing table (if not running)."""
+        t = self.table
+        if self.task is None and t.status == PLAYING:
+            self.make_agents()
+            self.task = asyncio.create_task(self._drive(), name=f"shengji-table-{t.id}")
+
+    async def stop(self) -> None:
+        """Cancel the task and wait for it to end."""
+        task, self.task = self.task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _drive(self) -> None:
+        """The table's clock: deals, closes the window, asks bots and stand-ins to move."""
+        t = self.table
+        failures = 0
+        while t.status == PLAYING:
+            t.wake.clear()
+            try:
+                wait = await self._step()
+                failures = 0
+            except Exception:  # a bug must not freeze the table: log it, retry shortly
+                failures += 1
+                if failures >= 3:
+                    t._fail("the table's driver failed three times in a row")
+                    return
+                log.exception("table %s: driver step failed", t.id)
+                wait = 1.0
+            if wait is None:
+                await asyncio.sleep(0)
+                continue
+            if wait <= 0:
+                wait = 0.001
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(t.wake.wait(), None if math.isinf(wait) else wait)
+
+    async def _step(self) -> float | None:
+        """Do what is due now (return None) or say how long to wait (seconds; inf: until woken)."""
+        t, tc = self.table, self.table.clock
+        g = t.game
+        if g.is_over or not t.clients:  # nobody watches: paused until someone connects
+            return math.inf
+        now = time.monotonic()
+        if tc.turn_seq != t.seq:
+            tc.turn_seq, tc.turn_started = t.seq, now
+        d = g.decision()
+        if d.phase != "declare":
+            tc.window_deadline = None
+        if d.phase == "deal":
+            due = max(tc.pause_until, tc.next_draw_at)
+            if now < due:
+                return due - now
+            err = await t.submit(Draw())
+            tc.next_draw_at = time.monotonic() + t.settings.deal_ms / 1000
+            if err is not None:
+                log.error("table %s: draw refused: %s", t.id, err.log_text())
+                return 1.0
+            drawer = g.decision().last_drawer
+            if drawer is not None and drawer in self.agents:
+                await self._bot_act(drawer, self.agents[drawer], deal=True)
+            return None
+        if d.phase == "declare":
+            if tc.window_deadline is None:
+                tc.window_deadline = now + t.settings.window_ms / 1000
+            if now >= tc.window_deadline:
+                await t.submit(CloseWindow())
+                return None
+            wait = await self._turn(d.seat, now)
+            if wait is None:
+                return None
+            return min(wait, tc.window_deadline - now)
+        if d.phase in ("kitty", "play"):
+            return await self._turn(d.seat, now)
+        return math.inf
+
+    async def _turn(self, seat: int | None, now: float) -> float | None:
+        """A seat's turn: a bot moves after `bot_delay_ms`; for a human, a stand-in bot
+        moves once the clock (`deadline`: turn timer or absence) runs out."""
+        t, tc = self.table, self.table.clock
+        if seat is None:
+            return math.inf
+        if seat in self.agents:
+            due = tc.turn_started + t.settings.bot_delay_ms / 1000
+            if now < due:
+                return due - now
+            await self._bot_act(seat, self.agents[seat])
+            return None
+        dl = tc.deadline()
+        if dl is None or dl[0] == "window" or dl[1] != seat:
+            return math.inf
+        due = dl[2]
+        if now < due:
+            return due - now
+        agent = self.standin_agents.get(seat)
+        if agent is None:
+            agent = self.standin_agents[seat] = t.manager.make_agent(
+                STANDIN_KIND, self.agent_seed(seat) + 7
+            )
+        await self._bot_act(seat, agent, by=STANDIN)
+        return None
+
+    async def _bot_act(
+        self, seat: int, agent: Agent, *, deal: bool = False, by: str | None = None
+    ) -> None:
+        t = self.table
+        view = t.game.view(seat)
+        seq = t.seq
+        action: Action | None
+        try:
+            action, thought = await t.manager.think(agent, view)
+        except Exception:
+            log.exception("table %s: bot at seat %d failed", t.id, seat)
+            action, thought = None, agent
+        for agents in (self.agents, self.standin_agents):  # keep the agent's new state
+            if agents.get(seat) is agent:
+                agents[seat] = thought
+        if t.status != PLAYING:
+            return
+        if deal:
+            if isinstance(action, Declare) and action.seat == seat:
+                await t.submit(action)
+            return
+        if action is not None and getattr(action, "seat", None) == seat:
+            err = await t.submit(action, by)
+            if err is None:
+                return
+            log.warning("table %s: bot at seat %d refused: %s", t.id, seat, err.log_text())
+        if t.seq != seq:  # something else happened meanwhile: ask again later
+            return
+        fallback = self._fallback(seat)
+        if fallback is not None:
+            err = await t.submit(fallback, by)
+            if err is not None:
+                log.error(
+                    "table %s: fallback at seat %d refused: %s", t.id, seat, err.log_text()
+                )
+
+    def _fallback(self, seat: int) -> Action | None:
+        t = self.table
+        phase = t.game.decision().phase
+        if phase == "declare":
+            return Pass(seat)
+        if phase == "kitty":
+            return Bury(seat, tuple(t.game.view(seat).hand[-8:]))
+        if phase == "play":
+            return Play(seat, t.game.random_play(seat, self.rng))
+        return None
+
+
+
+def _watch_server(server_pid: int) -> None:
+    """Pool worker initializer: exit once the server process is gone (even after a
+    SIGKILL, which leaves the pool no chance to shut its workers down)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the pid was reused by another user's process
+                os._exit(0)
+
+    threading.Thread(target=watch, name="shengji-watch-server", daemon=True).start()
+
+
+def _think(agent: Agent, view: View) -> tuple[Action | None, Agent]:
+    """A bot's move, computed in a worker process: the action and the agent's new state."""
+    return agent.act(view), agent

@@ -1,0 +1,121 @@
+"""Connections: one WebSocket client, its outbound queue and limits; refusals.
+
+`Client` queues what the table sends and cuts off a client that stops reading rather
+than buffering without bound. `ClientError` is a refused message (its text and the
+RULES section it cites go back to the sender only); `Refusal` is why the table did not
+apply an action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from shengji import IllegalAction
+
+from .chat import new_bucket
+from .schema import dumps_strict
+from .security import TokenBucket
+
+MAX_MESSAGE_BYTES = 4096
+MAX_NAME = 24
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an action was not applied: the text for its sender and the rule it breaks
+    (the engine's `IllegalAction.rule`, e.g. "6.2"; None for the server's own refusals)."""
+
+    message: str
+    rule: str | None = None
+
+    @classmethod
+    def of(cls, exc: IllegalAction) -> Refusal:
+        """The engine's refusal, its rule taken from the exception (never parsed)."""
+        return cls(exc.message, exc.rule)
+
+    def log_text(self) -> str:
+        """What a log may say: the rule only (the text may name a seat's cards)."""
+        return f"RULES §{self.rule}" if self.rule else self.message.split(":", 1)[0]
+
+
+def dumps(obj: Any) -> str:
+    """Compact, strict JSON text (never NaN or Infinity: browsers cannot parse them)."""
+    return dumps_strict(obj)
+
+
+class ClientError(Exception):
+    """A message refused: its text (and the rule it breaks, if any) goes back to the sender
+    only, nothing changes."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
+    """A player's or table's name, whitespace collapsed; `ClientError` unless it is 1 to
+    `limit` characters without control characters."""
+    if not isinstance(raw, str):
+        raise ClientError("malformed message: name must be a string")
+    name = " ".join(raw.split())
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise ClientError("name has control characters")
+    if not 1 <= len(name) <= limit:
+        raise ClientError(f"name must be 1-{limit} characters")
+    return name
+
+
+class Client:
+    """One WebSocket connection: its seat (None for a spectator), host right, outbound queue."""
+
+    def __init__(
+        self, *, rate: float, burst: float, max_queue: int = 2048, addr: str = ""
+    ) -> None:
+        self.addr = addr  # the peer's address (per-address limits)
+        self.held: set[int] = set()  # seats this connection held while the game was on
+        self.seat: int | None = None
+        self.host_token_ok = False
+        self.greeted = False
+        self.lang = "en"
+        self.bucket = TokenBucket(rate, burst)
+        self.chat_bucket = new_bucket()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(max_queue)
+        self.too_slow = False
+
+    def push(self, text: str) -> None:
+        """Queue a message; a client that stops reading is cut off rather than buffered."""
+        if self.too_slow:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.too_slow = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """Queue one message (an object, sent as strict JSON)."""
+        self.push(dumps(msg))
+
+    def error(self, message: str, rule: str | None = None) -> None:
+        """Tell this connection why its message was refused (`rule`: the RULES section)."""
+        self.send({"type": "error", "message": message, "rule": rule})
+
+    def close(self) -> None:
+        """Close the connection once what is queued has been sent."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
+
+    async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
+        """Write queued messages to the socket until `close()` (or too slow)."""
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                return
+            await send(text)

@@ -1,0 +1,274 @@
+"""The server's live tables: loading, creating, evicting; per-address limits; the bots' pool."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+from shengji.actions import Action
+from shengji.bots import AGENT_KINDS, Agent, make_agent
+from shengji.views import View
+
+from .botdriver import _think, _watch_server
+from .chat import KEEP_CHAT, ChatLog
+from .connection import Client
+from .schema import (
+    RATE_LIMITED,
+    TOO_MANY_TABLES,
+    InputError,
+    Limits,
+    TableSettings,
+    check_options,
+    check_settings,
+)
+from .security import hash_token, new_table_id, new_token
+from .storage import Store, TableRow
+from .tables import ERROR, FINISHED, PLAYING, SLOW_KIND, TABLE_ID_RE, WAITING, Table
+
+log = logging.getLogger(__name__)
+
+
+class Manager:
+    """All live tables of one server process, the bots' worker pool and per-address limits."""
+
+    def __init__(
+        self,
+        store: Store,
+        defaults: TableSettings,
+        *,
+        minima: dict[str, float] | None = None,
+        rate: float = 10.0,
+        burst: float = 30.0,
+        seed_source: Callable[[], int] | None = None,
+        bot_workers: int | None = None,
+        bot_kinds: tuple[str, ...] = AGENT_KINDS,
+        limits: Limits | None = None,
+        sweep_s: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.seed_source = seed_source or (lambda: random.SystemRandom().getrandbits(62))
+        self.defaults = defaults
+        self.minima = minima
+        self.rate = rate
+        self.burst = burst
+        self.bot_kinds = bot_kinds
+        self.limits = limits or Limits()
+        self.sweep_s = sweep_s
+        self.tables: dict[str, Table] = {}
+        self.bot_workers = (os.cpu_count() or 1) if bot_workers is None else bot_workers
+        self.pool: Executor | None = None
+        self.created_by: dict[str, deque[float]] = {}
+        self.conns: Counter[str] = Counter()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def make_agent(self, kind: str, seed: int) -> Agent:
+        """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
+        server runs with test bots)."""
+        if kind == SLOW_KIND:
+            from .slowbot import SlowAgent
+
+            return SlowAgent(seed)
+        return make_agent(kind, seed)
+
+    async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
+        """Ask `agent` for its move off the event loop (a process pool sized to the machine;
+        `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
+        if self.bot_workers <= 0:
+            return _think(agent, view)
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = multiprocessing.get_context("forkserver")
+            self.pool = ProcessPoolExecutor(
+                self.bot_workers, mp_context=ctx, initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, _think, agent, view)
+
+    async def start(self) -> None:
+        """Restore every unfinished table by replaying its log; resume their drivers.
+
+        A table that cannot be restored is kept, in the `error` state (damaged), so that
+        it shows in the lobby and its host can export its record: never dropped.
+        """
+        for row in await self.store.tables_with_status([WAITING, PLAYING, ERROR]):
+            await self._load(row)
+        self._sweeper = asyncio.create_task(self._sweep(), name="shengji-sweeper")
+
+    async def _load(self, row: TableRow) -> Table | None:
+        if not await self.store.own_table(row.id):
+            log.warning("table %s is owned by another server process", row.id)
+            return None
+        table = Table(self, row)
+        try:
+            actions = await self.store.load_actions(row.id)
+            table.marks = await self.store.load_marks(row.id)
+        except Exception as exc:  # noqa: BLE001 - a gap or an unreadable row
+            table._damaged(f"the action log cannot be read: {exc}")
+            actions = []
+        table.replay_log(actions)
+        try:
+            table.chat = ChatLog(await self.store.load_chat(row.id, KEEP_CHAT))
+        except Exception:  # noqa: BLE001 - the game matters more than its chat
+            log.exception("table %s: its chat cannot be read", row.id)
+        if row.id in self.tables:  # loaded concurrently
+            return self.tables[row.id]
+        self.tables[row.id] = table
+        table.start_driver()
+        return table
+
+    async def stop(self) -> None:
+        """Stop every driver and the bots' pool; close every connection."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for t in list(self.tables.values()):
+            await t.stop_driver()
+            for c in t.clients:
+                c.close()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_s)
+            await self.evict_idle()
+
+    async def evict_idle(self, now: float | None = None) -> list[str]:
+        """Drop from memory the tables nobody watches past their grace period; they load
+        again from the database on demand. Returns their ids."""
+        now = time.monotonic() if now is None else now
+        out: list[str] = []
+        for tid, t in list(self.tables.items()):
+            if t.clients:
+                continue
+            grace = (
+                self.limits.evict_after_s
+                if t.status in (FINISHED, ERROR)
+                else self.limits.abandon_after_s
+            )
+            if now - t.idle_since >= grace:
+                await t.stop_driver()
+                if self.tables.get(tid) is t and not t.clients:
+                    del self.tables[tid]
+                    await self.store.disown_table(tid)
+                    out.append(tid)
+        return out
+
+    def new_client(self, addr: str = "") -> Client:
+        """A new connection object with this server's message rate limit."""
+        return Client(rate=self.rate, burst=self.burst, addr=addr)
+
+    def connect(self, addr: str) -> bool:
+        """Count a new connection from `addr`; False if that address has too many."""
+        if self.conns[addr] >= self.limits.conns_per_addr:
+            return False
+        self.conns[addr] += 1
+        return True
+
+    def disconnect(self, addr: str) -> None:
+        """A connection from `addr` closed."""
+        self.conns[addr] -= 1
+        if self.conns[addr] <= 0:
+            del self.conns[addr]
+
+    def _check_create_limits(self, addr: str) -> None:
+        now = time.monotonic()
+        recent = self.created_by.setdefault(addr, deque())
+        while recent and now - recent[0] > 60:
+            recent.popleft()
+        if len(recent) >= self.limits.create_per_min:
+            raise InputError(
+                f"too many new tables from your address (limit "
+                f"{self.limits.create_per_min} a minute): try again later",
+                code=RATE_LIMITED,
+            )
+        mine = sum(
+            1 for t in self.tables.values() if t.creator == addr and t.status in (WAITING, PLAYING)
+        )
+        if mine >= self.limits.open_per_addr:
+            raise InputError(
+                f"too many open tables from your address (limit {self.limits.open_per_addr})",
+                code=TOO_MANY_TABLES,
+            )
+
+    async def create(
+        self, name: str, options: Any, settings: dict[str, Any], addr: str = ""
+    ) -> tuple[Table, str]:
+        """A new table (status waiting); returns it and the host's token.
+
+        Raises `InputError` (naming the field) for bad options or settings and when the
+        address is over its limits; nothing is stored then.
+        """
+        opts = check_options(options)
+        st = check_settings(settings, self.defaults, minima=self.minima)
+        self._check_create_limits(addr)
+        self.created_by[addr].append(time.monotonic())
+        host_token = new_token()
+        row = TableRow(
+            id=new_table_id(),
+            name=name,
+            options=opts.to_json(),
+            seed=self.seed_source(),
+            host_token_hash=hash_token(host_token),
+            seats=[None, None, None, None],
+            host_seat=None,
+            status=WAITING,
+            settings=st.model_dump(),
+        )
+        await self.store.own_table(row.id)
+        await self.store.create_table(row)
+        table = Table(self, row)
+        table.creator = addr
+        self.tables[row.id] = table
+        return table, host_token
+
+    async def get(self, table_id: str) -> Table | None:
+        """A live table, or one loaded from the database (finished, evicted or damaged)."""
+        if not TABLE_ID_RE.match(table_id):
+            return None
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        row = await self.store.get_table(table_id)
+        if row is None:
+            return None
+        return await self._load(row)
+
+    async def finished(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The most recently finished games (from the database), newest first, with their
+        results (a game that finished before results were stored has a null result)."""
+        out = []
+        for row in await self.store.finished_tables(limit):
+            live = self.tables.get(row.id)
+            if live is not None:
+                out.append(live.finished_entry())
+                continue
+            entry = {
+                "id": row.id, "name": row.name, "status": row.status,
+                "created": row.created.isoformat(),
+                "seats": [None if s is None else {"name": s["name"], "kind": s["kind"]}
+                          for s in row.seats],
+                "result": row.result,
+                "finished": None if row.finished is None else row.finished.isoformat(),
+            }
+            out.append(entry)
+        return out
+
+    def lobby(self) -> list[dict[str, Any]]:
+        """Open and damaged tables in memory, newest first (at most 200)."""
+        open_tables = [t for t in self.tables.values() if t.status != FINISHED]
+        open_tables.sort(key=lambda t: t.created, reverse=True)
+        return [t.lobby_entry() for t in open_tables[:200]]

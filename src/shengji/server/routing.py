@@ -1,0 +1,155 @@
+"""Routing: one client message to its handler, with the checks every message passes.
+
+A message is at most `MAX_MESSAGE_BYTES`, within the connection's rate, strict JSON
+(no NaN), an object with a known `type`, and comes after `hello`. Refusals go back to
+the sender only (`ClientError`: its text and the rule it breaks) and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from shengji import IllegalAction, parse_cards
+from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, action_from_json
+
+from . import seats
+from .chat import SPECTATOR, ChatError, chat_json, chat_text
+from .connection import MAX_MESSAGE_BYTES, Client, ClientError, dumps
+from .status import PLAYING
+
+if TYPE_CHECKING:
+    from .tables import Table
+
+log = logging.getLogger(__name__)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def handle(table: Table, client: Client, text: str) -> None:
+    """One message from a client; refusals go back to it as an error and change nothing."""
+    try:
+        if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
+            raise ClientError(f"message too large (limit {MAX_MESSAGE_BYTES} bytes)")
+        if not client.bucket.allow():
+            raise ClientError("too many messages: slow down")
+        try:
+            msg = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            raise ClientError("malformed message: not JSON") from None
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            raise ClientError("malformed message: expected an object with a \"type\"")
+        kind = msg["type"]
+        handler = HANDLERS.get(kind)
+        if handler is None:
+            raise ClientError(f"unknown message type {kind[:40]!r}")
+        if not client.greeted and kind not in ("hello", "ping"):
+            raise ClientError("say hello first")
+        await handler(table, client, msg)
+    except ClientError as exc:
+        client.error(str(exc), exc.rule)
+    except Exception:
+        log.exception("table %s: error handling a message", table.id)
+        client.error("internal error")
+
+
+async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """A seat's action: checked by the engine, stored, applied, broadcast."""
+    if client.seat is None:
+        raise ClientError("spectators cannot act: take a seat first")
+    try:
+        act = action_from_json(msg.get("action"))
+    except IllegalAction as exc:
+        raise ClientError(exc.message, exc.rule) from None
+    if isinstance(act, Draw | CloseWindow):
+        raise ClientError("malformed action: draw and close are the server's")
+    if act.seat != client.seat:
+        raise ClientError(
+            f"you sit at seat {client.seat}: you cannot act for seat {act.seat}"
+        )
+    if table.status != PLAYING:
+        raise ClientError("the game is not being played")
+    err = await table.submit(act)
+    if err is not None:
+        raise ClientError(err.message, err.rule)
+
+
+async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Would these cards be legal for the asking seat now? (no change)"""
+    cards_text = msg.get("cards")
+    if not isinstance(cards_text, str):
+        raise ClientError("malformed message: cards must be notation text")
+    legal, reason, rule = False, None, None
+    seat = client.seat
+    if seat is None:
+        reason = "spectators cannot act"
+    elif table.status != PLAYING:
+        reason = "the game is not being played"
+    else:
+        try:
+            cards = tuple(parse_cards(cards_text))
+            phase = table.game.decision().phase
+            probe: Action
+            if phase == "play":
+                probe = Play(seat, cards)
+            elif phase == "kitty":
+                probe = Bury(seat, cards)
+            else:
+                probe = Declare(seat, cards)
+            table.game.check(probe)
+            legal = True
+        except IllegalAction as exc:
+            reason, rule = exc.message, exc.rule
+    client.send({"type": "check", "cards": cards_text, "legal": legal, "reason": reason,
+                 "rule": rule})
+
+
+async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """A chat message from a seat or a spectator, to everyone at the table."""
+    try:
+        text = chat_text(msg)
+    except ChatError as exc:
+        raise ClientError(str(exc)) from None
+    if not client.chat_bucket.allow():
+        raise ClientError("too many chat messages: wait a moment")
+    seat = client.seat
+    entry = table.seats[seat] if seat is not None else None
+    name = entry["name"] if entry is not None else SPECTATOR
+    row = table.chat.add(seat, name, text)
+    try:
+        await table.store.append_chat(table.id, row)
+    except Exception:
+        table.chat.drop(row)
+        log.exception("table %s: could not store a chat message", table.id)
+        raise ClientError("server error: the message could not be saved; try again") \
+            from None
+    out = dumps({"type": "chat", "messages": [chat_json(row)]})
+    for c in list(table.clients):
+        c.push(out)
+
+
+async def ping(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Answer with a pong (clients use it to flush what is queued for them)."""
+    client.send({"type": "pong"})
+
+
+Handler = Callable[["Table", Client, dict[str, Any]], Awaitable[None]]
+
+HANDLERS: dict[str, Handler] = {
+    "hello": seats.hello,
+    "sit": seats.sit,
+    "bot": seats.bot,
+    "kick": seats.kick,
+    "seat_link": seats.seat_link,
+    "claim": seats.claim,
+    "swap": seats.swap,
+    "start": seats.start,
+    "action": action,
+    "check": check,
+    "chat": chat,
+    "ping": ping,
+}

@@ -1,0 +1,286 @@
+"""Seats: who sits where, tokens, bots in seats, kicks, seat links, swaps, the start.
+
+Each function handles one client message for a table (see `routing.HANDLERS`); a refusal
+is a `ClientError` and changes nothing. Seat changes are stored before they are shown
+(`Table.set_seat`), and a connection that held one seat of a game never takes another.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .connection import Client, ClientError, clean_name
+from .security import hash_token, new_token, token_matches
+from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
+
+if TYPE_CHECKING:
+    from .tables import Table
+
+
+
+def _former(seat: dict[str, Any] | None) -> list[str]:
+    """The token hashes that held `seat` (its current one included), newest last."""
+    if seat is None:
+        return []
+    out = list(seat.get("former", ()))
+    if seat.get("token_hash"):
+        out.append(seat["token_hash"])
+    return out[-16:]
+
+
+def _seat_arg(msg: dict[str, Any], key: str = "seat") -> int:
+    value = msg.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise ClientError(f"malformed message: {key} must be a seat 0-3")
+    return value
+
+
+def bind(table: Table, client: Client, seat: int | None) -> None:
+    """Bind a connection to `seat` (None: a spectator); the clocks learn who is absent."""
+    old = client.seat
+    client.seat = seat
+    if seat is not None and table.status != WAITING:
+        client.held.add(seat)
+    if old is not None and old != seat and not table.connected(old):
+        table.clock.absent(old)
+    if seat is not None:
+        table.clock.present(seat)
+
+
+async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """The first message: a seat token binds the connection to its seat (else a
+    spectator); the state and the chat history go back to it."""
+    token = msg.get("token")
+    lang = msg.get("lang")
+    if isinstance(lang, str) and len(lang) <= 16:
+        client.lang = lang
+    if token is not None and not isinstance(token, str):
+        raise ClientError("malformed message: token must be a string or null")
+    was = client.seat
+    client.greeted = True
+    client.host_token_ok = False
+    seat: int | None = None
+    bad = False
+    if token:
+        if token_matches(token, table.host_token_hash):
+            client.host_token_ok = True
+            seat = table.host_seat
+        else:
+            for i, s in enumerate(table.seats):
+                if s is None:
+                    continue
+                if token_matches(token, s.get("token_hash")):
+                    seat = i
+                    break
+                if any(token_matches(token, h) for h in s.get("former", ())):
+                    client.held.add(i)  # a former holder of seat i: spectator only
+            else:
+                bad = True
+    if seat is not None and table.status != WAITING and client.held - {seat}:
+        other = min(client.held - {seat})
+        seat, bad = None, False
+        client.host_token_ok = False
+        client.error(
+            f"this connection has held seat {other} of this game: it cannot take "
+            "another seat; you are watching as a spectator"
+        )
+    bind(table, client, seat)
+    if bad:
+        client.error("invalid token: you are watching as a spectator")
+    if seat != was:
+        table.broadcast()
+        table.wake.set()
+    else:
+        table.send_state(client)
+    if table.chat.rows:
+        client.send(table.chat.history())
+
+
+async def sit(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Before the start: take a free seat with a name; the seat's token goes back."""
+    seat = _seat_arg(msg)
+    name = clean_name(msg.get("name"))
+    async with table.lock:
+        if table.status != WAITING:
+            raise ClientError(
+                "the game is on: a free seat is taken with a one-time seat link from "
+                "the host"
+            )
+        if client.seat is not None:
+            raise ClientError("you already have a seat")
+        if table.seats[seat] is not None:
+            raise ClientError(f"seat {seat} is taken")
+        token = new_token()
+        table.seats[seat] = {"name": name, "kind": "human", "token_hash": hash_token(token)}
+        host_seat = table.host_seat
+        if client.host_token_ok:
+            table.host_seat = seat
+        try:
+            await table.save_seats()
+        except Exception:
+            table.seats[seat] = None
+            table.host_seat = host_seat
+            raise
+        bind(table, client, seat)
+        client.send({"type": "seated", "seat": seat, "token": token})
+        table.broadcast()
+    table.wake.set()
+
+
+def require_host(table: Table, client: Client) -> None:
+    """Refuse anyone but the host."""
+    if not table.is_host(client):
+        raise ClientError("only the host may do that")
+
+
+async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host: a bot of the given kind plays `seat` (refused for a seat with a player)."""
+    require_host(table, client)
+    seat = _seat_arg(msg)
+    kind = msg.get("kind")
+    kinds = table.manager.bot_kinds
+    if kind not in kinds:
+        raise ClientError(f"bot kind must be one of: {', '.join(kinds)}")
+    async with table.lock:
+        if table.status == FINISHED:
+            raise ClientError("the game is over")
+        if table.status == ERROR:
+            raise ClientError(ERROR_MESSAGE)
+        current = table.seats[seat]
+        if current is not None and current["kind"] == "human" and not current.get("vacant"):
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        bot_name = f"{kind.capitalize()} bot"
+        await table.set_seat(seat, {"name": bot_name, "kind": kind, "token_hash": None,
+                                    "former": _former(current)})
+        if table.status == PLAYING:
+            table.bots.agents[seat] = table.manager.make_agent(
+                kind, table.bots.agent_seed(seat)
+            )
+        table.broadcast()
+    table.wake.set()
+
+
+async def kick(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host: empty a seat before the start, or leave it vacant (a stand-in plays it)."""
+    require_host(table, client)
+    seat = _seat_arg(msg)
+    async with table.lock:
+        if table.seats[seat] is None:
+            raise ClientError(f"seat {seat} is empty")
+        if seat == table.host_seat:
+            raise ClientError("the host cannot kick their own seat")
+        old = table.seats[seat]
+        if table.status == WAITING:
+            await table.set_seat(seat, None)
+        elif old is not None and old.get("vacant"):
+            raise ClientError(f"seat {seat} is already vacant")
+        else:  # mid-game the seat stays in the game: vacant, played by a stand-in
+            # after bot_timeout_s until a bot or a seat link fills it
+            assert old is not None
+            await table.set_seat(seat, {"name": old["name"], "kind": "human",
+                                        "token_hash": None, "former": _former(old),
+                                        "vacant": True})
+        table.bots.agents.pop(seat, None)
+        for c in table.clients:
+            if c.seat == seat:
+                c.seat = None
+        table.clock.absent(seat)
+        table.broadcast()
+    table.wake.set()
+
+
+async def seat_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host: a one-time code with which a new player takes a vacant (or bot) seat."""
+    require_host(table, client)
+    seat = _seat_arg(msg)
+    async with table.lock:
+        if table.status != PLAYING:
+            raise ClientError("seat links are for a game in progress: before the start, "
+                              "players simply sit down")
+        current = table.seats[seat]
+        if current is None or (current["kind"] == "human" and not current.get("vacant")):
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        code = new_token()
+        await table.set_seat(seat, {**current, "link_hash": hash_token(code)})
+    client.send({"type": "seat_link", "seat": seat, "code": code})
+
+
+async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Take the seat a one-time seat link (`code`) was made for."""
+    code = msg.get("code")
+    if not isinstance(code, str) or not code:
+        raise ClientError("malformed message: code must be a string")
+    name = clean_name(msg.get("name"))
+    async with table.lock:
+        if table.status != PLAYING:
+            raise ClientError("the game is not being played")
+        seat = next(
+            (i for i, s in enumerate(table.seats)
+             if s is not None and token_matches(code, s.get("link_hash"))),
+            None,
+        )
+        if seat is None:
+            raise ClientError("this seat link is not valid (already used or replaced)")
+        if client.seat is not None or client.host_token_ok:
+            raise ClientError("you already have a seat in this game")
+        if client.held - {seat}:
+            raise ClientError(
+                f"this connection has held seat {min(client.held)} of this game: it "
+                "cannot take another seat"
+            )
+        old = table.seats[seat]
+        assert old is not None
+        token = new_token()
+        await table.set_seat(seat, {"name": name, "kind": "human",
+                                    "token_hash": hash_token(token), "former": _former(old)})
+        table.bots.agents.pop(seat, None)
+        bind(table, client, seat)
+        client.send({"type": "seated", "seat": seat, "token": token})
+        table.broadcast()
+    table.wake.set()
+
+
+async def swap(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host, before the start: exchange two seats."""
+    require_host(table, client)
+    a, b = _seat_arg(msg, "a"), _seat_arg(msg, "b")
+    if a == b:
+        raise ClientError("swap needs two different seats")
+    async with table.lock:
+        if table.status != WAITING:
+            raise ClientError("seats can only be swapped before the game starts")
+        seats, host_seat = list(table.seats), table.host_seat
+        table.seats[a], table.seats[b] = table.seats[b], table.seats[a]
+        if table.host_seat in (a, b):
+            table.host_seat = b if table.host_seat == a else a
+        try:
+            await table.save_seats()
+        except Exception:
+            table.seats, table.host_seat = seats, host_seat
+            raise
+        for c in table.clients:
+            if c.seat in (a, b):
+                c.seat = b if c.seat == a else a
+        for s in (a, b):
+            if table.connected(s):
+                table.clock.present(s)
+            else:
+                table.clock.absent(s)
+        table.broadcast()
+
+
+async def start(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host: start the game once all four seats are filled."""
+    require_host(table, client)
+    async with table.lock:
+        if table.status != WAITING:
+            raise ClientError("the game has already started")
+        if any(s is None for s in table.seats):
+            raise ClientError("all four seats must be filled (players or bots)")
+        await table.store.update_table(table.id, status=PLAYING)
+        table.status = PLAYING
+        for c in table.clients:
+            c.held = set() if c.seat is None else {c.seat}
+        table.bots.make_agents()
+        table.broadcast()
+    table.start_driver()

@@ -1,0 +1,71 @@
+// Table chat: the last messages, a line to write, and a switch that hides it (remembered).
+// Messages are player text: always rendered as text (Preact escapes it), never as HTML.
+import { useState, useEffect, useRef } from "../vendor/preact-hooks.mjs";
+import { html } from "./ui.js";
+import { t } from "./i18n.js";
+import { getPref, setPref } from "./feel.js";
+
+export const MAX_CHAT = 200; // as the server's chat.MAX_CHAT
+export const REACTIONS = ["gg", "nice", "wow", "oops", "thanks", "hurry"]; // chat.REACTIONS
+const KEEP = 100;
+
+/** The messages after one `chat` message from the server (history replaces, else appends). */
+export function mergeChat(messages, m) {
+  const incoming = Array.isArray(m.messages) ? m.messages : [];
+  if (m.history) return incoming.slice(-KEEP);
+  const seen = new Set(messages.map((x) => x.n));
+  return [...messages, ...incoming.filter((x) => !seen.has(x.n))].slice(-KEEP);
+}
+
+export function ChatPanel({ messages, onSend, onReact, seatName, me }) {
+  const [shown, setShown] = useState(() => getPref("chat", true) !== false);
+  const [text, setText] = useState("");
+  const [seenN, setSeenN] = useState(-1);
+  const list = useRef(null);
+  const lastN = messages.length ? messages[messages.length - 1].n : -1;
+  useEffect(() => {
+    if (shown) {
+      setSeenN(lastN);
+      if (list.current) list.current.scrollTop = list.current.scrollHeight;
+    }
+  }, [lastN, shown]);
+  const unread = shown ? 0 : messages.filter((x) => x.n > seenN).length;
+  const flip = () => {
+    setPref("chat", !shown);
+    setShown(!shown);
+  };
+  const submit = (e) => {
+    e.preventDefault();
+    const v = text.trim();
+    if (!v) return;
+    onSend(v.slice(0, MAX_CHAT));
+    setText("");
+  };
+  const who = (x) => (x.seat == null ? t("chat.spectator") : seatName(x.seat));
+  return html`<section class=${"side-box chat-box" + (shown ? "" : " chat-hidden")} id="chat">
+    <h3>
+      <span>${t("chat.title")}${unread > 0 && html` <b class="chat-unread" id="chat-unread">${unread}</b>`}</span>
+      <button type="button" class="btn small ghost" id="chat-toggle" aria-pressed=${shown ? "false" : "true"} onClick=${flip}>${shown ? t("chat.hide") : t("chat.show")}</button>
+    </h3>
+    ${shown &&
+    html`<ul class="chat-list" id="chat-list" ref=${list} aria-live="polite">
+        ${messages.length === 0 && html`<li class="muted">${t("chat.empty")}</li>`}
+        ${messages.map(
+          (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat != null && x.seat === me ? " mine" : "") + (x.seat == null ? " spectator" : " team" + (x.seat % 2))} data-n=${x.n}>
+            <b class="chat-who">${who(x)}</b> ${x.reaction
+              ? html`<span class="chat-text chat-reaction" data-reaction=${x.reaction}>${t(`reaction.${x.reaction}`)}</span>`
+              : html`<span class="chat-text">${x.text}</span>`}
+          </li>`,
+        )}
+      </ul>
+      ${onReact &&
+      html`<div class="reactions" role="group" aria-label=${t("chat.reactions")}>
+        ${REACTIONS.map((r) => html`<button type="button" class="btn small ghost reaction-btn" data-reaction=${r} onClick=${() => onReact(r)}>${t(`reaction.${r}`)}</button>`)}
+      </div>`}
+      <form class="chat-form" onSubmit=${submit}>
+        <input id="chat-input" value=${text} maxlength=${MAX_CHAT} placeholder=${t("chat.placeholder")} aria-label=${t("chat.placeholder")} autocomplete="off"
+          onInput=${(e) => setText(e.target.value)} />
+        <button class="btn small" type="submit" id="chat-send" disabled=${!text.trim()}>${t("chat.send")}</button>
+      </form>`}
+  </section>`;
+}

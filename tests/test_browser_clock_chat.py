@@ -1,0 +1,406 @@
+"""The table's clocks, stand-in marks and chat, in headless Chromium (issue 11).
+
+As in test_browser_table.py, the page is served by the real server but its WebSocket
+is answered by the test with real engine views, so each check is exact and quick.
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+
+from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
+from test_browser_table import NAMES, _advance, _seat_to_act, open_table, state_of
+
+browser_only = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def play_state() -> dict[str, Any]:
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    return state_of(g, _seat_to_act(g))
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_turn_clock_counts_down_from_the_servers_deadline(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    st = copy.deepcopy(play_state)
+    me = st["you"]
+    st["table"]["clock"] = {"kind": "turn", "seat": me, "remaining_ms": 7_500, "total_ms": 20_000}
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        mine = page.locator("#clock-mine")
+        seat = page.locator(f"#clock-seat-{me}")
+        assert mine.get_attribute("data-kind") == "turn"
+        assert int(mine.get_attribute("data-left") or "0") in (7, 8)
+        assert seat.count() == 1  # on the acting seat too, for everyone to see
+        width = page.eval_on_selector("#clock-mine .clock-fill", "e => parseFloat(e.style.width)")
+        assert 0 < width < 40  # less than 8 of 20 seconds left
+        played = "async () => (await import('/static/js/feel.js')).played"
+        assert "hurry" not in page.evaluate(played)
+        # With 5 seconds left, one warning sound (not one per tick).
+        page.wait_for_function("() => +document.querySelector('#clock-mine').dataset.left <= 4")
+        assert page.evaluate(played).count("hurry") == 1
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_declaration_window_countdown_shows_for_a_spectator(
+    server: str, browser: Any
+) -> None:
+    g = _advance(2, lambda g: g.decision().phase == "declare")
+    st = state_of(g, 0)
+    st["you"] = None
+    st["view"] = g.view(None).to_json()
+    st["table"]["clock"] = {"kind": "window", "seat": None, "remaining_ms": 7_000,
+                            "total_ms": 10_000}
+    with new_page(browser, viewport={"width": 390, "height": 844}) as page:
+        open_table(page, server, st)
+        clock = page.locator("#clock-window")
+        assert clock.get_attribute("data-kind") == "window"
+        assert int(clock.get_attribute("data-left") or "0") in (6, 7)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_stand_ins_cards_carry_a_robot_mark_and_a_toast(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5
+                 and bool(g.view(None).to_json()["current_trick"]["plays"]))
+    st = state_of(g, _seat_to_act(g))
+    view = st["view"]
+    trick = len(view["tricks"])
+    seat = view["current_trick"]["plays"][0][0]
+    st["table"]["standins"] = [{"seq": 9, "seat": seat, "round": view["round_no"], "trick": trick}]
+    st["events"] = [{"type": "played", "seat": seat, "cards": [], "trick": trick, "lead": True,
+                     "by": "standin"}]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        mark = page.locator(f"#trick .slot[data-seat='{seat}'] .standin-mark")
+        assert mark.count() == 1
+        assert page.locator("#trick .standin-mark").count() == 1  # the others played themselves
+        badge = page.locator(f".seat[data-seat='{seat}'] .badge-standin")
+        assert badge.inner_text() == "Stand-in ×1"
+        assert page.locator(".badge-standin").count() == 1
+        page.wait_for_selector(".toast-info")
+        assert "stand-in" in page.inner_text(".toast-info")
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_lobby_lists_finished_games_with_result_and_replay_link(
+    server: str, browser: Any
+) -> None:
+    games = [{
+        "id": "done1", "name": "Friday <b>night</b>", "status": "finished",
+        "created": "2026-12-01T00:00:00+00:00", "finished": "2026-12-01T01:00:00+00:00",
+        "seats": [{"name": "Ann", "kind": "human"}, {"name": "Random bot", "kind": "random"},
+                  {"name": "Bea", "kind": "human"}, {"name": "Random bot", "kind": "random"}],
+        "result": {"winner": 0, "levels": ["A", "8"], "rounds": 11},
+    }]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.route("**/api/games", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(games)))
+        page.goto(server + "/")
+        item = page.locator("#finished-games .finished-item[data-table='done1']")
+        item.wait_for()
+        assert item.locator(".ti-name").inner_text() == "Friday <b>night</b>"  # text, not HTML
+        text = item.locator(".ti-result").inner_text()
+        assert "Ann & Bea" in text and "A–8" in text and "11 rounds" in text
+        assert item.locator("a.replay-link").get_attribute("href") == "/games/done1"
+
+
+class ChatServer:
+    """Answers hello with a state and the chat history; echoes chat like the server does."""
+
+    def __init__(self, state: dict[str, Any], history: list[dict[str, Any]]) -> None:
+        self.state = state
+        self.history = history
+        self.sent: list[dict[str, Any]] = []
+        self.ws: Any = None
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+                ws.send(json.dumps({"type": "chat", "history": True, "messages": self.history}))
+            elif m["type"] == "chat" and "reaction" in m:
+                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                           "name": "me", "text": f":{m['reaction']}:",
+                           "reaction": m["reaction"]})
+            elif m["type"] == "chat":
+                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                           "name": "me", "text": m["text"]})
+
+        ws.on_message(on_message)
+
+    def push(self, msg: dict[str, Any]) -> None:
+        self.history.append(msg)
+        self.ws.send(json.dumps({"type": "chat", "messages": [msg]}))
+
+
+XSS = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_chat_renders_text_never_html_sends_and_hides(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    st = copy.deepcopy(play_state)
+    history = [{"n": 0, "at": "", "seat": 1, "name": "Bao", "text": XSS},
+               {"n": 1, "at": "", "seat": None, "name": "Spectator", "text": "gl"}]
+    fake = ChatServer(st, history)
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='1']")
+        first = page.locator("#chat-list .chat-msg[data-n='0'] .chat-text")
+        assert first.inner_text() == XSS  # shown as the text it is
+        assert page.locator("#chat-list img, #chat-list .chat-text b").count() == 0
+        assert page.evaluate("window.pwned") is None
+        assert page.inner_text("#chat-list .chat-msg[data-n='1'] .chat-who") == "Spectator"
+        page.fill("#chat-input", "nice trick!")
+        page.press("#chat-input", "Enter")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='2'].mine")
+        assert {"type": "chat", "text": "nice trick!"} in fake.sent
+        assert page.input_value("#chat-input") == ""
+        # A quick reaction goes as its key and is shown in the reader's language.
+        page.click(".reaction-btn[data-reaction='gg']")
+        page.wait_for_selector("#chat-list .chat-reaction[data-reaction='gg']")
+        assert {"type": "chat", "reaction": "gg"} in fake.sent
+        assert page.inner_text("#chat-list .chat-reaction") == "Good game!"
+        # Hidden: no list, an unread count for what arrives meanwhile; remembered.
+        page.click("#chat-toggle")
+        assert page.locator("#chat-list").count() == 0
+        fake.push({"n": 4, "at": "", "seat": 2, "name": "Chen", "text": "hi"})
+        page.wait_for_selector("#chat-unread")
+        assert page.inner_text("#chat-unread") == "1"
+        assert page.evaluate("localStorage.getItem('shengji.chat')") == "false"
+        page.click("#chat-toggle")
+        page.wait_for_selector("#chat-list .chat-msg[data-n='4']")
+        assert page.locator("#chat-unread").count() == 0
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_table_narrates_from_the_servers_events(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    # Issue 8: sounds and the failed-throw announcement come from the events sent with a
+    # state, not from comparing views (the view here is the same before and after).
+    st = copy.deepcopy(play_state)
+    me = st["you"]
+    other = (me + 1) % 4
+    st["events"] = [
+        {"type": "throw_failed", "seat": other, "attempted": ["AS", "KS"], "forced": ["KS"],
+         "blocker": me, "shown": ["AS"], "penalty": -10},
+        {"type": "played", "seat": other, "cards": ["KS"], "trick": 5, "lead": True},
+        {"type": "trick_won", "trick": 5, "winner": me, "points": 10, "opponents_points": 0},
+    ]
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        open_table(page, server, st)
+        page.wait_for_selector(".toast-info")
+        text = page.inner_text(".toast-info")
+        assert f"{NAMES[other]}'s throw failed" in text
+        assert "penalty 10" in text
+        played = page.evaluate("async () => (await import('/static/js/feel.js')).played")
+        assert "fail" in played and "win" in played and "card" not in played
+
+
+def _leads(seed: int, n: int) -> list[dict[str, Any]]:
+    """Random leads of one play suit under random trumps and both tractor options, with
+    the engine's reading (RULES §5.4, §6.1): the kind and the units' pair counts."""
+    import random
+
+    from shengji.cards import CARDS
+    from shengji.shapes import shape_of
+    from shengji.trump import Trump
+
+    rng = random.Random(seed)
+    out = []
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    while len(out) < n:
+        rank = rng.choice(ranks)
+        suit = rng.choice(["S", "H", "D", "C", None])
+        gap, throw = rng.random() < 0.5, rng.random() < 0.5
+        t = Trump(rank, suit, gap_tractors=gap, throw_tractors=throw)
+        ps = rng.randrange(5)
+        pool = [c.id for c in CARDS if t.play_suit[c.id] == ps] * 2
+        if not pool:
+            continue
+        # Pairs-heavy leads, so that tractors (and the gap) matter.
+        ids: list[int] = []
+        for _ in range(rng.randint(1, 5)):
+            i = rng.choice(pool)
+            if pool.count(i) >= (2 if rng.random() < 0.7 else 1):
+                take = 2 if pool.count(i) >= 2 and rng.random() < 0.7 else 1
+                for _ in range(take):
+                    pool.remove(i)
+                    ids.append(i)
+        if not ids:
+            continue
+        shape = shape_of(ids, t)
+        out.append({
+            "cards": [str(CARDS[i]) for i in ids], "rank": rank, "suit": suit,
+            "gap": gap, "throw": throw, "kind": shape.kind,
+            "units": [u.npairs for u in shape.units],
+        })
+    return out
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_clients_lead_reading_matches_the_engine_under_the_tractor_options(
+    server: str, browser: Any
+) -> None:
+    # cards.js reads leads as the engine does, gap_tractors and throw_tractors included
+    # (RULES §5.4, §6.1), so its hints (lead kind, throw note and confirmation) match.
+    cases = _leads(11, 400)
+    assert {c["kind"] for c in cases} >= {"single", "pair", "tractor", "throw"}
+    with new_page(browser, viewport={"width": 800, "height": 600}) as page:
+        page.goto(server + "/")
+        got = page.evaluate(
+            """async (cases) => {
+              const m = await import('/static/js/cards.js');
+              return cases.map((c) => {
+                const view = {trump_rank: c.rank, trump_suit: c.suit, trump_final: true,
+                  options: {gap_tractors: c.gap ? 'on' : 'trumps_only',
+                            throw_tractors: c.throw ? 'on' : 'off'}};
+                const tr = m.trumpOf(view);
+                const cards = m.cardList(c.cards);
+                return {kind: m.leadKind(cards, tr),
+                        units: m.leadUnits(cards, tr).map((u) => u.pairs)};
+              });
+            }""",
+            cases,
+        )
+    bad = [(c, g) for c, g in zip(cases, got, strict=True)
+           if (g["kind"], g["units"]) != (c["kind"], c["units"])]
+    assert not bad, bad[:5]
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_timer(
+    server: str, browser: Any
+) -> None:
+    import urllib.request
+
+    from shengji.options import PRESETS
+
+    def create(page: Any) -> dict[str, Any]:
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table_id = str(page.url.rsplit("/", 1)[1])
+        with urllib.request.urlopen(f"{server}/api/tables/{table_id}") as r:
+            info: dict[str, Any] = json.load(r)
+        return info
+
+    with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("select[name=preset]")
+        assert page.input_value("select[name=preset]") == "seed"
+        page.select_option("select[name=preset]", "common_online")
+        page.select_option("select[name=turn_s]", "20")
+        info = create(page)
+        assert info["options"] == PRESETS["common_online"].to_json()
+        assert info["settings"]["turn_s"] == 20
+
+        page.goto(server + "/")
+        page.wait_for_selector("select[name=preset]")
+        page.click("details.options summary")
+        page.select_option("select[name=max_levels_per_round]", "2")
+        for rank in ("K", "5", "10"):
+            page.check(f"#opt-stop_levels input[value='{rank}']")
+        assert page.input_value("select[name=preset]") == "custom"  # no longer a preset
+        info = create(page)
+        assert info["options"]["max_levels_per_round"] == 2
+        assert info["options"]["stop_levels"] == ["5", "10", "K"]
+        assert info["settings"]["turn_s"] == 0  # off unless chosen: a friends' table
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
+    server: str, browser: Any
+) -> None:
+    # End to end: a table with a 1.5 s turn timer (a private server's fast timings); the
+    # player never acts, so the stand-in plays for them, marked on the cards and the seat.
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        made = page.evaluate(
+            """async () => {
+              const r = await fetch('/api/tables', {method: 'POST',
+                headers: {'content-type': 'application/json'},
+                body: JSON.stringify({name: 'timer', turn_s: 1.5, deal_ms: 3, window_ms: 800,
+                                      bot_delay_ms: 20, round_pause_ms: 600})});
+              return r.json();
+            }"""
+        )
+        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
+                      [made["id"], made["host_token"]])
+        page.goto(server + f"/t/{made['id']}")
+        page.wait_for_selector("#timer-note")
+        assert page.inner_text("#timer-note").startswith("Turn timer: 1.5 s per turn")
+        page.fill("#name-input", "Ann")
+        page.click(".seat[data-seat='0'] .sit-btn")
+        page.wait_for_selector(".seat[data-seat='0'] .you")
+        for seat in (1, 2, 3):
+            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
+            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        page.click("#start-btn")
+        # The countdown runs on the seat to act, mine included, from the server's deadline.
+        page.wait_for_selector("#clock-seat-0", timeout=60_000)
+        page.wait_for_selector(".seat[data-seat='0'] .badge-standin", timeout=30_000)
+        page.wait_for_selector(".toast-info:has-text('a stand-in played for you')")
+
+
+@browser_only
+@pytest.mark.timeout(180)
+def test_a_finished_game_is_listed_in_the_lobby_and_opens_its_replay(
+    server: str, browser: Any
+) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        made = page.evaluate(
+            """async () => {
+              const r = await fetch('/api/tables', {method: 'POST',
+                headers: {'content-type': 'application/json'},
+                body: JSON.stringify({name: 'all bots', deal_ms: 0, window_ms: 50,
+                                      bot_delay_ms: 0, round_pause_ms: 0})});
+              return r.json();
+            }"""
+        )
+        tid = made["id"]
+        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
+                      [tid, made["host_token"]])
+        page.goto(server + f"/t/{tid}")
+        for seat in range(4):
+            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
+            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        page.click("#start-btn")
+        page.wait_for_selector("main.table-page[data-status='finished']", timeout=150_000)
+        # The replay link is on the table itself, not only in the game-over window.
+        assert page.get_attribute("#head-replay", "href") == f"/games/{tid}"
+        page.goto(server + "/")
+        item = page.locator(f"#finished-games .finished-item[data-table='{tid}']")
+        item.wait_for()
+        assert "won" in item.locator(".ti-result").inner_text()
+        item.locator("a.replay-link").click()
+        page.wait_for_url(re.compile(rf".*/games/{tid}$"))
+        page.wait_for_selector("#replay-pos")
+        page.click("#replay-last")
+        page.wait_for_selector("#replay-result")
