@@ -15,7 +15,7 @@ from .follow import is_legal_follow
 from .game import Game, replay
 from .options import RuleOptions
 from .record import GameRecord, RecordMismatch
-from .round import Decision, FailedThrow, Round, RoundResult, TrickView
+from .round import Decision, FailedThrow, Round, RoundResult, Trick, TrickView
 from .scoring import kitty_points, level_change
 from .shapes import classify_lead
 from .trick import failed_throw, trick_winner
@@ -30,7 +30,7 @@ __all__ = [
     "FailedThrow", "Gainer", "Game", "GameRecord", "IllegalAction", "LeadKind", "MalformedAction",
     "Pass", "Phase", "Play",
     "RecordMismatch", "Round",
-    "RoundResult", "RuleOptions", "TrickView", "Trump", "View", "action_from_json",
+    "RoundResult", "RuleOptions", "Trick", "TrickView", "Trump", "View", "action_from_json",
     "card_points", "classify_lead", "failed_throw", "format_cards", "is_legal_follow",
     "kitty_points", "level_change", "parse_cards", "replay", "shuffled_deck", "trick_winner",
 ]

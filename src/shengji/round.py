@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -217,6 +218,15 @@ class RoundResult:
 picklable(Decision, TrickView, FailedThrow, RoundResult)
 
 
+class Trick(NamedTuple):
+    """A finished trick in the round's own terms (card ids); views show `TrickView`s."""
+
+    leader: int
+    plays: list[tuple[int, tuple[int, ...]]]  # (seat, card ids) in play order
+    winner: int
+    points: int
+
+
 class Round:
     """One round of Tractor (RULES §3-§8), driven by actions.
 
@@ -283,7 +293,7 @@ class Round:
         self.kitty_flip: tuple[int, ...] = ()
         self.kitty_taken: tuple[int, ...] = tuple(self.deck[4 * HAND_SIZE :])
         self.kitty: tuple[int, ...] = ()
-        self.tricks: list[tuple[int, list[tuple[int, tuple[int, ...]]], int, int]] = []
+        self.tricks: list[Trick] = []
         self._trick_cache: list[TrickView] = []
         self._done_tricks: tuple[TrickView, ...] = ()
         # the current trick as a view, and (tricks done, cards played) it was made at
@@ -777,7 +787,7 @@ class Round:
         if w % 2 != self.declaring_team:
             self.opponents_points += pts
             self.point_cards += [i for ids in plays for i in ids if POINTS[i]]
-        self.tricks.append((self.leader, self.current, w, pts))
+        self.tricks.append(Trick(self.leader, self.current, w, pts))
         if self._want_events:
             self._events.append(TrickWon(len(self.tricks) - 1, w, pts, self.opponents_points))
         self.current = []
@@ -1020,7 +1030,7 @@ class Round:
             rnd.kitty_taken = kitty_ids
         rnd.kitty = () if view.phase is Phase.KITTY else kitty_ids
         rnd.tricks = [
-            (t.leader, [(s, tuple([c.id for c in cs])) for s, cs in t.plays], t.winner or 0,
+            Trick(t.leader, [(s, tuple([c.id for c in cs])) for s, cs in t.plays], t.winner or 0,
              t.points)
             for t in view.tricks
         ]

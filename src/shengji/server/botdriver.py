@@ -119,7 +119,8 @@ class BotDriver:
                 log.error("table %s: draw refused: %s", t.id, err.log_text())
                 return 1.0
             drawer = g.decision().last_drawer
-            if drawer is not None and drawer in self.agents:
+            # a bot that cannot declare has nothing to answer (RULES §3.3): not asked
+            if drawer is not None and drawer in self.agents and g.has_declaration(drawer):
                 await self._bot_act(drawer, self.agents[drawer], deal=True)
             return None
         if d.phase == "declare":
