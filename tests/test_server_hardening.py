@@ -324,7 +324,8 @@ def test_bots_think_in_worker_processes(tmp_path: Path, monkeypatch: pytest.Monk
             h.send({"type": "bot", "seat": seat, "kind": "slow"})
             h.until(is_state)
         h.send({"type": "start"})
-        h.until(lambda m: is_state(m) and m["seq"] >= 12, timeout=45)
+        # bots are asked once they can declare (RULES §3.3) and at the latest for the kitty
+        h.until(lambda m: is_state(m) and m["view"]["phase"] in ("kitty", "play"), timeout=60)
         table = table_of(client, tid)
         pids = h.call(lambda: [pid for a in table.bots.agents.values() for pid in a.pids])  # type: ignore[attr-defined]
         assert pids and os.getpid() not in pids
