@@ -140,6 +140,10 @@ def obs_index(me: int, rank: str | None, suit: str | None) -> I64:
 
 
 _TURN_NONE = -1
+# per seat: where the other three seats' `unseen` rows start
+_OTHERS_UNSEEN = tuple(
+    tuple(UNSEEN + s * N_IDS for s in range(4) if s != me) for me in range(4)
+)
 
 
 class Observer:
@@ -272,8 +276,7 @@ class Observer:
         o_hand = HAND + seat * N_IDS
         o_played = PLAYED + seat * N_IDS
         o_trick = TRICK + seat * N_IDS
-        others = [UNSEEN + s * N_IDS for s in range(4) if s != seat]
-        u0, u1, u2 = others
+        u0, u1, u2 = _OTHERS_UNSEEN[seat]
         pts = 0
         if ev.lead:
             self.lead_suit = ps[ev.cards[0].id]

@@ -15,7 +15,6 @@ import functools
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 from ..actions import Action, Bury, Declare, Draw, Pass, Play
 from ..cards import CARDS, N_IDS
@@ -153,16 +152,33 @@ def _counts(ids: Sequence[int]) -> list[int]:
     return out
 
 
+# Masks are built as Python ints with one byte per action (byte k = action k, 0 or 1):
+# bytewise AND/OR of 0/1 bytes is the integer's AND/OR, and the bytes become the int8
+# mask array in one call.
+_BYTE_ONES = int.from_bytes(b"\x01" * N_IDS, "little")
+_DONE_BIT = 1 << (8 * DONE)
+_PASS_BIT = 1 << (8 * PASS)
+
+
+def _avail(hand: Sequence[int], sel: dict[int, int]) -> int:
+    """Card ids held and not all selected, as a byte mask (counts are at most 2)."""
+    x = int.from_bytes(bytes(hand), "little")
+    for i, c in sel.items():
+        x -= c << (i << 3)
+    return (x | (x >> 1)) & _BYTE_ONES
+
+
 @functools.cache
-def _suit_masks(rank: str | None, suit: str | None) -> tuple[npt.NDArray[np.bool_], ...]:
-    """Per play suit 0-4 (4 trumps): a bool mask over card ids of that play suit."""
+def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
+    """Per play suit 0-4 (4 trumps): the byte mask of the card ids of that play suit."""
     ps = trump_for(rank, suit).play_suit
-    out = []
-    for s in range(5):
-        m = np.array([ps[i] == s for i in range(N_IDS)], dtype=np.bool_)
-        m.flags.writeable = False
-        out.append(m)
-    return tuple(out)
+    return tuple(
+        int.from_bytes(bytes([ps[i] == s for i in range(N_IDS)]), "little") for s in range(5)
+    )
+
+
+def _mask_array(bits: int) -> I8:
+    return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), dtype=np.int8)
 
 
 _DRAW = Draw()
@@ -205,6 +221,7 @@ class Table:
         self._offer = False  # a deal-phase declaration offer is waiting for an answer
         self._views: dict[int, tuple[int, View]] = {}
         self._mask: I8 | None = None  # the acting seat's mask for the current selection
+        self._bits = 0  # the same mask as an int, one byte per action
         self._lead: Shape | None = None  # the lead being followed
         self.observer = Observer(self.round)
         self._advance()
@@ -243,46 +260,49 @@ class Table:
             return np.zeros(N_ACTIONS, dtype=np.int8)
         mask = self._mask
         if mask is None:
-            mask = self._mask = self._build_mask(seat)
+            bits = self._bits = self._mask_bits(seat)
+            mask = self._mask = _mask_array(bits)
         return mask
 
-    def _build_mask(self, seat: int) -> I8:
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    def _mask_bits(self, seat: int) -> int:
         kind = self.kind
+        rnd = self.round
         if kind == "declare":
-            mask[PASS] = 1
-            for d in self.round.legal_declarations(seat):
-                mask[declaration_action([c.id for c in d])] = 1
-            return mask
-        avail = self.observer.hand_row(seat) > 0  # own cards not selected yet
-        if kind == "bury" or (kind == "lead" and not self.selected):
-            mask[:N_IDS] = avail
-            return mask
-        t = self.round.trump
+            bits = _PASS_BIT
+            for d in rnd.legal_declarations(seat):
+                bits |= 1 << (8 * declaration_action([c.id for c in d]))
+            return bits
+        hand = rnd.hands[seat]  # this seat's own cards (selected ones included)
+        sel = self._sel
+        avail = _avail(hand, sel)
+        if kind == "bury" or (kind == "lead" and not sel):
+            return avail
+        t = rnd.trump
         assert t is not None
         if kind == "lead":
-            suits = _suit_masks(t.rank, t.suit)
-            mask[:N_IDS] = avail & suits[t.play_suit[self.selected[0]]]
-            mask[DONE] = 1
-            return mask
+            suits = _suit_bytes(t.rank, t.suit)
+            return (avail & suits[t.play_suit[self.selected[0]]]) | _DONE_BIT
         shape = self._lead
         assert shape is not None
-        hand = self.round.hands[seat]  # this seat's own cards (selected ones included)
-        if self.options.strict_tractor_follow and shape.tractor_lengths:
-            mask[_strict_offers(hand, self._sel, shape, t)] = 1
-            return mask
-        suit_ok, other_ok = _follow_rule(hand, self._sel, shape, t)
         lead_suit = shape.play_suit
-        if other_ok:
-            mask[:N_IDS] = avail & ~_suit_masks(t.rank, t.suit)[lead_suit]
-        sel = self._sel
+        in_suit = _suit_bytes(t.rank, t.suit)[lead_suit]
+        if shape.n_cards == 1:  # a single: any card of the led suit, else any card (§6.2)
+            held = avail & in_suit
+            return held if held else avail
+        if self.options.strict_tractor_follow and shape.tractor_lengths:
+            bits = 0
+            for i in _strict_offers(hand, sel, shape, t):
+                bits |= 1 << (8 * i)
+            return bits
+        suit_ok, other_ok = _follow_rule(hand, sel, shape, t)
+        bits = avail & ~in_suit if other_ok else 0
         for i in t.suit_ids[lead_suit]:
             c = hand[i]
             if c:
                 k = sel.get(i, 0)
                 if c > k and suit_ok[min(c, 2) * 3 + min(k, 2)]:
-                    mask[i] = 1
-        return mask
+                    bits |= 1 << (8 * i)
+        return bits
 
     def _legal(self, seat: int) -> list[int]:
         """The legal action ids of `seat` now (the mask's non-zero entries)."""
@@ -313,7 +333,9 @@ class Table:
         if seat is None:
             raise ValueError("RULES §8: the round is over")
         a = int(action)
-        if not 0 <= a < N_ACTIONS or not self.action_mask(seat)[a]:
+        if self._mask is None:
+            self.action_mask(seat)
+        if not 0 <= a < N_ACTIONS or not (self._bits >> (8 * a)) & 1:
             raise ValueError(
                 f"action {action} is not legal for seat {seat} now ({self.kind}); "
                 "consult the action mask"
@@ -330,21 +352,26 @@ class Table:
         if a == DONE:  # the mask offers it only to a lead with a card selected
             self._commit(Play(seat, tuple([CARDS[i] for i in self.selected])))
             return
-        self.selected.append(a)
+        selected = self.selected
+        selected.append(a)
+        n = len(selected)
+        if kind == "follow":
+            lead = self._lead
+            assert lead is not None
+            if n == lead.n_cards:  # complete: its only continuation is to commit it
+                selected.pop()  # (never shown as selected: the pick and commit are one step)
+                self._commit(Play(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+                return
+        elif kind == "bury" and n == 8:
+            selected.pop()
+            self._commit(Bury(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+            return
         self._sel[a] = self._sel.get(a, 0) + 1
         self._mask = None
         obs = self.observer
         obs.pick(seat, a)
         if kind == "bury":
-            if len(self.selected) == 8:
-                self._commit(Bury(seat, tuple([CARDS[i] for i in self.selected])))
-            else:
-                obs.set_bury_left(seat, (8 - len(self.selected)) / 8.0)
-        elif kind == "follow":
-            lead = self._lead
-            assert lead is not None
-            if len(self.selected) == lead.n_cards:
-                self._commit(Play(seat, tuple([CARDS[i] for i in self.selected])))
+            obs.set_bury_left(seat, (8 - n) / 8.0)
 
     def act(self, action: Action) -> None:
         """Apply a whole engine action of the seat to act (bots: Declare/Pass/Bury/Play)."""
