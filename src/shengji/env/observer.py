@@ -157,7 +157,7 @@ class Observer:
 
     __slots__ = (
         "rnd", "buf", "state", "index", "trump_key", "phase", "turn", "lead_suit",
-        "lead_n", "drawn", "_trick_points", "_n_plays",
+        "lead_n", "drawn", "_trick_points", "_n_plays", "points",
     )
 
     def __init__(self, rnd: Round) -> None:
@@ -175,6 +175,7 @@ class Observer:
         self.drawn = 0
         self._trick_points = 0
         self._n_plays = 0
+        self.points = 0
         self._reset()
 
     # ------------------------------------------------------------ reading
@@ -358,7 +359,8 @@ class Observer:
     # ------------------------------------------------------------ public facts
 
     def refresh(self) -> None:
-        """Re-read the public scalars that change without an event of their own."""
+        """Re-read the public facts that change without an event of their own: the
+        phase, whose turn it is (`View.to_act`) and the opponents' points."""
         rnd = self.rnd
         b = self.buf
         phase = rnd.phase
@@ -384,7 +386,10 @@ class Observer:
             if t != _TURN_NONE:
                 b[TURN + t] = 1.0
             self.turn = t
-        b[OPP] = min(max(rnd.opponents_points / 200.0, 0.0), 2.0)
+        p = rnd.opponents_points
+        if p != self.points:
+            self.points = p
+            b[OPP] = min(max(p / 200.0, 0.0), 2.0)
 
     def _set_trump(self) -> None:
         t = self.rnd.display_trump()
@@ -406,6 +411,7 @@ class Observer:
         self.drawn = 0
         self._trick_points = 0
         self._n_plays = 0
+        self.points = 0
         b[DECLARER + 4] = 1.0
         b[STARTER + (rnd.starter if rnd.starter is not None else 4)] = 1.0
         b[TRUMP_RANK + RANKS.index(rnd.trump_rank)] = 1.0

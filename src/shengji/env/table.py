@@ -177,8 +177,11 @@ def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
     )
 
 
+_INT8 = np.dtype(np.int8)
+
+
 def _mask_array(bits: int) -> I8:
-    return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), dtype=np.int8)
+    return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), _INT8)
 
 
 _DRAW = Draw()
@@ -334,7 +337,8 @@ class Table:
             raise ValueError("RULES §8: the round is over")
         a = int(action)
         if self._mask is None:
-            self.action_mask(seat)
+            self._bits = self._mask_bits(seat)
+            self._mask = _mask_array(self._bits)
         if not 0 <= a < N_ACTIONS or not (self._bits >> (8 * a)) & 1:
             raise ValueError(
                 f"action {action} is not legal for seat {seat} now ({self.kind}); "
