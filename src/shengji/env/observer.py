@@ -209,13 +209,18 @@ class Observer:
 
     # ------------------------------------------------------------ events
 
-    def drew(self, seat: int, card_id: int, hand_size: int) -> None:
-        """A `Drew` event (the deal's hundred draws take this short path)."""
+    def drew(self, draws: Sequence[Drew]) -> None:
+        """`Drew` events, in order (the deal's hundred draws are passed in batches)."""
         b = self.buf
-        b[HAND + seat * N_IDS + card_id] += 1.0
-        b[UNSEEN + seat * N_IDS + card_id] -= 1.0
-        b[SIZES + seat] = hand_size / 33.0
-        self.drawn += 1
+        for ev in draws:
+            seat = ev.seat
+            card = ev.card
+            assert card is not None
+            i = card.id
+            b[HAND + seat * N_IDS + i] += 1.0
+            b[UNSEEN + seat * N_IDS + i] -= 1.0
+            b[SIZES + seat] = ev.hand_size / 33.0
+        self.drawn += len(draws)
         if self.drawn < 100:
             b[CARDS_LEFT] = (100 - self.drawn) / 100.0
         else:
@@ -232,8 +237,8 @@ class Observer:
                 assert isinstance(ev, TrickWon)
                 self._trick_won(ev)
             elif k is Drew:
-                assert isinstance(ev, Drew) and ev.card is not None
-                self.drew(ev.seat, ev.card.id, ev.hand_size)
+                assert isinstance(ev, Drew)
+                self.drew((ev,))
             elif k is Declared:
                 assert isinstance(ev, Declared)
                 self._declared(ev)

@@ -419,14 +419,20 @@ class Table:
         while True:
             phase = rnd.phase
             if phase == "deal":
-                ev = rnd.apply(_DRAW)[0]
-                assert isinstance(ev, Drew) and ev.card is not None
-                s = ev.seat
-                obs.drew(s, ev.card.id, ev.hand_size)
-                if rnd.phase == "deal" and rnd.has_declaration(s):
-                    self._offer = True
-                    self.seat, self.kind = s, "declare"
-                    return
+                drawn: list[Drew] = []
+                while True:
+                    ev = rnd.apply(_DRAW)[0]
+                    assert isinstance(ev, Drew)
+                    drawn.append(ev)
+                    if rnd.phase != "deal":
+                        break
+                    s = ev.seat
+                    if rnd.has_declaration(s):
+                        obs.drew(drawn)
+                        self._offer = True
+                        self.seat, self.kind = s, "declare"
+                        return
+                obs.drew(drawn)
                 continue
             if phase == "declare":
                 asked = rnd.ask
