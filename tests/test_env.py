@@ -393,6 +393,44 @@ def test_incremental_observations_equal_a_fresh_encoding_at_random_points(
     assert {"declare", "bury", "bury+selected", "lead", "follow", "over"} <= kinds
 
 
+def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
+    """A deep copy or pickle of a table mid-deal (for search) has its own observation
+    state, which stays equal to `encode` of its views as both tables play on."""
+    import copy
+    import pickle
+
+    rng = random.Random(5)
+    t = Table(17, starter=2)
+    for _ in range(90):
+        _random_step(t, rng)
+    copies = [copy.deepcopy(t), pickle.loads(pickle.dumps(t))]
+    before = t.observation(0)
+    for c in copies:
+        np.testing.assert_array_equal(c.observation(0), before)
+        for _ in range(40):
+            _random_step(c, rng)
+        for seat in range(4):
+            np.testing.assert_array_equal(c.observation(seat), _fresh(c, seat))
+    np.testing.assert_array_equal(t.observation(0), before)  # the original is untouched
+    for _ in range(40):
+        _random_step(t, rng)
+    for seat in range(4):
+        np.testing.assert_array_equal(t.observation(seat), _fresh(t, seat))
+
+
+def test_observer_follows_a_round_from_its_start_and_masks_are_per_seat() -> None:
+    from shengji.env.observer import Observer
+
+    t = Table(2, starter=0)
+    with pytest.raises(ValueError, match="from its start"):
+        Observer(t.round)
+    assert t.seat is not None
+    for seat in range(4):
+        if seat != t.seat:
+            assert not t.action_mask(seat).any()
+    assert t.action_mask(t.seat).any()
+
+
 def test_incremental_observation_equals_a_fresh_encoding_while_building() -> None:
     from shengji.env.encoding import Tracker, encode
 

@@ -178,6 +178,15 @@ class Observer:
         self.points = 0
         self._reset()
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle/deepcopy support: the numpy `state` is rebuilt over the copied `buf`."""
+        return {k: getattr(self, k) for k in self.__slots__ if k != "state"}
+
+    def __setstate__(self, st: dict[str, object]) -> None:
+        for k, v in st.items():
+            object.__setattr__(self, k, v)
+        self.state = np.frombuffer(self.buf, dtype=np.float32)
+
     # ------------------------------------------------------------ reading
 
     def observation(self, seat: int) -> F32:
