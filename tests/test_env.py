@@ -29,6 +29,7 @@ from shengji.env.encoding import (  # noqa: E402
     declaration_ids,
     slot_tables,
 )
+from shengji.env.table import follow_offers  # noqa: E402
 from shengji.follow import iter_follows  # noqa: E402
 from shengji.options import RuleOptions  # noqa: E402
 from shengji.shapes import shape_of  # noqa: E402
@@ -175,6 +176,8 @@ def test_masks_only_offer_cards_that_complete_a_legal_follow() -> None:
                     _set_selection(t, sel)
                     offered = np.flatnonzero(t.action_mask(t.seat))
                     assert DONE not in offered
+                    sel_counts = [sel.count(i) for i in range(54)]
+                    assert list(offered) == follow_offers(hand, sel_counts, shape, v.trump, False)
                     assert len(offered) > 0, "a dead end: no card completes the follow"
                     for i in offered:
                         if not sel or i >= sel[-1]:  # canonical (sorted) order

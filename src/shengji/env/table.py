@@ -307,10 +307,6 @@ class Table:
                     bits |= 1 << (8 * i)
         return bits
 
-    def _legal(self, seat: int) -> list[int]:
-        """The legal action ids of `seat` now (the mask's non-zero entries)."""
-        return [int(a) for a in np.flatnonzero(self.action_mask(seat))]
-
     def rewards(self) -> list[float]:
         """Per seat: signed levels for its team at the round's end (0 before), plus
         `reward_points` x the team's point margin (opponents' points - 80) / 80 signed."""
