@@ -20,6 +20,7 @@ from shengji.env import ENV_ID, OBS_SIZE, Table, shengji_v0  # noqa: E402
 from shengji.env.encoding import (  # noqa: E402
     DECLARE_BJ,
     DECLARE_PAIR,
+    DECLARE_RJ,
     DECLARE_SINGLE,
     DONE,
     N_ACTIONS,
@@ -370,10 +371,15 @@ def test_incremental_observations_equal_a_fresh_encoding_at_random_points(
     opts = RuleOptions.from_json(options)
     compared = 0
     kinds: set[str] = set()
-    for deal in range(4):
+    flipped = no_trump_suit = 0
+    for deal in range(6):
         rng = random.Random(100 + deal)
+        always_pass = deal == 5  # nobody declares: the kitty is turned up (§3.5)
+        jokers_only = deal == 4
         levels = (rng.choice(["2", "7", "K", "A"]), rng.choice(["2", "10", "A"]))
         t = Table(1000 + deal, opts, starter=rng.randrange(4), levels=levels)
+        if jokers_only:  # a deal (found by search) where a seat declares two jokers
+            t = Table(1002, opts, starter=2)
         while True:
             if t.is_over or rng.random() < 0.25:
                 for seat in range(4):
@@ -387,13 +393,22 @@ def test_incremental_observations_equal_a_fresh_encoding_at_random_points(
             if t.is_over:
                 break
             assert t.seat is not None
-            if not t.selected and t.kind != "declare" and rng.random() < 0.2:
+            if always_pass and t.kind == "declare":
+                t.step(PASS)
+            elif jokers_only and t.kind == "declare":  # a no-trump-suit round (§5.3)
+                m = t.action_mask(t.seat)
+                t.step(DECLARE_RJ if m[DECLARE_RJ] else DECLARE_BJ if m[DECLARE_BJ] else PASS)
+            elif not t.selected and t.kind != "declare" and rng.random() < 0.2:
                 t.act(Play(t.seat, t.view(t.seat).random_play(rng))
                       if t.kind != "bury" else Bury(t.seat, t.view(t.seat).random_play(rng)))
             else:
                 _random_step(t, rng)
-    assert compared > 100
+        flipped += bool(t.round.kitty_flip)
+        assert t.round.trump is not None
+        no_trump_suit += t.round.trump.suit is None
+    assert compared > 150
     assert {"declare", "bury", "bury+selected", "lead", "follow", "over"} <= kinds
+    assert flipped >= 1 and no_trump_suit >= 1  # the kitty chose; jokers were declared (§5.3)
 
 
 def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
