@@ -252,7 +252,8 @@ class Table:
         It equals `encode(view, selected, ...)` of the seat's view (the tests check
         this), but is gathered from state kept up to date by the round's events.
         """
-        return self.observer.observation(seat)
+        obs = self.observer
+        return obs.state.take(obs.index[seat])
 
     def action_mask(self, seat: int) -> I8:
         """The legal actions of `seat` now (all zero when it is not this seat's turn).
