@@ -193,10 +193,6 @@ class Observer:
         """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now."""
         return self.state.take(self.index[seat])
 
-    def hand_row(self, seat: int) -> F32:
-        """A view of `seat`'s own cards not selected, per card id (not a copy)."""
-        return self.state[HAND + seat * N_IDS : HAND + (seat + 1) * N_IDS]
-
     # ------------------------------------------------------------ selection
 
     def pick(self, seat: int, card_id: int) -> None:
