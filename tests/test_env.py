@@ -14,11 +14,13 @@ import gymnasium  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from shengji.actions import Bury, Play  # noqa: E402
 from shengji.cards import parse_card  # noqa: E402
 from shengji.env import ENV_ID, OBS_SIZE, Table, shengji_v0  # noqa: E402
 from shengji.env.encoding import (  # noqa: E402
     DECLARE_BJ,
     DECLARE_PAIR,
+    DECLARE_RJ,
     DECLARE_SINGLE,
     DONE,
     N_ACTIONS,
@@ -28,6 +30,7 @@ from shengji.env.encoding import (  # noqa: E402
     declaration_ids,
     slot_tables,
 )
+from shengji.env.table import follow_offers  # noqa: E402
 from shengji.follow import iter_follows  # noqa: E402
 from shengji.options import RuleOptions  # noqa: E402
 from shengji.shapes import shape_of  # noqa: E402
@@ -37,6 +40,18 @@ def _random_step(t: Table, rng: random.Random) -> None:
     assert t.seat is not None
     legal = np.flatnonzero(t.action_mask(t.seat))
     t.step(int(rng.choice(list(legal))))
+
+
+def _set_selection(t: Table, sel: list[int]) -> None:
+    """Make `sel` the acting seat's selection (as if picked one by one), for probing masks."""
+    assert t.seat is not None
+    t.observer.unpick(t.seat, t.selected)
+    t.selected, t._sel = [], {}
+    for i in sel:
+        t.selected.append(i)
+        t._sel[i] = t._sel.get(i, 0) + 1
+        t.observer.pick(t.seat, i)
+    t._mask = None
 
 
 def _play_to(t: Table, rng: random.Random, until: str, n_tricks: int = 0) -> None:
@@ -159,16 +174,16 @@ def test_masks_only_offer_cards_that_complete_a_legal_follow() -> None:
                     if len(sel) == shape.n_cards:
                         buildable.add(tuple(sorted(sel)))
                         continue
-                    t.selected = sel
-                    t._masks.clear()
+                    _set_selection(t, sel)
                     offered = np.flatnonzero(t.action_mask(t.seat))
                     assert DONE not in offered
+                    sel_counts = [sel.count(i) for i in range(54)]
+                    assert list(offered) == follow_offers(hand, sel_counts, shape, v.trump, False)
                     assert len(offered) > 0, "a dead end: no card completes the follow"
                     for i in offered:
                         if not sel or i >= sel[-1]:  # canonical (sorted) order
                             stack.append(sel + [int(i)])
-                t.selected = []
-                t._masks.clear()
+                _set_selection(t, [])
                 assert buildable == legal
                 checked += 1
             _random_step(t, rng)
@@ -282,7 +297,7 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
             rnd.kitty = tuple(k)
             changed = True
     t._views.clear()
-    t._masks.clear()
+    t._mask = None
     return changed
 
 
@@ -304,6 +319,8 @@ def test_scrambling_hidden_cards_leaves_the_observation_unchanged(
             assert [b.round.hand(s) for s in range(4) if s != seat] != before
             np.testing.assert_array_equal(a.observation(seat), b.observation(seat))
             np.testing.assert_array_equal(a.action_mask(seat), b.action_mask(seat))
+            # the from-scratch encoding of the scrambled round's view is the same too
+            np.testing.assert_array_equal(a.observation(seat), _fresh(b, seat))
 
 
 def test_observation_blocks_hold_the_hand_and_the_played_cards() -> None:
@@ -324,6 +341,112 @@ def test_observation_blocks_hold_the_hand_and_the_played_cards() -> None:
     unseen = obs[o["unseen"] : o["unseen"] + 54].sum()
     kitty = 8 if v.kitty is not None else 0
     assert unseen == 108 - len(v.hand) - played - kitty
+
+
+def _fresh(t: Table, seat: int) -> np.ndarray:
+    """`encode` from scratch of `seat`'s view, with its selection and bury count."""
+    from shengji.env.encoding import Tracker, encode
+
+    acting = seat == t.seat
+    left = 8 - len(t.selected) if acting and t.kind == "bury" else 0
+    return encode(t.view(seat), t.selected if acting else (), Tracker(seat), left)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"strict_tractor_follow": True, "throw_tractors": "off"},
+        {"no_trump_keeps_rank": True, "gap_tractors": "trumps_only",
+         "joker_pairs": "red_over_black"},
+    ],
+)
+def test_incremental_observations_equal_a_fresh_encoding_at_random_points(
+    options: dict[str, object],
+) -> None:
+    """The fast path (state updated from events, one gather per observation) equals
+    `encode(view)` for all four seats at random points of random deals: declaration
+    offers, each bury pick, leads and follows being built, failed throws, the end.
+    Seats act card by card through the mask, or with whole engine actions (`act`)."""
+    opts = RuleOptions.from_json(options)
+    compared = 0
+    kinds: set[str] = set()
+    flipped = no_trump_suit = 0
+    for deal in range(6):
+        rng = random.Random(100 + deal)
+        always_pass = deal == 5  # nobody declares: the kitty is turned up (§3.5)
+        jokers_only = deal == 4
+        levels = (rng.choice(["2", "7", "K", "A"]), rng.choice(["2", "10", "A"]))
+        t = Table(1000 + deal, opts, starter=rng.randrange(4), levels=levels)
+        if jokers_only:  # a deal (found by search) where a seat declares two jokers
+            t = Table(1002, opts, starter=2)
+        while True:
+            if t.is_over or rng.random() < 0.25:
+                for seat in range(4):
+                    np.testing.assert_array_equal(
+                        t.observation(seat), _fresh(t, seat),
+                        err_msg=f"deal {deal} seat {seat} {t.kind} after "
+                        f"{len(t.round.actions)} actions, selected {t.selected}",
+                    )
+                compared += 1
+                kinds.add(t.kind if not t.selected else t.kind + "+selected")
+            if t.is_over:
+                break
+            assert t.seat is not None
+            if always_pass and t.kind == "declare":
+                t.step(PASS)
+            elif jokers_only and t.kind == "declare":  # a no-trump-suit round (§5.3)
+                m = t.action_mask(t.seat)
+                t.step(DECLARE_RJ if m[DECLARE_RJ] else DECLARE_BJ if m[DECLARE_BJ] else PASS)
+            elif not t.selected and t.kind != "declare" and rng.random() < 0.2:
+                t.act(Play(t.seat, t.view(t.seat).random_play(rng))
+                      if t.kind != "bury" else Bury(t.seat, t.view(t.seat).random_play(rng)))
+            else:
+                _random_step(t, rng)
+        flipped += bool(t.round.kitty_flip)
+        assert t.round.trump is not None
+        no_trump_suit += t.round.trump.suit is None
+    assert compared > 150
+    assert {"declare", "bury", "bury+selected", "lead", "follow", "over"} <= kinds
+    assert flipped >= 1 and no_trump_suit >= 1  # the kitty chose; jokers were declared (§5.3)
+
+
+def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
+    """A deep copy or pickle of a table mid-deal (for search) has its own observation
+    state, which stays equal to `encode` of its views as both tables play on."""
+    import copy
+    import pickle
+
+    rng = random.Random(5)
+    t = Table(17, starter=2)
+    for _ in range(90):
+        _random_step(t, rng)
+    copies = [copy.deepcopy(t), pickle.loads(pickle.dumps(t))]
+    before = t.observation(0)
+    for c in copies:
+        np.testing.assert_array_equal(c.observation(0), before)
+        for _ in range(40):
+            _random_step(c, rng)
+        for seat in range(4):
+            np.testing.assert_array_equal(c.observation(seat), _fresh(c, seat))
+    np.testing.assert_array_equal(t.observation(0), before)  # the original is untouched
+    for _ in range(40):
+        _random_step(t, rng)
+    for seat in range(4):
+        np.testing.assert_array_equal(t.observation(seat), _fresh(t, seat))
+
+
+def test_observer_follows_a_round_from_its_start_and_masks_are_per_seat() -> None:
+    from shengji.env.observer import Observer
+
+    t = Table(2, starter=0)
+    with pytest.raises(ValueError, match="from its start"):
+        Observer(t.round)
+    assert t.seat is not None
+    for seat in range(4):
+        if seat != t.seat:
+            assert not t.action_mask(seat).any()
+    assert t.action_mask(t.seat).any()
 
 
 def test_incremental_observation_equals_a_fresh_encoding_while_building() -> None:

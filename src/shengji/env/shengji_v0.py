@@ -26,6 +26,7 @@ from .encoding import N_ACTIONS, OBS_SIZE
 from .table import Table
 
 AGENTS = ("seat_0", "seat_1", "seat_2", "seat_3")
+_SEAT = {a: i for i, a in enumerate(AGENTS)}
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -132,7 +133,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         """`observation` (built from this seat's view only) and `action_mask`."""
         t = self.table
         assert t is not None, "call reset() first"
-        seat = AGENTS.index(agent)
+        seat = _SEAT[agent]
         return {"observation": t.observation(seat), "action_mask": t.action_mask(seat).copy()}
 
     def step(self, action: int | None) -> None:
@@ -145,7 +146,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         assert t is not None
         self._cumulative_rewards[agent] = 0.0
         assert action is not None
-        t.step(int(action))
+        t.step(action)
         if t.is_over:
             r = t.rewards()
             self.rewards = {a: r[i] for i, a in enumerate(AGENTS)}
@@ -153,10 +154,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
             res = t.round.result
             for a in AGENTS:
                 self.infos[a] = {"result": res}
+            self._accumulate_rewards()
         else:
-            self.rewards = dict.fromkeys(AGENTS, 0.0)
-            self._select()
-        self._accumulate_rewards()
+            # rewards are 0 until the round ends, so there is nothing to reset or add up
+            seat = t.seat
+            assert seat is not None
+            agent = AGENTS[seat]
+            self.agent_selection = agent
+            self.infos[agent] = {"kind": t.kind}
         if self.render_mode == "human":
             print(self.render())
 

@@ -4,37 +4,37 @@ A `Table` owns a `Round` and advances its system steps (drawing cards, passes of
 seats that hold no declaration). Decisions reach a seat as: declare/pass (§3.3),
 the bury as 8 single picks (§4), a lead built card by card and closed by DONE
 (§6.1), or a follow built card by card and committed when it has as many cards
-as the lead (§6.2). Masks and observations come from the seat's `View` only.
+as the lead (§6.2). A seat's mask and observation use only its own cards and
+public facts (RULES §11); observations are kept up to date from the round's events
+(`observer.Observer`), so none is re-encoded from a view.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..actions import Action, Bury, Declare, Draw, Pass, Play
 from ..cards import CARDS, N_IDS
+from ..events import Drew
 from ..follow import iter_follows
 from ..options import RuleOptions
 from ..round import Round
-from ..shapes import Shape, shape_of
-from ..trump import Trump
+from ..shapes import Shape
+from ..trump import Trump, trump_for
 from ..views import View
 from .encoding import (
     DONE,
     F32,
     I8,
     N_ACTIONS,
-    OBS_OFFSETS,
     PASS,
-    Tracker,
     declaration_action,
     declaration_ids,
-    encode,
-    slot_tables,
-    view_trump,
 )
+from .observer import Observer
 
 KINDS = ("declare", "bury", "lead", "follow", "over")
 
@@ -50,45 +50,80 @@ def follow_offers(
     at most `n - need` others, and the led-suit cards still to add can bring the pairs
     up to `min(lead pairs, pairs held)`.
     """
+    sel = {i: c for i, c in enumerate(selected) if c}
     if strict and shape.tractor_lengths:
-        out = []
-        legal = [_counts(p) for p in iter_follows(hand, shape, t, True)]
-        for i in range(N_IDS):
-            if hand[i] - selected[i] <= 0:
-                continue
-            want = list(selected)
-            want[i] += 1
-            if any(all(c[j] >= want[j] for j in range(N_IDS)) for c in legal):
+        return _strict_offers(hand, sel, shape, t)
+    suit_ok, other_ok = _follow_rule(hand, sel, shape, t)
+    ps = t.play_suit
+    lead_suit = shape.play_suit
+    out = []
+    for i in range(N_IDS):
+        if hand[i] - sel.get(i, 0) <= 0:
+            continue
+        if ps[i] == lead_suit:
+            if suit_ok[min(hand[i], 2) * 3 + min(sel.get(i, 0), 2)]:
                 out.append(i)
-        return out
+        elif other_ok:
+            out.append(i)
+    return out
+
+
+def _strict_offers(
+    hand: Sequence[int], sel: dict[int, int], shape: Shape, t: Trump
+) -> list[int]:
+    """`strict_tractor_follow` (§10): offers from the engine's enumeration of follows."""
+    out = []
+    legal = [_counts(p) for p in iter_follows(hand, shape, t, True)]
+    for i in range(N_IDS):
+        if hand[i] - sel.get(i, 0) <= 0:
+            continue
+        want = [0] * N_IDS
+        for j, c in sel.items():
+            want[j] = c
+        want[i] += 1
+        if any(all(c[j] >= want[j] for j in range(N_IDS)) for c in legal):
+            out.append(i)
+    return out
+
+
+def _follow_rule(
+    hand: Sequence[int], sel: dict[int, int], shape: Shape, t: Trump
+) -> tuple[list[bool], bool]:
+    """Which one more card keeps a follow completable (§6.2, not strict), by category.
+
+    Returns (`suit_ok`, `other_ok`): `suit_ok[held * 3 + chosen]` (each capped at 2)
+    says whether one more led-suit card held `held` times and already chosen `chosen`
+    times may be added; `other_ok` the same for any card of another play suit.
+    """
     lead_suit = shape.play_suit
     ps = t.play_suit
-    suit_ids = t.suit_ids[lead_suit]
     n = shape.n_cards
     h = 0
-    q = 0
-    for i in suit_ids:
-        h += hand[i]
-        q += hand[i] >> 1
+    held2 = 0  # led-suit ids held twice (a pair)
+    for i in t.suit_ids[lead_suit]:
+        c = hand[i]
+        if c:
+            h += c
+            if c >= 2:
+                held2 += 1
     need = min(n, h)
-    need_pairs = min(shape.n_pairs, q)
+    need_pairs = min(shape.n_pairs, held2)
     s_suit = 0
     s_other = 0
     pairs = 0
-    n1 = 0  # led-suit ids selected once that the hand holds twice
-    n2 = 0  # led-suit ids not selected that the hand holds twice
-    for i in range(N_IDS):
-        c = selected[i]
+    n1 = 0  # led-suit ids chosen once that the hand holds twice
+    touched2 = 0  # led-suit ids held twice and chosen at least once
+    for i, c in sel.items():
         if ps[i] == lead_suit:
             s_suit += c
             pairs += c >> 1
             if hand[i] >= 2:
+                touched2 += 1
                 if c == 1:
                     n1 += 1
-                elif c == 0:
-                    n2 += 1
         else:
             s_other += c
+    n2 = held2 - touched2  # led-suit ids held twice, not chosen yet
 
     def feasible(ds: int, do: int, dp: int, d1: int, d2: int) -> bool:
         a_suit = s_suit + ds
@@ -101,24 +136,13 @@ def follow_offers(
         extra += min((add - extra) // 2, m2)
         return pairs + dp + extra >= need_pairs
 
-    out = []
-    for i in range(N_IDS):
-        left = hand[i] - selected[i]
-        if left <= 0:
-            continue
-        if ps[i] == lead_suit:
-            c = selected[i]
-            if hand[i] >= 2 and c == 0:  # i was an n2 id, becomes an n1 id
-                ok = feasible(1, 0, 0, 1, -1)
-            elif hand[i] >= 2 and c == 1:  # completes a pair
-                ok = feasible(1, 0, 1, -1, 0)
-            else:
-                ok = feasible(1, 0, 0, 0, 0)
-        else:
-            ok = feasible(0, 1, 0, 0, 0)
-        if ok:
-            out.append(i)
-    return out
+    plain = feasible(1, 0, 0, 0, 0)
+    suit_ok = [
+        False, False, False,  # held 0 (never offered)
+        plain, False, False,  # held once: not chosen yet
+        feasible(1, 0, 0, 1, -1), feasible(1, 0, 1, -1, 0), False,  # held twice
+    ]
+    return suit_ok, feasible(0, 1, 0, 0, 0)
 
 
 def _counts(ids: Sequence[int]) -> list[int]:
@@ -128,6 +152,42 @@ def _counts(ids: Sequence[int]) -> list[int]:
     return out
 
 
+# Masks are built as Python ints with one byte per action (byte k = action k, 0 or 1):
+# bytewise AND/OR of 0/1 bytes is the integer's AND/OR, and the bytes become the int8
+# mask array in one call.
+_BYTE_ONES = int.from_bytes(b"\x01" * N_IDS, "little")
+_DONE_BIT = 1 << (8 * DONE)
+_PASS_BIT = 1 << (8 * PASS)
+
+
+def _avail(hand: Sequence[int], sel: dict[int, int]) -> int:
+    """Card ids held and not all selected, as a byte mask (counts are at most 2)."""
+    x = int.from_bytes(bytes(hand), "little")
+    for i, c in sel.items():
+        x -= c << (i << 3)
+    return (x | (x >> 1)) & _BYTE_ONES
+
+
+@functools.cache
+def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
+    """Per play suit 0-4 (4 trumps): the byte mask of the card ids of that play suit."""
+    ps = trump_for(rank, suit).play_suit
+    return tuple(
+        int.from_bytes(bytes([ps[i] == s for i in range(N_IDS)]), "little") for s in range(5)
+    )
+
+
+_INT8 = np.dtype(np.int8)
+
+
+def _mask_array(bits: int) -> I8:
+    return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), _INT8)
+
+
+_DRAW = Draw()
+_PASSES = tuple(Pass(s) for s in range(4))
+
+
 class Table:
     """A round of Tractor played through the fixed action space (docs/ENV.md).
 
@@ -135,6 +195,11 @@ class Table:
     two teams' levels; the trump rank is the declaring team's level. Declarations
     still choose the trump suit (§3.3), and the kitty is turned up if nobody declares
     (§3.5).
+
+    Observations are kept incrementally by an `Observer` fed the events of every
+    action the table applies; masks are built once per decision step from the acting
+    seat's own cards and the public lead. Apply actions through the table only (not
+    to `table.round` directly), or the observations fall behind.
     """
 
     def __init__(
@@ -153,13 +218,15 @@ class Table:
         self.options = self.round.options
         self.reward_points = reward_points
         self.selected: list[int] = []
+        self._sel: dict[int, int] = {}  # the selection as per-id counts
         self.seat: int | None = None
         self.kind = "declare"
         self._offer = False  # a deal-phase declaration offer is waiting for an answer
         self._views: dict[int, tuple[int, View]] = {}
-        self._masks: dict[tuple[int, int, int], I8] = {}
-        self._obs: dict[int, tuple[int, F32]] = {}
-        self.trackers = [Tracker(s) for s in range(4)]
+        self._mask: I8 | None = None  # the acting seat's mask for the current selection
+        self._bits = 0  # the same mask as an int, one byte per action
+        self._lead: Shape | None = None  # the lead being followed
+        self.observer = Observer(self.round)
         self._advance()
 
     # ------------------------------------------------------------ queries
@@ -180,63 +247,66 @@ class Table:
         return v
 
     def observation(self, seat: int) -> F32:
-        """The observation vector of `seat` (docs/ENV.md), built from its view only.
+        """The observation vector of `seat` (docs/ENV.md): a new array.
 
-        Within one decision only the selection changes: the rest is encoded once.
+        It equals `encode(view, selected, ...)` of the seat's view (the tests check
+        this), but is gathered from state kept up to date by the round's events.
         """
-        key = len(self.round.actions)
-        hit = self._obs.get(seat)
-        if hit is None or hit[0] != key:
-            hit = (key, encode(self.view(seat), (), self.trackers[seat], 0))
-            self._obs[seat] = hit
-        obs = hit[1].copy()
-        if seat == self.seat and self.selected:
-            t = view_trump(self.view(seat))
-            slot_of, _, _ = slot_tables(t.rank, t.suit)
-            h, sl = OBS_OFFSETS["hand"], OBS_OFFSETS["selected"]
-            for i in self.selected:
-                obs[h + slot_of[i]] -= 1
-                obs[sl + slot_of[i]] += 1
-        if seat == self.seat and self.kind == "bury":
-            obs[OBS_OFFSETS["scalars"] + 14] = (8 - len(self.selected)) / 8.0
-        return obs
+        obs = self.observer
+        return obs.state.take(obs.index[seat])
 
     def action_mask(self, seat: int) -> I8:
-        """The legal actions of `seat` now (all zero when it is not this seat's turn)."""
-        key = (seat, len(self.round.actions), len(self.selected))
-        hit = self._masks.get(key)
-        if hit is not None:
-            return hit
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if seat == self.seat:
-            for a in self._legal(seat):
-                mask[a] = 1
-        if len(self._masks) > 64:
-            self._masks.clear()
-        self._masks[key] = mask
+        """The legal actions of `seat` now (all zero when it is not this seat's turn).
+
+        The acting seat's mask is built once per step and shared: do not modify it.
+        """
+        if seat != self.seat:
+            return np.zeros(N_ACTIONS, dtype=np.int8)
+        mask = self._mask
+        if mask is None:
+            bits = self._bits = self._mask_bits(seat)
+            mask = self._mask = _mask_array(bits)
         return mask
 
-    def _legal(self, seat: int) -> list[int]:
-        v = self.view(seat)
-        if self.kind == "declare":
-            return [PASS] + [declaration_action([c.id for c in d]) for d in v.legal_declarations()]
-        hand = [0] * N_IDS
-        for c in v.hand:
-            hand[c.id] += 1
-        sel = _counts(self.selected)
-        if self.kind == "bury":
-            return [i for i in range(N_IDS) if hand[i] > sel[i]]
-        assert v.trump is not None
-        if self.kind == "lead":
-            if not self.selected:
-                return [i for i in range(N_IDS) if hand[i]]
-            ps = v.trump.play_suit
-            suit = ps[self.selected[0]]
-            return [i for i in range(N_IDS) if hand[i] > sel[i] and ps[i] == suit] + [DONE]
-        lead = v.lead
-        assert lead is not None
-        shape = shape_of([c.id for c in lead], v.trump)
-        return follow_offers(hand, sel, shape, v.trump, self.options.strict_tractor_follow)
+    def _mask_bits(self, seat: int) -> int:
+        kind = self.kind
+        rnd = self.round
+        if kind == "declare":
+            bits = _PASS_BIT
+            for d in rnd.legal_declarations(seat):
+                bits |= 1 << (8 * declaration_action([c.id for c in d]))
+            return bits
+        hand = rnd.hands[seat]  # this seat's own cards (selected ones included)
+        sel = self._sel
+        avail = _avail(hand, sel)
+        if kind == "bury" or (kind == "lead" and not sel):
+            return avail
+        t = rnd.trump
+        assert t is not None
+        if kind == "lead":
+            suits = _suit_bytes(t.rank, t.suit)
+            return (avail & suits[t.play_suit[self.selected[0]]]) | _DONE_BIT
+        shape = self._lead
+        assert shape is not None
+        lead_suit = shape.play_suit
+        in_suit = _suit_bytes(t.rank, t.suit)[lead_suit]
+        if shape.n_cards == 1:  # a single: any card of the led suit, else any card (§6.2)
+            held = avail & in_suit
+            return held if held else avail
+        if self.options.strict_tractor_follow and shape.tractor_lengths:
+            bits = 0
+            for i in _strict_offers(hand, sel, shape, t):
+                bits |= 1 << (8 * i)
+            return bits
+        suit_ok, other_ok = _follow_rule(hand, sel, shape, t)
+        bits = avail & ~in_suit if other_ok else 0
+        for i in t.suit_ids[lead_suit]:
+            c = hand[i]
+            if c:
+                k = sel.get(i, 0)
+                if c > k and suit_ok[min(c, 2) * 3 + min(k, 2)]:
+                    bits |= 1 << (8 * i)
+        return bits
 
     def rewards(self) -> list[float]:
         """Per seat: signed levels for its team at the round's end (0 before), plus
@@ -263,30 +333,46 @@ class Table:
         if seat is None:
             raise ValueError("RULES §8: the round is over")
         a = int(action)
-        if not 0 <= a < N_ACTIONS or not self.action_mask(seat)[a]:
+        if self._mask is None:
+            self._bits = self._mask_bits(seat)
+            self._mask = _mask_array(self._bits)
+        if not 0 <= a < N_ACTIONS or not (self._bits >> (8 * a)) & 1:
             raise ValueError(
                 f"action {action} is not legal for seat {seat} now ({self.kind}); "
                 "consult the action mask"
             )
-        if self.kind == "declare":
+        kind = self.kind
+        if kind == "declare":
             if a == PASS:
-                self._answer(Pass(seat))
+                self._answer(_PASSES[seat])
             else:
                 rank = self.round.trump_rank
                 ids = declaration_ids(a, rank)
-                self._answer(Declare(seat, tuple(CARDS[i] for i in ids)))
+                self._answer(Declare(seat, tuple([CARDS[i] for i in ids])))
             return
-        if self.kind == "lead" and a == DONE:
-            self._commit(Play(seat, tuple(CARDS[i] for i in self.selected)))
+        if a == DONE:  # the mask offers it only to a lead with a card selected
+            self._commit(Play(seat, tuple([CARDS[i] for i in self.selected])))
             return
-        self.selected.append(a)
-        if self.kind == "bury" and len(self.selected) == 8:
-            self._commit(Bury(seat, tuple(CARDS[i] for i in self.selected)))
-        elif self.kind == "follow":
-            lead = self.view(seat).lead
+        selected = self.selected
+        selected.append(a)
+        n = len(selected)
+        if kind == "follow":
+            lead = self._lead
             assert lead is not None
-            if len(self.selected) == len(lead):
-                self._commit(Play(seat, tuple(CARDS[i] for i in self.selected)))
+            if n == lead.n_cards:  # complete: its only continuation is to commit it
+                selected.pop()  # (never shown as selected: the pick and commit are one step)
+                self._commit(Play(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+                return
+        elif kind == "bury" and n == 8:
+            selected.pop()
+            self._commit(Bury(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+            return
+        self._sel[a] = self._sel.get(a, 0) + 1
+        self._mask = None
+        obs = self.observer
+        obs.pick(seat, a)
+        if kind == "bury":
+            obs.set_bury_left(seat, (8 - n) / 8.0)
 
     def act(self, action: Action) -> None:
         """Apply a whole engine action of the seat to act (bots: Declare/Pass/Bury/Play)."""
@@ -302,45 +388,69 @@ class Table:
     def _answer(self, action: Declare | Pass) -> None:
         if self._offer:
             if isinstance(action, Declare):
-                self.round.apply(action)
+                self.observer.feed(self.round.apply(action))
             self._offer = False
         else:
-            self.round.apply(action)
+            self.observer.feed(self.round.apply(action))
         self._advance()
 
     def _commit(self, action: Action) -> None:
-        self.round.apply(action)
+        events = self.round.apply(action)  # raises (changing nothing) if illegal
+        seat = self.seat
+        assert seat is not None
+        obs = self.observer
+        if self.selected:
+            obs.unpick(seat, self.selected)
+        if self.kind == "bury":
+            obs.set_bury_left(seat, 0.0)
+        obs.feed(events)
         self.selected = []
+        self._sel = {}
         self._advance()
 
     def _advance(self) -> None:
         rnd = self.round
+        obs = self.observer
+        self._mask = None
+        self._lead = None
         while True:
-            d = rnd.decision()
-            if d.phase == "deal":
-                rnd.apply(Draw())
-                after = rnd.decision()
-                if after.phase == "deal" and after.last_drawer is not None:
-                    s = after.last_drawer
-                    if rnd.legal_declarations(s):
+            phase = rnd.phase
+            if phase == "deal":
+                drawn: list[Drew] = []
+                while True:
+                    ev = rnd.apply(_DRAW)[0]
+                    assert isinstance(ev, Drew)
+                    drawn.append(ev)
+                    if rnd.phase != "deal":
+                        break
+                    s = ev.seat
+                    if rnd.has_declaration(s):
+                        obs.drew(drawn)
                         self._offer = True
                         self.seat, self.kind = s, "declare"
                         return
+                obs.drew(drawn)
                 continue
-            if d.phase == "declare":
-                assert d.seat is not None
-                if not rnd.legal_declarations(d.seat):
-                    rnd.apply(Pass(d.seat))
+            if phase == "declare":
+                asked = rnd.ask
+                assert asked is not None
+                if not rnd.has_declaration(asked):
+                    obs.feed(rnd.apply(_PASSES[asked]))
                     continue
-                self.seat, self.kind = d.seat, "declare"
+                self.seat, self.kind = asked, "declare"
                 return
-            if d.phase == "kitty":
-                self.seat, self.kind = d.seat, "bury"
+            if phase == "kitty":
+                self.seat, self.kind = rnd.starter, "bury"
+                assert self.seat is not None
+                obs.set_bury_left(self.seat, 1.0)
                 return
-            if d.phase == "play":
-                assert d.seat is not None
-                self.seat = d.seat
-                self.kind = "lead" if self.view(d.seat).lead is None else "follow"
+            if phase == "play":
+                self.seat = rnd.to_act
+                if rnd.current:
+                    self.kind = "follow"
+                    self._lead = rnd.lead_shape
+                else:
+                    self.kind = "lead"
                 return
             self.seat, self.kind = None, "over"
             return
