@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -63,6 +63,13 @@ from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
 from .vocab import Gainer, Phase
+
+# the phases as module constants: compiled, reading one is a C static, not an enum lookup
+_DEAL: Final = Phase.DEAL
+_DECLARE: Final = Phase.DECLARE
+_KITTY: Final = Phase.KITTY
+_OVER: Final = Phase.OVER
+_PLAY: Final = Phase.PLAY
 
 HAND_SIZE = 25
 KITTY_SIZE = 8
@@ -286,7 +293,7 @@ class Round:
         # the last `_declaration_ids` answer and what it depended on
         self._decl_key: object = None
         self._decl_ids: list[tuple[int, ...]] = []
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.ask: int | None = None
         self.passes = 0
         self.trump: Trump | None = None
@@ -316,28 +323,28 @@ class Round:
     @property
     def is_over(self) -> bool:
         """True once the round's result is known (RULES §8)."""
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def decision(self) -> Decision:
         """What the round waits for now."""
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
             return _PLAY_DECISIONS[seat]
         last = (self.first_drawer + self.drawn - 1) % 4 if self.drawn else None
-        if phase is Phase.DEAL:
-            return Decision(Phase.DEAL, None, last)
-        if phase is Phase.DECLARE:
-            return Decision(Phase.DECLARE, self.ask, last)
-        if phase is Phase.KITTY:
-            return Decision(Phase.KITTY, self.starter)
-        return Decision(Phase.OVER, None)
+        if phase is _DEAL:
+            return Decision(_DEAL, None, last)
+        if phase is _DECLARE:
+            return Decision(_DECLARE, self.ask, last)
+        if phase is _KITTY:
+            return Decision(_KITTY, self.starter)
+        return Decision(_OVER, None)
 
     @property
     def to_act(self) -> int | None:
         """The seat whose turn it is in the play phase (None otherwise)."""
-        if self.phase is not Phase.PLAY or self.leader is None:
+        if self.phase is not _PLAY or self.leader is None:
             return None
         return (self.leader + len(self.current)) % 4
 
@@ -372,13 +379,13 @@ class Round:
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now (§3.3), weakest first."""
-        if self.phase not in (Phase.DEAL, Phase.DECLARE):
+        if self.phase not in (_DEAL, _DECLARE):
             return []
         return [tuple([CARDS[i] for i in ids]) for ids in self._declaration_ids(seat)]
 
     def has_declaration(self, seat: int) -> bool:
         """Whether `seat` may declare now (§3.3): a driver need not ask a seat that cannot."""
-        if self.phase not in (Phase.DEAL, Phase.DECLARE) or not self._may_hold_declaration(seat):
+        if self.phase not in (_DEAL, _DECLARE) or not self._may_hold_declaration(seat):
             return False
         return bool(self._declaration_ids(seat))
 
@@ -410,12 +417,12 @@ class Round:
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
-        if self.phase is Phase.KITTY and seat == self.starter:
+        if self.phase is _KITTY and seat == self.starter:
             items = hand_items(self.hands[seat], range(54))
             for combo in submultisets(items, KITTY_SIZE, 0):
                 yield tuple([CARDS[i] for i in combo])
             return
-        if self.phase is not Phase.PLAY or seat != self.to_act:
+        if self.phase is not _PLAY or seat != self.to_act:
             return
         assert self.trump is not None
         hand = self.hands[seat]
@@ -436,9 +443,9 @@ class Round:
 
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
         hand = self.hands[seat]
-        if self.phase is Phase.KITTY and seat == self.starter:
+        if self.phase is _KITTY and seat == self.starter:
             return random_bury(hand, rng, KITTY_SIZE)
-        if self.phase is not Phase.PLAY or seat != self.to_act:
+        if self.phase is not _PLAY or seat != self.to_act:
             raise IllegalAction(f"RULES §6: it is not seat {seat}'s turn to play")
         assert self.trump is not None
         if not self.current:
@@ -455,11 +462,11 @@ class Round:
         use `Draw()` to advance the deal itself.
         """
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
             return Play(seat, tuple([CARDS[i] for i in self._random_ids(seat, rng)]))
-        if phase is Phase.DEAL:  # the drawer may declare (§3.3); else the deal goes on
+        if phase is _DEAL:  # the drawer may declare (§3.3); else the deal goes on
             if not self.drawn:
                 return _DRAW
             seat = (self.first_drawer + self.drawn - 1) % 4
@@ -469,20 +476,20 @@ class Round:
                 return _DRAW
             return Declare(seat, tuple([CARDS[i] for i in decls[k]]))
         d = self.decision()
-        if d.phase in (Phase.DEAL, Phase.DECLARE):
-            seat = d.last_drawer if d.phase is Phase.DEAL else d.seat
+        if d.phase in (_DEAL, _DECLARE):
+            seat = d.last_drawer if d.phase is _DEAL else d.seat
             if seat is None:
                 return _DRAW
             decls = self._declaration_ids(seat)
             k = below(rng, len(decls) + 1) if decls else 0
             if k == len(decls):
-                return Pass(seat) if d.phase is Phase.DECLARE else _DRAW
+                return Pass(seat) if d.phase is _DECLARE else _DRAW
             return Declare(seat, tuple([CARDS[i] for i in decls[k]]))
         if d.seat is None:
             raise IllegalAction("RULES §8: the round is over")
         ids = self._random_ids(d.seat, rng)
         cards = tuple([CARDS[i] for i in ids])
-        return Bury(d.seat, cards) if d.phase is Phase.KITTY else Play(d.seat, cards)
+        return Bury(d.seat, cards) if d.phase is _KITTY else Play(d.seat, cards)
 
     # ------------------------------------------------------------ actions
 
@@ -545,7 +552,7 @@ class Round:
         )
 
     def _draw(self, commit: bool) -> None:
-        if self.phase is not Phase.DEAL:
+        if self.phase is not _DEAL:
             raise self._phase_error("deal", "drawing a card")
         if not commit:
             return
@@ -557,7 +564,7 @@ class Round:
         if self._want_events:
             self._events.append(Drew(seat, CARDS[card], self.sizes[seat]))
         if self.drawn == 4 * HAND_SIZE:
-            self.phase = Phase.DECLARE
+            self.phase = _DECLARE
             self.ask = self.first_drawer
             self.passes = 0
 
@@ -573,7 +580,7 @@ class Round:
         return overturn_error(seat, ids, strength, self.standing, self.options)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase not in (Phase.DEAL, Phase.DECLARE):
+        if self.phase not in (_DEAL, _DECLARE):
             raise IllegalAction(
                 f"RULES §3.3: declarations are only possible during the deal and its final "
                 f"window (now: {self.phase})"
@@ -590,12 +597,12 @@ class Round:
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self.declarations.append((seat, ids))
         self.standing = (seat, strength, ids)
-        if self.phase is Phase.DECLARE:
+        if self.phase is _DECLARE:
             self.passes = 0
             self.ask = (seat + 1) % 4
 
     def _pass(self, seat: int, commit: bool) -> None:
-        if self.phase is not Phase.DECLARE:
+        if self.phase is not _DECLARE:
             raise self._phase_error("declare", "passing")
         _check_seat(seat)
         if seat != self.ask:
@@ -609,7 +616,7 @@ class Round:
             self._finish_declaring()
 
     def _close(self, commit: bool) -> None:
-        if self.phase is not Phase.DECLARE:
+        if self.phase is not _DECLARE:
             raise self._phase_error("declare", "closing the declaration window")
         if commit:
             self._finish_declaring()
@@ -653,7 +660,7 @@ class Round:
         for i in self.kitty_taken:
             hand[i] += 1
         self.sizes[self.starter] += KITTY_SIZE
-        self.phase = Phase.KITTY
+        self.phase = _KITTY
         self.ask = None
 
     def _flip_kitty(self) -> str:
@@ -676,7 +683,7 @@ class Round:
         return best.suit
 
     def _bury(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase is not Phase.KITTY:
+        if self.phase is not _KITTY:
             raise self._phase_error("kitty", "burying the kitty")
         _check_seat(seat)
         if seat != self.starter:
@@ -697,7 +704,7 @@ class Round:
         self.sizes[seat] -= KITTY_SIZE
         self.kitty = ids
         self._events.append(KittyBuried(seat, tuple(cards)))
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.leader = self.starter
 
     def _require_in_hand(self, seat: int, ids: tuple[int, ...], rule: str) -> None:
@@ -713,7 +720,7 @@ class Round:
                 )
 
     def _play(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             raise self._phase_error("play", "playing cards")
         _check_seat(seat)
         to_act = self.to_act
@@ -836,7 +843,7 @@ class Round:
             levels_before=(level_name(before[0]), level_name(before[1])),
             levels_after=(level_name(after[0]), level_name(after[1])),
         )
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.leader = None
         self._events.append(RoundOver(self.result))
 
@@ -852,7 +859,7 @@ class Round:
             ]
         if len(self._done_tricks) != len(cache):
             self._done_tricks = tuple(cache)
-        if self.phase is not Phase.PLAY or self.leader is None:
+        if self.phase is not _PLAY or self.leader is None:
             return self._done_tricks, None
         key = (len(self.tricks), len(self.current))
         if key != self._cur_key or self._cur_view is None:
@@ -897,7 +904,7 @@ class Round:
         for _, ids in self.current:
             for i in ids:
                 total[i] += 1
-        if self.phase in (Phase.DEAL, Phase.DECLARE):
+        if self.phase in (_DEAL, _DECLARE):
             for i in self.deck[self.drawn :]:
                 total[i] += 1
         else:
@@ -1028,7 +1035,7 @@ class Round:
             rnd.kitty_taken = tuple([c.id for c in view.kitty_taken])
         else:
             rnd.kitty_taken = kitty_ids
-        rnd.kitty = () if view.phase is Phase.KITTY else kitty_ids
+        rnd.kitty = () if view.phase is _KITTY else kitty_ids
         rnd.tricks = [
             Trick(t.leader, [(s, tuple([c.id for c in cs])) for s, cs in t.plays], t.winner or 0,
              t.points)
@@ -1042,7 +1049,7 @@ class Round:
         rnd._point_cards = ()
         cur = view.current_trick
         rnd.current = [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
-        if view.phase is Phase.PLAY:
+        if view.phase is _PLAY:
             rnd.leader = cur.leader if cur is not None else view.starter
         else:
             rnd.leader = None
@@ -1069,7 +1076,7 @@ class Round:
 
 _DRAW = Draw()
 # decisions are immutable: the four of the play phase are made once
-_PLAY_DECISIONS = tuple(Decision(Phase.PLAY, seat) for seat in range(4))
+_PLAY_DECISIONS = tuple(Decision(_PLAY, seat) for seat in range(4))
 
 
 def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:

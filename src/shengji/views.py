@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ._build import picklable
 from .actions import Action, Declare, Pass
@@ -27,6 +27,13 @@ from .options import RuleOptions
 from .shapes import Shape, count_ids, shape_of
 from .trump import Trump
 from .vocab import Phase
+
+# the phases as module constants: compiled, reading one is a C static, not an enum lookup
+_DEAL: Final = Phase.DEAL
+_DECLARE: Final = Phase.DECLARE
+_KITTY: Final = Phase.KITTY
+_OVER: Final = Phase.OVER
+_PLAY: Final = Phase.PLAY
 
 if TYPE_CHECKING:
     from .round import FailedThrow, Round, RoundResult, TrickView
@@ -152,7 +159,7 @@ class View:
         return shape_of([c.id for c in lead], self.trump)
 
     def _my_turn_to_play(self) -> bool:
-        return self.phase is Phase.PLAY and self.seat is not None and self.to_act == self.seat
+        return self.phase is _PLAY and self.seat is not None and self.to_act == self.seat
 
     def legal_plays(self) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play of this seat now, lazily (§6.1, §6.2)."""
@@ -199,7 +206,7 @@ class View:
     def random_play(self, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play of this seat now (as the starter in the
         kitty phase: a uniformly random distinct set of 8 cards to bury, §4)."""
-        if self.phase is Phase.KITTY and self.seat is not None and self.seat == self.starter:
+        if self.phase is _KITTY and self.seat is not None and self.seat == self.starter:
             return tuple(CARDS[i] for i in random_bury(counts_of(self.hand), rng))
         if not self._my_turn_to_play() or self.trump is None:
             raise ValueError("not this seat's turn to play")
@@ -216,7 +223,7 @@ class View:
     def legal_declarations(self) -> list[tuple[Card, ...]]:
         """The declarations this seat may make now (§3.3), weakest first."""
         if (
-            self.seat is None or self.phase not in (Phase.DEAL, Phase.DECLARE)
+            self.seat is None or self.phase not in (_DEAL, _DECLARE)
             or self.trump_rank is None
         ):
             return []
@@ -338,27 +345,27 @@ def build_view(
         raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
     shown_trump = rnd.display_trump()
     hand = rnd.sorted_hand(seat) if seat is not None else ()
-    over = rnd.phase is Phase.OVER
+    over = rnd.phase is _OVER
     # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
     # everyone sees the buried kitty when the round ends.
     starter_sees = (
         seat is not None and seat == rnd.starter
-        and rnd.phase in (Phase.KITTY, Phase.PLAY, Phase.OVER)
+        and rnd.phase in (_KITTY, _PLAY, _OVER)
     )
     kitty_taken = tuple([CARDS[i] for i in rnd.kitty_taken]) if starter_sees else None
     kitty = tuple([CARDS[i] for i in rnd.kitty]) if rnd.kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
     phase = rnd.phase
-    if phase is Phase.PLAY:
+    if phase is _PLAY:
         to_act = rnd.to_act
-    elif phase is Phase.DECLARE:
+    elif phase is _DECLARE:
         to_act = rnd.ask
-    elif phase is Phase.KITTY:
+    elif phase is _KITTY:
         to_act = rnd.starter
     else:
         to_act = None
     last_drawer = (
-        (rnd.first_drawer + rnd.drawn - 1) % 4 if rnd.drawn and phase in (Phase.DEAL, Phase.DECLARE)
+        (rnd.first_drawer + rnd.drawn - 1) % 4 if rnd.drawn and phase in (_DEAL, _DECLARE)
         else None
     )
     standing = rnd.standing
@@ -384,7 +391,7 @@ def build_view(
         starter=rnd.starter,
         declaring_team=rnd.declaring_team,
         levels=rnd.levels,
-        cards_left=100 - rnd.drawn if rnd.phase is Phase.DEAL else 0,
+        cards_left=100 - rnd.drawn if rnd.phase is _DEAL else 0,
         last_drawer=last_drawer,
         tricks=tricks,
         current_trick=current,
