@@ -35,10 +35,10 @@ def ext_modules() -> list[object]:
     from mypyc.build import mypycify
 
     names = compiled_modules()
-    paths = [f"src/shengji/{name}.py" for name in names]
+    paths = [f"src/shengji/{name.replace('.', '/')}.py" for name in names]
     # what was compiled: at import an edited source is noticed and run as pure Python
-    hashes = {name: hashlib.sha256(Path(f"src/shengji/{name}.py").read_bytes()).hexdigest()
-              for name in names}
+    hashes = {name: hashlib.sha256(Path(path).read_bytes()).hexdigest()
+              for name, path in zip(names, paths, strict=True)}
     manifest.write_text(json.dumps(hashes, indent=1, sort_keys=True))
     return list(mypycify(paths, opt_level="3", strict_dunder_typing=False))
 

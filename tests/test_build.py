@@ -68,7 +68,7 @@ def _run_build(pure: bool) -> tuple[str, str]:
 
 
 def test_every_compiled_module_has_its_pure_source() -> None:
-    assert COMPILED and all((SRC / f"{name}.py").is_file() for name in COMPILED)
+    assert COMPILED and all((SRC / f"{name.replace('.', '/')}.py").is_file() for name in COMPILED)
     assert "actions" not in COMPILED and "options" not in COMPILED  # input is checked there
 
 

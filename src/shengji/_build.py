@@ -45,10 +45,11 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        pkg, _, name = fullname.rpartition(".")
-        if pkg != __package__ or name not in COMPILED:
+        prefix = f"{__package__}."
+        name = fullname[len(prefix):] if fullname.startswith(prefix) else ""
+        if name not in COMPILED:
             return None
-        source = _HERE / f"{name}.py"
+        source = _HERE / f"{_rel(name)}.py"
         if not source.is_file():
             return None
         loader = importlib.machinery.SourceFileLoader(fullname, str(source))
@@ -63,9 +64,9 @@ def install_pure_finder() -> None:
 
 def engine_build() -> str:
     """`"compiled"` if the engine modules loaded are mypyc extensions, else `"pure"`."""
+    loaded = [sys.modules.get(f"{__package__}.{name}") for name in COMPILED]
     compiled = [
-        not str(getattr(sys.modules.get(f"{__package__}.{name}"), "__file__", "")).endswith(".py")
-        for name in COMPILED
+        not str(getattr(m, "__file__", "")).endswith(".py") for m in loaded if m is not None
     ]
     if all(compiled):
         return "compiled"
@@ -90,9 +91,9 @@ def stale_compiled(here: Path = _HERE, names: Sequence[str] = COMPILED) -> list[
         built = {}
     out = []
     for name in names:
-        source = here / f"{name}.py"
+        source = here / f"{_rel(name)}.py"
         has_ext = any(
-            (here / f"{name}{s}").is_file() for s in importlib.machinery.EXTENSION_SUFFIXES
+            (here / f"{_rel(name)}{s}").is_file() for s in importlib.machinery.EXTENSION_SUFFIXES
         )
         if has_ext and source.is_file() and built.get(name) != source_hash(source):
             out.append(name)
@@ -119,7 +120,14 @@ def choose_engine() -> None:
 def compiled_available() -> bool:
     """True if compiled extensions of every engine module are installed beside the sources."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    return all(any((_HERE / f"{name}{s}").is_file() for s in suffixes) for name in COMPILED)
+    return all(
+        any((_HERE / f"{_rel(name)}{s}").is_file() for s in suffixes) for name in COMPILED
+    )
+
+
+def _rel(name: str) -> str:
+    """`bots.heuristic` -> `bots/heuristic` (a module's path under the package)."""
+    return name.replace(".", "/")
 
 
 def _rebuild(cls: type, values: tuple[object, ...]) -> object:
