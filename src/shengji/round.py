@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -70,6 +70,9 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
+
+if TYPE_CHECKING:  # views build on rounds; a round only names the View type
+    from .views import View
 
 HAND_SIZE = 25
 KITTY_SIZE = 8
@@ -1102,5 +1105,3 @@ def _check_seat(seat: object) -> None:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
         raise IllegalAction(f"RULES §1: seat must be 0-3, not {seat!r}")
 
-
-from .views import View  # noqa: E402  (views import Round types only for typing)
