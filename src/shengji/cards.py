@@ -90,6 +90,11 @@ CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_IDS))
 POINTS: tuple[int, ...] = tuple(c.points for c in CARDS)
 
 
+def cards_from_ids(ids: Iterable[int]) -> tuple[Card, ...]:
+    """The interned cards of these ids, in order (the engine works on ids, views on cards)."""
+    return tuple([CARDS[i] for i in ids])
+
+
 def card_from_id(card_id: int) -> Card:
     """The interned card with this id."""
     return CARDS[card_id]

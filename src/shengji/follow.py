@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from .cards import CARDS, Card, below, counts_of
+from .cards import N_IDS, Card, below, counts_of
 from .shapes import Shape, count_ids, longest_run, runs_in_hand, shape_of
 from .trump import Trump
 
@@ -66,7 +66,7 @@ def follow_error(
 
 
 def _counts(ids: Sequence[int]) -> list[int]:
-    out = [0] * 54
+    out = [0] * N_IDS
     for i in ids:
         out[i] += 1
     return out
@@ -141,7 +141,7 @@ def iter_follows(
     lead_suit = shape.play_suit
     if shape.n_cards == 1:  # a single: any card of the led suit, else any card
         suit = [i for i in t.suit_ids[lead_suit] if hand[i]]
-        for i in suit or [i for i in range(54) if hand[i]]:
+        for i in suit or [i for i in range(N_IDS) if hand[i]]:
             yield (i,)
         return
     suit_items = hand_items(hand, t.suit_ids[lead_suit])
@@ -154,7 +154,7 @@ def iter_follows(
         base: list[int] = []
     else:
         base = [i for i, c in suit_items for _ in range(c)]
-        rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
+        rest = [(i, hand[i]) for i in range(N_IDS) if hand[i] and t.play_suit[i] != lead_suit]
         gen = submultisets(rest, n - h, 0)
     for combo in gen:
         play = tuple(base + combo)
@@ -301,7 +301,7 @@ def random_follow(
                 return play
     else:
         base = [i for i, c in suit_items for _ in range(c)]
-        rest = [(i, hand[i]) for i in range(54) if hand[i] and t.play_suit[i] != lead_suit]
+        rest = [(i, hand[i]) for i in range(N_IDS) if hand[i] and t.play_suit[i] != lead_suit]
         dp = _count_table(rest, n - h, 0)
         for _ in range(STRICT_TRIES if check else 1):
             play = tuple(base + _sample_with(dp, rest, n - h, 0, rng))
@@ -314,9 +314,5 @@ def random_follow(
 
 def random_bury(hand: Sequence[int], rng: random.Random, size: int = 8) -> Play:
     """A uniformly random distinct set of `size` cards from the hand (the kitty, §4)."""
-    return tuple(sample_submultiset(hand_items(hand, range(54)), size, 0, rng))
+    return tuple(sample_submultiset(hand_items(hand, range(N_IDS)), size, 0, rng))
 
-
-def cards_of(ids: Sequence[int]) -> tuple[Card, ...]:
-    """The cards of these ids."""
-    return tuple([CARDS[i] for i in ids])

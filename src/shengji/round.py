@@ -24,7 +24,7 @@ from .actions import (
     cards_of,
     check_well_formed,
 )
-from .cards import CARDS, POINTS, RANKS, Card, below, shuffled_ids
+from .cards import CARDS, N_IDS, POINTS, RANKS, Card, below, cards_from_ids, shuffled_ids
 from .declare import (
     candidate_declarations,
     declaration_strength,
@@ -283,7 +283,7 @@ class Round:
 
     def _start_deal(self) -> None:
         self.deck: tuple[int, ...] = shuffled_ids(f"{self.seed}:{self.attempt}")
-        self.hands: list[list[int]] = [[0] * 54 for _ in range(4)]
+        self.hands: list[list[int]] = [[0] * N_IDS for _ in range(4)]
         # each seat's hand as sorted cards for views, with the counts and sort order it
         # was made from (any change to the hand or the trump shows as a mismatch)
         self._sorted: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = [
@@ -363,7 +363,7 @@ class Round:
         cached = self._sorted[seat]
         if cached is not None and cached[1] is key and cached[0] == counts:
             return cached[2]
-        order = sorted([key[i] * 64 + i for i in range(54) for _ in range(hand[i])])
+        order = sorted([key[i] * 64 + i for i in range(N_IDS) for _ in range(hand[i])])
         out = tuple([CARDS[k & 63] for k in order])
         self._sorted[seat] = (counts, key, out)
         return out
@@ -384,7 +384,7 @@ class Round:
         """The declarations `seat` may make now (§3.3), weakest first."""
         if self.phase not in (_DEAL, _DECLARE):
             return []
-        return [tuple([CARDS[i] for i in ids]) for ids in self._declaration_ids(seat)]
+        return [cards_from_ids(ids) for ids in self._declaration_ids(seat)]
 
     def has_declaration(self, seat: int) -> bool:
         """Whether `seat` may declare now (§3.3): a driver need not ask a seat that cannot."""
@@ -421,9 +421,9 @@ class Round:
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
         if self.phase is _KITTY and seat == self.starter:
-            items = hand_items(self.hands[seat], range(54))
+            items = hand_items(self.hands[seat], range(N_IDS))
             for combo in submultisets(items, KITTY_SIZE, 0):
-                yield tuple([CARDS[i] for i in combo])
+                yield cards_from_ids(combo)
             return
         if self.phase is not _PLAY or seat != self.to_act:
             return
@@ -437,12 +437,12 @@ class Round:
                 hand, self.lead_shape, self.trump, self.options.strict_tractor_follow
             )
         for ids in gen:
-            yield tuple([CARDS[i] for i in ids])
+            yield cards_from_ids(ids)
 
     def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play (or kitty) for `seat`, sampled directly."""
         ids = self._random_ids(seat, rng)
-        return tuple([CARDS[i] for i in ids])
+        return cards_from_ids(ids)
 
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
         hand = self.hands[seat]
@@ -468,7 +468,7 @@ class Round:
         if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
-            return Play(seat, tuple([CARDS[i] for i in self._random_ids(seat, rng)]))
+            return Play(seat, cards_from_ids(self._random_ids(seat, rng)))
         if phase is _DEAL:  # the drawer may declare (§3.3); else the deal goes on
             if not self.drawn:
                 return _DRAW
@@ -491,7 +491,7 @@ class Round:
         if d.seat is None:
             raise IllegalAction("RULES §8: the round is over")
         ids = self._random_ids(d.seat, rng)
-        cards = tuple([CARDS[i] for i in ids])
+        cards = cards_from_ids(ids)
         return Bury(d.seat, cards) if d.phase is _KITTY else Play(d.seat, cards)
 
     # ------------------------------------------------------------ actions
@@ -646,7 +646,7 @@ class Round:
             # the first drawer is the starter.
             suit = self._flip_kitty()
             self.trump = self._trump_for(self.trump_rank, suit)
-            self._events.append(KittyFlipped(_cards(self.kitty_flip), suit))
+            self._events.append(KittyFlipped(cards_from_ids(self.kitty_flip), suit))
             if self.first_round:
                 self.starter = self.first_drawer
                 self.declaring_team = self.first_drawer % 2
@@ -658,7 +658,7 @@ class Round:
                 self.starter, self.declaring_team,
             )
         )
-        self._events.append(KittyTaken(self.starter, _cards(self.kitty_taken)))
+        self._events.append(KittyTaken(self.starter, cards_from_ids(self.kitty_taken)))
         hand = self.hands[self.starter]
         for i in self.kitty_taken:
             hand[i] += 1
@@ -748,10 +748,10 @@ class Round:
                 self.penalties += sign * penalty
                 failed = FailedThrow(
                     seat,
-                    tuple([CARDS[i] for i in sorted(ids)]),
-                    tuple([CARDS[i] for i in outcome.forced]),
+                    cards_from_ids(sorted(ids)),
+                    cards_from_ids(outcome.forced),
                     outcome.blocker,
-                    tuple([CARDS[i] for i in outcome.shown]),
+                    cards_from_ids(outcome.shown),
                     sign * penalty,
                     len(self.tricks),
                 )
@@ -779,7 +779,9 @@ class Round:
             hand[i] -= 1
         self.sizes[seat] -= len(ids)
         if self._want_events:
-            self._events.append(Played(seat, _cards(ids), len(self.tricks), not self.current))
+            self._events.append(
+                Played(seat, cards_from_ids(ids), len(self.tricks), not self.current)
+            )
         self.current.append((seat, ids))
         if len(self.current) == 4:
             self._finish_trick()
@@ -832,7 +834,7 @@ class Round:
         n = after[team] - before[team]
         self.result = RoundResult(
             opponents_points=self.opponents_points,
-            kitty=tuple([CARDS[i] for i in self.kitty]),
+            kitty=cards_from_ids(self.kitty),
             kitty_points=kitty_pts,
             multiplier=multiplier,
             penalties=self.penalties,
@@ -857,7 +859,7 @@ class Round:
         cache = self._trick_cache
         if len(cache) != len(self.tricks):  # completed tricks never change: convert new ones
             cache += [
-                TrickView(leader, tuple([(s, _cards(ids)) for s, ids in plays]), w, pts)
+                TrickView(leader, tuple([(s, cards_from_ids(ids)) for s, ids in plays]), w, pts)
                 for leader, plays, w, pts in self.tricks[len(cache) :]
             ]
         if len(self._done_tricks) != len(cache):
@@ -871,7 +873,7 @@ class Round:
                 for i in ids:
                     pts += POINTS[i]
             self._cur_view = TrickView(
-                self.leader, tuple([(s, _cards(ids)) for s, ids in self.current]), None, pts
+                self.leader, tuple([(s, cards_from_ids(ids)) for s, ids in self.current]), None, pts
             )
             self._cur_key = key
         return self._done_tricks, self._cur_view
@@ -879,13 +881,13 @@ class Round:
     def declaration_cards(self) -> tuple[tuple[int, tuple[Card, ...]], ...]:
         """Every declaration made so far as (seat, cards), in order (public, §3.3)."""
         if len(self._decl_cards) != len(self.declarations):
-            self._decl_cards = tuple([(s, _cards(ids)) for s, ids in self.declarations])
+            self._decl_cards = tuple([(s, cards_from_ids(ids)) for s, ids in self.declarations])
         return self._decl_cards
 
     def point_cards_won(self) -> tuple[Card, ...]:
         """The point cards the opponents have won in tricks so far (public, §7)."""
         if len(self._point_cards) != len(self.point_cards):
-            self._point_cards = _cards(tuple(self.point_cards))
+            self._point_cards = cards_from_ids(tuple(self.point_cards))
         return self._point_cards
 
     def view(self, seat: int | None) -> View:
@@ -896,7 +898,7 @@ class Round:
 
     def counts_check(self) -> None:
         """Assert the 108 cards are all accounted for (used by tests)."""
-        total = [0] * 54
+        total = [0] * N_IDS
         for h in self.hands:
             for i, n in enumerate(h):
                 total[i] += n
@@ -913,7 +915,7 @@ class Round:
         else:
             for i in self.kitty:
                 total[i] += 1
-        if total != [2] * 54:
+        if total != [2] * N_IDS:
             raise AssertionError("cards not conserved")
 
     # ------------------------------------------------------------ search support (bots)
@@ -994,7 +996,7 @@ class Round:
             )
         if view.starter is None or view.declaring_team is None:
             raise IllegalAction("RULES §3.4: the starter is known once trump is fixed")
-        if len(hands) != 4 or any(len(h) != 54 for h in hands):
+        if len(hands) != 4 or any(len(h) != N_IDS for h in hands):
             raise IllegalAction("hands: four count arrays of 54 card ids are required")
         sizes = [sum(h) for h in hands]
         if tuple(sizes) != tuple(view.hand_sizes):
@@ -1063,7 +1065,7 @@ class Round:
         rnd.penalties = sum(f.penalty for f in view.failed_throws)
         rnd.result = None
         if view.seat is not None:
-            own = [0] * 54
+            own = [0] * N_IDS
             for c in view.hand:
                 own[c.id] += 1
             if own != rnd.hands[view.seat]:
@@ -1096,9 +1098,6 @@ def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
     check_well_formed(action)
     return int(seat), tuple(cards)
 
-
-def _cards(ids: tuple[int, ...]) -> tuple[Card, ...]:
-    return tuple([CARDS[i] for i in ids])
 
 
 def _check_seat(seat: object) -> None:

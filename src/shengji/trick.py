@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._build import picklable
-from .cards import CARDS, Card, counts_of
+from .cards import CARDS, N_IDS, Card, counts_of
 from .shapes import THROW, Shape, Unit, match_value, play_suit_of_ids, runs_in_hand, shape_of
 from .trump import TRUMP, Trump
 
@@ -127,7 +127,7 @@ def failed_throw(
     the leader). Single, pair and tractor leads always stand.
     """
     shape = shape_of([c.id for c in lead], trump)
-    hands = [[0] * 54] + [counts_of(h) for h in other_hands]
+    hands = [[0] * N_IDS] + [counts_of(h) for h in other_hands]
     result = check_throw(shape, 0, hands, trump)
     if result is None:
         return None

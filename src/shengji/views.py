@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._build import picklable
 from .actions import Action, Declare, Pass
-from .cards import CARDS, Card, below, counts_of, format_cards
+from .cards import CARDS, Card, below, cards_from_ids, counts_of, format_cards
 from .declare import candidate_declarations, declaration_strength, overturn_error
 from .follow import (
     follow_error,
@@ -173,7 +173,7 @@ class View:
             else iter_follows(counts, shape, self.trump, self.options.strict_tractor_follow)
         )
         for ids in gen:
-            yield tuple([CARDS[i] for i in ids])
+            yield cards_from_ids(ids)
 
     def play_error(self, cards: tuple[Card, ...] | list[Card]) -> str | None:
         """Why these cards are not a legal play now (as far as this seat can know), or None.
@@ -218,7 +218,7 @@ class View:
             ids = random_follow(
                 counts, shape, self.trump, rng, self.options.strict_tractor_follow
             )
-        return tuple([CARDS[i] for i in ids])
+        return cards_from_ids(ids)
 
     def legal_declarations(self) -> list[tuple[Card, ...]]:
         """The declarations this seat may make now (§3.3), weakest first."""
@@ -233,7 +233,7 @@ class View:
             s_ids = tuple([c.id for c in cards])
             standing = (s, declaration_strength(s_ids, self.trump_rank), s_ids)
         return [
-            tuple([CARDS[i] for i in ids])
+            cards_from_ids(ids)
             for ids in candidate_declarations(counts_of(self.hand), self.trump_rank)
             if overturn_error(
                 self.seat, ids, declaration_strength(ids, self.trump_rank), standing,
@@ -352,8 +352,8 @@ def build_view(
         seat is not None and seat == rnd.starter
         and rnd.phase in (_KITTY, _PLAY, _OVER)
     )
-    kitty_taken = tuple([CARDS[i] for i in rnd.kitty_taken]) if starter_sees else None
-    kitty = tuple([CARDS[i] for i in rnd.kitty]) if rnd.kitty and (over or starter_sees) else None
+    kitty_taken = cards_from_ids(rnd.kitty_taken) if starter_sees else None
+    kitty = cards_from_ids(rnd.kitty) if rnd.kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
     phase = rnd.phase
     if phase is _PLAY:
@@ -387,7 +387,7 @@ def build_view(
         trump=trump,
         declarations=rnd.declaration_cards(),
         declarer=standing[0] if standing else None,
-        kitty_flip=tuple([CARDS[i] for i in rnd.kitty_flip]) if rnd.kitty_flip else (),
+        kitty_flip=cards_from_ids(rnd.kitty_flip) if rnd.kitty_flip else (),
         starter=rnd.starter,
         declaring_team=rnd.declaring_team,
         levels=rnd.levels,
