@@ -35,7 +35,8 @@ def main() -> None:
         port = s.getsockname()[1]
     tmp = tempfile.mkdtemp()
     serve = [sys.executable, "-c", "from shengji.cli import main; main()", "serve",
-             "--port", str(port), "--db", f"sqlite+aiosqlite:///{tmp}/shots.db"]
+             "--port", str(port), "--db", f"sqlite+aiosqlite:///{tmp}/shots.db",
+             "--fast-timings"]
     proc = subprocess.Popen(serve, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
