@@ -196,6 +196,25 @@ def test_chat_renders_text_never_html_sends_and_hides(
 
 @browser_only
 @pytest.mark.timeout(60)
+def test_a_spectator_reads_the_chat_and_writes_only_where_the_host_allows_it(
+    server: str, browser: Any
+) -> None:
+    """Issue 11: spectators are read-only in the chat unless the table allows them."""
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    for allowed in (False, True):
+        st = state_of(g, None, settings={"spectator_chat": allowed})  # type: ignore[arg-type]
+        fake = ChatServer(st, [{"n": 0, "at": "", "seat": 1, "name": "Bao", "text": "hi"}])
+        with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+            page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+            page.goto(server + "/t/fake")
+            page.wait_for_selector("#chat-list .chat-msg[data-n='0']")
+            assert page.locator("#chat-input").count() == (1 if allowed else 0)
+            assert page.locator(".reaction-btn").count() == (6 if allowed else 0)
+            assert page.locator("#chat-read-only").count() == (0 if allowed else 1)
+
+
+@browser_only
+@pytest.mark.timeout(60)
 def test_the_table_narrates_from_the_servers_events(
     server: str, browser: Any, play_state: dict[str, Any]
 ) -> None:

@@ -34,7 +34,7 @@ def test_clean_chat_strips_controls_and_caps_length() -> None:
 def test_seats_and_spectators_chat_and_get_the_history_on_reconnect(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     with serve(db, rate_per_s=1000.0) as client:
-        tid, host = new_table(client)
+        tid, host = new_table(client, spectator_chat=True)
         ann = WSPlayer(client, tid)
         ann.hello(host)
         ann.sit(0, "Ann")
@@ -74,7 +74,7 @@ def test_chat_is_rate_limited_per_connection_and_keeps_the_last_messages(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite") as client:
-        tid, _ = new_table(client)
+        tid, _ = new_table(client, spectator_chat=True)
         a, b = WSPlayer(client, tid), WSPlayer(client, tid)
         a.hello()
         b.hello()
@@ -127,7 +127,7 @@ def test_the_replay_shows_the_tables_chat(tmp_path: Path) -> None:
 
 def test_quick_reactions_are_a_fixed_set(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite") as client:
-        tid, _ = new_table(client)
+        tid, _ = new_table(client, spectator_chat=True)
         p = WSPlayer(client, tid)
         p.hello()
         p.send({"type": "chat", "reaction": "gg"})
@@ -138,3 +138,28 @@ def test_quick_reactions_are_a_fixed_set(tmp_path: Path) -> None:
         p.send({"type": "chat", "text": "just text"})
         assert "reaction" not in p.until(is_chat)["messages"][0]
         p.close()
+
+
+def test_spectators_read_the_chat_but_write_only_where_the_host_allows_it(tmp_path: Path) -> None:
+    """Issue 11: spectators are read-only in the chat by default; the table setting
+    `spectator_chat` lets them write."""
+    with serve(tmp_path / "db.sqlite", rate_per_s=1000.0) as client:
+        tid, host = new_table(client)
+        ann = WSPlayer(client, tid)
+        ann.hello(host)
+        ann.sit(0, "Ann")
+        watcher = WSPlayer(client, tid)
+        watcher.hello()
+        assert "spectators read" in watcher.error({"type": "chat", "text": "hi"})
+        assert "spectators read" in watcher.error({"type": "chat", "reaction": "gg"})
+        ann.send({"type": "chat", "text": "players only"})
+        assert watcher.until(is_chat)["messages"][0]["text"] == "players only"  # it reads
+        open_tid, _ = new_table(client, spectator_chat=True)
+        assert client.get(f"/api/tables/{open_tid}").json()["settings"]["spectator_chat"] is True
+        rail = WSPlayer(client, open_tid)
+        rail.hello()
+        rail.send({"type": "chat", "text": "hello from the rail"})
+        assert rail.until(is_chat)["messages"][0]["seat"] is None
+        for bad in (1, "yes", None):
+            r = client.post("/api/tables", json={"name": "x", "spectator_chat": bad})
+            assert r.status_code == 422 and r.json()["field"] == "spectator_chat"

@@ -114,9 +114,12 @@ async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
         text = chat_text(msg)
     except ChatError as exc:
         raise ClientError(str(exc)) from None
+    seat = client.seat
+    if seat is None and not table.settings.spectator_chat:
+        raise ClientError("spectators read this table's chat but do not write in it "
+                          "(the host can allow it when creating the table)")
     if not client.chat_bucket.allow():
         raise ClientError("too many chat messages: wait a moment")
-    seat = client.seat
     entry = table.seats[seat] if seat is not None else None
     name = entry["name"] if entry is not None else SPECTATOR
     row = table.chat.add(seat, name, text)

@@ -78,6 +78,9 @@ class TableSettings(BaseModel):
     turn in the kitty exchange (`KITTY_TURNS` times as long) and in the play lasts at most
     this many seconds, connected or not; then a stand-in bot acts for the seat. The
     declaration window (`window_ms`) has its own countdown.
+
+    `spectator_chat`: whether spectators may write in the table's chat (false: they read
+    it, the players' chat stays the players'; issue 11).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -90,6 +93,7 @@ class TableSettings(BaseModel):
         default=DEFAULT_BOT_TIMEOUT_S, ge=0, le=MAXIMA["bot_timeout_s"], allow_inf_nan=False
     )
     turn_s: float = Field(default=0.0, ge=0, le=MAXIMA["turn_s"], allow_inf_nan=False)
+    spectator_chat: bool = False
 
 
 def _finite_or_raise(value: Any, where: str, code: str) -> None:
@@ -120,6 +124,11 @@ def check_settings(
             raise InputError(f"unknown setting {key!r}", code=BAD_SETTING, field=str(key))
         if value is None and key == "bot_timeout_s":
             continue
+        if key in _FLAGS:
+            if not isinstance(value, bool):
+                raise InputError(f"{key} must be true or false", code=BAD_SETTING, field=key)
+            merged[key] = value
+            continue
         if isinstance(value, bool):
             raise InputError(f"{key} must be a number, not true/false", code=BAD_SETTING,
                              field=key)
@@ -145,6 +154,10 @@ def check_settings(
                 f"{key} must be at least {lo:g} on this server", code=BAD_SETTING, field=key
             )
     return out
+
+
+#: the settings that are switches (true/false), not numbers
+_FLAGS = ("spectator_chat",)
 
 
 def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> TableSettings:

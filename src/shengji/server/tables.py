@@ -195,6 +195,7 @@ class Table:
                 "window_ms": self.settings.window_ms,
                 "bot_timeout_s": self.settings.bot_timeout_s,
                 "turn_s": self.settings.turn_s,
+                "spectator_chat": self.settings.spectator_chat,
             },
             "clock": self.clock.json(),
             "standins": self.standins,

@@ -17,7 +17,7 @@ export function mergeChat(messages, m) {
   return [...messages, ...incoming.filter((x) => !seen.has(x.n))].slice(-KEEP);
 }
 
-export function ChatPanel({ messages, onSend, onReact, seatName, me }) {
+export function ChatPanel({ messages, onSend, onReact, seatName, me, canWrite = true }) {
   const [shown, setShown] = useState(() => getPref("chat", true) !== false);
   const [text, setText] = useState("");
   const [seenN, setSeenN] = useState(-1);
@@ -58,14 +58,15 @@ export function ChatPanel({ messages, onSend, onReact, seatName, me }) {
           </li>`,
         )}
       </ul>
-      ${onReact &&
+      ${!canWrite && html`<p class="muted chat-read-only" id="chat-read-only">${t("chat.read_only")}</p>`}
+      ${canWrite && onReact &&
       html`<div class="reactions" role="group" aria-label=${t("chat.reactions")}>
         ${REACTIONS.map((r) => html`<button type="button" class="btn small ghost reaction-btn" data-reaction=${r} onClick=${() => onReact(r)}>${t(`reaction.${r}`)}</button>`)}
       </div>`}
-      <form class="chat-form" onSubmit=${submit}>
+      ${canWrite && html`<form class="chat-form" onSubmit=${submit}>
         <input id="chat-input" value=${text} maxlength=${MAX_CHAT} placeholder=${t("chat.placeholder")} aria-label=${t("chat.placeholder")} autocomplete="off"
           onInput=${(e) => setText(e.target.value)} />
         <button class="btn small" type="submit" id="chat-send" disabled=${!text.trim()}>${t("chat.send")}</button>
-      </form>`}
+      </form>`}`}
   </section>`;
 }

@@ -179,6 +179,7 @@ function CreateTable() {
   };
   const [timing, setTiming] = useState({});
   const [turnS, setTurnS] = useState(0);
+  const [spectatorChat, setSpectatorChat] = useState(false);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -191,6 +192,7 @@ function CreateTable() {
         options,
       };
       if (turnS > 0) body.turn_s = turnS;
+      if (spectatorChat) body.spectator_chat = true;
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -221,6 +223,10 @@ function CreateTable() {
       <select name="turn_s" onChange=${(e) => setTurnS(Number(e.target.value))}>
         ${TURN_PRESETS.map((n) => html`<option value=${n} selected=${n === turnS}>${n ? t("timing.turn_preset", { n }) : t("timing.turn_off")}</option>`)}
       </select>
+    </label>
+    <label class="opt opt-bool" id="spectator-chat-field">
+      <input type="checkbox" name="spectator_chat" checked=${spectatorChat} onChange=${(e) => setSpectatorChat(e.target.checked)} />
+      <span><b>${t("lobby.spectator_chat")}</b><small>${t("lobby.spectator_chat.hint")}</small></span>
     </label>
     ${presets &&
     html`<label class="top-choice" id="preset-field">

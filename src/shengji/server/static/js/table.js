@@ -731,7 +731,7 @@ export function Table({ id, lang }) {
                 <input readonly value=${location.href} onFocus=${(e) => e.target.select()} />
               </div>
               <p class="muted timer-note" id="timer-note">${table.settings && table.settings.turn_s > 0 ? t("wait.timer", { n: table.settings.turn_s }) : t("wait.no_timer")}</p>
-              <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
+              <${ChatPanel} messages=${chat} me=${me} canWrite=${me != null || !!(table.settings && table.settings.spectator_chat)} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
             </div>`
           : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
@@ -770,7 +770,7 @@ export function Table({ id, lang }) {
     ${view &&
     !waiting &&
     html`<aside class="side">
-      <${ChatPanel} messages=${chat} me=${me} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
+      <${ChatPanel} messages=${chat} me=${me} canWrite=${me != null || !!(table.settings && table.settings.spectator_chat)} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
       <section class="side-box" id="points-box">
         <h3>${pointsLabel(view, me)} <b class="big-num">${view.opponents_points ?? 0}</b></h3>
         <${Cards} cards=${pointCards} size="xs" />
