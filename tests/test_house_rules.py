@@ -19,6 +19,7 @@ from shengji import (
     Phase,
     Play,
     Round,
+    RoundResult,
     RuleOptions,
     Trump,
     classify_lead,
@@ -243,8 +244,8 @@ KITTY = "KS 10H 5D 3C 3C 4C 6C 7C"  # 25 points
 FOLLOWERS = {0: "8D 8D 9D 9D JD JD", 2: "6D 6D 7D 7D 8C 8C", 3: "3S 3S 4S 6S 7S 8S"}
 
 
-def last_trick_kitty(lead: str, option: str) -> tuple[int, int]:
-    """The last trick: opponent seat 1 leads `lead` and wins it; (multiplier, kitty points)."""
+def last_trick_result(lead: str, option: str) -> RoundResult:
+    """The last trick: opponent seat 1 leads `lead` and wins it; the round's result."""
     n = len(C(lead))
     hands = [" ".join(FOLLOWERS[s].split()[:n]) if s != 1 else lead for s in range(4)]
     rnd = position(hands, kitty=KITTY, leader=1,
@@ -252,6 +253,12 @@ def last_trick_kitty(lead: str, option: str) -> tuple[int, int]:
     play_trick(rnd, lead, hands[2], hands[3], hands[0])
     r = rnd.result
     assert r is not None and r.last_trick_winner == 1  # the opponents win the last trick
+    return r
+
+
+def last_trick_kitty(lead: str, option: str) -> tuple[int, int]:
+    """(multiplier, kitty points) of `last_trick_result`."""
+    r = last_trick_result(lead, option)
     return r.multiplier, r.kitty_points
 
 
@@ -287,8 +294,15 @@ def test_kitty_multiplier_function_rules_8_1():
 def round_levels(
     opponents_points: int, levels: tuple[str, str], declaring_team: int, **opts: object
 ) -> tuple[str, str]:
+    """The levels after `round_result`."""
+    return round_result(opponents_points, levels, declaring_team, **opts).levels_after
+
+
+def round_result(
+    opponents_points: int, levels: tuple[str, str], declaring_team: int, **opts: object
+) -> RoundResult:
     """Finish a round with the opponents at `opponents_points` (the last trick, a single,
-    is won by the declarers) and return the levels after it."""
+    is won by the declarers) and return its result."""
     rank = levels[declaring_team]
     trump_suit = "H"
     hands = ["AS", "7D", "9D", "JD"]
@@ -302,7 +316,7 @@ def round_levels(
                    options=RuleOptions(**opts))  # type: ignore[arg-type]
     play_trick(rnd, *(hands[(leader + k) % 4] for k in range(4)))
     assert rnd.result is not None and rnd.result.last_trick_winner == leader
-    return rnd.result.levels_after
+    return rnd.result
 
 
 def test_win_at_a_as_declarers_stops_opponents_at_a_rules_9():
