@@ -76,6 +76,10 @@ class View:
     game_over: bool = False
     winner: int | None = None
     display_trump: Trump | None = field(default=None, repr=False)
+    #: the seat's hand as counts per card id, and the current trick's lead shape (§6.1):
+    #: what the engine already holds, so that nobody rebuilds them from the cards
+    hand_counts: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
+    lead_shape: Shape | None = field(default=None, repr=False, compare=False)
 
     def __init__(
         self,
@@ -109,6 +113,8 @@ class View:
         game_over: bool = False,
         winner: int | None = None,
         display_trump: Trump | None = None,
+        hand_counts: tuple[int, ...] | None = None,
+        lead_shape: Shape | None = None,
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "seat", seat)
@@ -142,6 +148,8 @@ class View:
         object.__setattr__(self, "game_over", game_over)
         object.__setattr__(self, "winner", winner)
         object.__setattr__(self, "display_trump", display_trump)
+        object.__setattr__(self, "hand_counts", hand_counts)
+        object.__setattr__(self, "lead_shape", lead_shape)
 
     # ------------------------------------------------------------ helpers from the view only
 
@@ -152,7 +160,15 @@ class View:
             return None
         return self.current_trick.plays[0][1]
 
+    def counts(self) -> list[int]:
+        """The seat's hand as counts per card id (a new list the caller may change)."""
+        if self.hand_counts is not None:
+            return list(self.hand_counts)
+        return counts_of(self.hand)
+
     def _lead_shape(self) -> Shape | None:
+        if self.lead_shape is not None:
+            return self.lead_shape
         lead = self.lead
         if lead is None or self.trump is None:
             return None
@@ -165,7 +181,7 @@ class View:
         """Every distinct legal play of this seat now, lazily (§6.1, §6.2)."""
         if not self._my_turn_to_play() or self.trump is None:
             return
-        counts = counts_of(self.hand)
+        counts = self.counts()
         shape = self._lead_shape()
         gen = (
             iter_leads(counts, self.trump)
@@ -183,7 +199,7 @@ class View:
         """
         if not self._my_turn_to_play() or self.trump is None:
             return "RULES §6: it is not your turn to play"
-        counts = counts_of(self.hand)
+        counts = self.counts()
         ids = [c.id for c in cards]
         if not ids:
             return "RULES §6: play at least one card"
@@ -207,10 +223,10 @@ class View:
         """A uniformly random distinct legal play of this seat now (as the starter in the
         kitty phase: a uniformly random distinct set of 8 cards to bury, §4)."""
         if self.phase is _KITTY and self.seat is not None and self.seat == self.starter:
-            return tuple(CARDS[i] for i in random_bury(counts_of(self.hand), rng))
+            return tuple(CARDS[i] for i in random_bury(self.counts(), rng))
         if not self._my_turn_to_play() or self.trump is None:
             raise ValueError("not this seat's turn to play")
-        counts = counts_of(self.hand)
+        counts = self.counts()
         shape = self._lead_shape()
         if shape is None:
             ids = random_lead(counts, self.trump, rng)
@@ -234,7 +250,7 @@ class View:
             standing = (s, declaration_strength(s_ids, self.trump_rank), s_ids)
         return [
             cards_from_ids(ids)
-            for ids in candidate_declarations(counts_of(self.hand), self.trump_rank)
+            for ids in candidate_declarations(self.counts(), self.trump_rank)
             if overturn_error(
                 self.seat, ids, declaration_strength(ids, self.trump_rank), standing,
                 self.options,
@@ -406,6 +422,8 @@ def build_view(
         game_over=game_over,
         winner=winner,
         display_trump=shown_trump,
+        hand_counts=tuple(rnd.hands[seat]) if seat is not None else None,
+        lead_shape=rnd.lead_shape if rnd.current else None,
     )
 
 
