@@ -424,3 +424,66 @@ def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4()
         if found >= 4:
             break
     assert found >= 2
+
+
+_KNOWLEDGE_FIELDS = (
+    "hand", "unseen", "void", "nopair", "suit_len", "unseen_len", "hand_sizes",
+    "starter_kitty", "kitty_pts", "_kitty", "n_hand", "n_unseen", "unseen_pts", "held",
+)
+
+
+@pytest.mark.parametrize("kinds", [("heuristic",) * 4, ("random", "heuristic") * 2])
+def test_heuristic_knowledge_kept_up_to_date_equals_a_rebuild(kinds: tuple[str, ...]) -> None:
+    """The knowledge the heuristic keeps between its turns (updated from the plays seen
+    since, RULES §11) is exactly what a rebuild from the view gives, at every play of a
+    two-round game whose agents are reused across rounds (failed throws included)."""
+    from shengji.bots.heuristic import _Knowledge
+    from shengji.driver import step
+
+    checked = 0
+    throws = 0
+    for seed in (3, 8):
+        game = Game(seed)
+        agents = [make_agent(kinds[s], seed * 10 + s) for s in range(4)]
+        while len(game.results) < 2 and not game.is_over:
+            d = game.decision()
+            if d.phase == "play" and d.seat is not None and isinstance(
+                agents[d.seat], HeuristicAgent
+            ):
+                view = game.view(d.seat)
+                assert view.trump is not None
+                agent = agents[d.seat]
+                assert isinstance(agent, HeuristicAgent)
+                agent.act(view)
+                kept = agent._known
+                assert kept is not None
+                fresh = _Knowledge(view, view.trump)
+                for name in _KNOWLEDGE_FIELDS:
+                    assert getattr(kept, name) == getattr(fresh, name), name
+                checked += 1
+                throws += bool(view.failed_throws)
+            step(game, agents)
+    assert checked > 100
+    if "random" in kinds:
+        assert throws > 0, "the seeds should include a failed throw"
+
+
+def test_heuristic_rebuilds_its_knowledge_for_a_view_of_another_round() -> None:
+    """One agent asked about unrelated positions (a hint, a search) never mixes them up:
+    its play equals a fresh agent's for each view."""
+    views = []
+    for seed in (21, 22):
+        rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+        agents = [HeuristicAgent(s) for s in range(4)]
+        from shengji.driver import step
+
+        while not rnd.is_over and len(rnd.tricks) < 5:
+            step(rnd, agents)
+        d = rnd.decision()
+        assert d.seat is not None
+        views.append(rnd.view(d.seat))
+    reused = HeuristicAgent(5)
+    for view in views + views[::-1]:
+        fresh = HeuristicAgent(5)
+        assert reused.play_ids(view) == fresh.play_ids(view)
+        reused.rng.seed(5)

@@ -42,7 +42,8 @@ class _Knowledge:
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
-        "n_hand", "n_unseen", "unseen_pts", "_sure", "held",
+        "n_hand", "n_unseen", "unseen_pts", "_sure", "held", "options", "key", "n_done",
+        "n_part", "mark",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -50,61 +51,109 @@ class _Knowledge:
         assert me is not None
         self.t = t
         self.me = me
+        # The hand before the tricks of the view: its own plays are observed below.
         hand = [0] * N_IDS
         for c in view.hand:
             hand[c.id] += 1
+        for trick in view.tricks:
+            for s, cards in trick.plays:
+                if s == me:
+                    for c in cards:
+                        hand[c.id] += 1
+        if view.current_trick is not None:
+            for s, cards in view.current_trick.plays:
+                if s == me:
+                    for c in cards:
+                        hand[c.id] += 1
         self.hand = hand
-        unseen = [2 - n for n in hand]
-        void = [[False] * 5 for _ in range(4)]
-        nopair = [[False] * 5 for _ in range(4)]
-        ps_of = t.play_suit
-        tricks = list(view.tricks)
-        if view.current_trick is not None and view.current_trick.plays:
-            tricks.append(view.current_trick)
-        for trick in tricks:
-            plays = trick.plays
-            lead_ids = [c.id for c in plays[0][1]]
-            for i in lead_ids:
-                unseen[i] -= 1
-            lead_suit = ps_of[lead_ids[0]]
-            n = len(lead_ids)
-            lead_pairs = shape_of(lead_ids, t).n_pairs if n > 1 else 0
-            for seat, cards in plays[1:]:
-                in_suit: dict[int, int] = {}
-                k = 0
-                for c in cards:
-                    unseen[c.id] -= 1
-                    if ps_of[c.id] == lead_suit:
-                        k += 1
-                        in_suit[c.id] = in_suit.get(c.id, 0) + 1
-                if k < n:
-                    void[seat][lead_suit] = True
-                elif lead_pairs:
-                    pairs = sum(v >> 1 for v in in_suit.values())
-                    if pairs < lead_pairs:
-                        nopair[seat][lead_suit] = True
+        self.unseen = [2 - n for n in hand]
+        self.void = [[False] * 5 for _ in range(4)]
+        self.nopair = [[False] * 5 for _ in range(4)]
+        self.options = view.options
+        self.strict = view.options.strict_tractor_follow
+        self.key: tuple[object, ...] | None = _view_key(view)
         self.starter_kitty = False
         self._kitty: list[int] = []
         self.kitty_pts = 0
-        self.strict = view.options.strict_tractor_follow
+        unseen = self.unseen
         if view.kitty is not None and view.starter == me and not view.game_over:
             self.starter_kitty = True
             self._kitty = [c.id for c in view.kitty]
             for c in view.kitty:
                 unseen[c.id] -= 1
                 self.kitty_pts += c.points
+        self.n_levels = [len(lv) for lv in t.ids_at_level]
+        self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
+        self.n_done = 0
+        self.n_part = 0
+        self.mark: tuple[tuple[int, tuple[Card, ...]], ...] = ()
         for i in range(N_IDS):
             if unseen[i] < 0:  # defensive: never negative
                 unseen[i] = 0
-        self.unseen = unseen
         self._count()
-        self.held = self._failed_throw_cards(view, tricks) if view.failed_throws else None
-        self.void = void
-        self.nopair = nopair
-        self.n_levels = [len(lv) for lv in t.ids_at_level]
-        self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
         self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
+        self.held: dict[int, list[int]] | None = None
         self.hand_sizes = list(view.hand_sizes)
+        if not self._catch_up(view):
+            raise ValueError("the view's hand does not match its tricks")
+
+    def sync(self, view: View) -> bool:
+        """Bring this knowledge up to `view` from the plays made since it was last synced
+        (RULES §11: only what the seat saw). False when `view` is not a later moment of
+        the same round for the same seat (the caller then rebuilds from the view)."""
+        if _view_key(view) != self.key:
+            return False
+        return self._catch_up(view)
+
+    def _catch_up(self, view: View) -> bool:
+        """Observe every play of `view` not seen yet; check the result against its hand."""
+        tricks = view.tricks
+        cur = view.current_trick
+        nd, npart = self.n_done, self.n_part
+        n_tricks = len(tricks)
+        if n_tricks < nd:
+            return False
+        # What was seen last must still be there, unchanged.
+        if npart:
+            src = tricks[nd].plays if n_tricks > nd else (cur.plays if cur is not None else ())
+            if src[:npart] != self.mark:
+                return False
+        elif nd and tricks[nd - 1].plays != self.mark:
+            return False
+        for ti in range(nd, n_tricks):
+            self._see_trick(tricks[ti].plays, npart if ti == nd else 0)
+        cur_plays = cur.plays if cur is not None else ()
+        start = npart if n_tricks == nd else 0
+        if len(cur_plays) > start:
+            self._see_trick(cur_plays, start)
+        if cur_plays:
+            self.n_done, self.n_part, self.mark = n_tricks, len(cur_plays), cur_plays
+        elif n_tricks:
+            self.n_done, self.n_part, self.mark = n_tricks, 0, tricks[-1].plays
+        self.hand_sizes = list(view.hand_sizes)
+        if view.failed_throws:  # rare: recomputed from the tricks
+            self.held = self._failed_throw_cards(view, tricks, cur)
+        # The seat's own hand is the check that nothing was missed.
+        hand = self.hand
+        if self.n_hand != len(view.hand):
+            return False
+        seen = [0] * N_IDS
+        for c in view.hand:
+            i = c.id
+            seen[i] += 1
+            if seen[i] > hand[i]:
+                return False
+        return True
+
+    def _see_trick(self, plays: Sequence[tuple[int, Sequence[Card]]], start: int) -> None:
+        lead = [c.id for c in plays[0][1]]
+        lead_pairs = len(lead) - len(set(lead))
+        for j in range(start, len(plays)):
+            seat, cards = plays[j]
+            ids = lead if j == 0 else [c.id for c in cards]
+            self.observe(seat, ids, None)
+            if j:
+                self._see_follow(seat, ids, lead, lead_pairs)
 
     def world(
         self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
@@ -160,6 +209,10 @@ class _Knowledge:
         k.unseen_len = [sum(unseen[i] for i in ids) for ids in self.t.suit_ids]
         k.hand_sizes = hand_sizes
         k.strict = self.strict
+        k.options = self.options
+        k.key = None
+        k.n_done = k.n_part = 0
+        k.mark = ()
         return k
 
     def sure_level(self, ps: int) -> int:
@@ -216,22 +269,24 @@ class _Knowledge:
     def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
         """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
         self.hand_sizes[seat] -= len(ids)
-        if lead is None:
-            return
+        if lead is not None:
+            self._see_follow(seat, ids, lead)
+
+    def _see_follow(
+        self, seat: int, ids: Sequence[int], lead: Sequence[int], lead_pairs: int = -1
+    ) -> None:
+        """The voids and missing pairs a follow to `lead` shows (§6.2); `lead_pairs`: the
+        pairs in the lead if known (a lead is one suit, so its repeated cards)."""
         ps_of = self.t.play_suit
         lead_suit = ps_of[lead[0]]
         n = len(lead)
-        in_suit: dict[int, int] = {}
-        k = 0
-        for i in ids:
-            if ps_of[i] == lead_suit:
-                k += 1
-                in_suit[i] = in_suit.get(i, 0) + 1
-        if k < n:
+        in_suit = [i for i in ids if ps_of[i] == lead_suit]
+        if len(in_suit) < n:
             self.void[seat][lead_suit] = True
         elif n > 1:
-            lead_pairs = shape_of(lead, self.t).n_pairs
-            if lead_pairs and sum(v >> 1 for v in in_suit.values()) < lead_pairs:
+            if lead_pairs < 0:
+                lead_pairs = n - len(set(lead))
+            if lead_pairs and n - len(set(in_suit)) < lead_pairs:
                 self.nopair[seat][lead_suit] = True
 
     # ------------------------------------------------------------ who may hold what
@@ -245,11 +300,14 @@ class _Knowledge:
         return False
 
     def _failed_throw_cards(
-        self, view: View, tricks: Sequence[TrickView]
+        self, view: View, done: Sequence[TrickView], cur: TrickView | None
     ) -> dict[int, list[int]]:
         """Unseen cards known to be in a hand since a failed throw (§6.4): the cards the
         blocker showed and those the thrower took back, less what each played since."""
         held: dict[int, list[int]] = {}
+        tricks = list(done)
+        if cur is not None and cur.plays:
+            tricks.append(cur)
         for f in view.failed_throws:
             back = list(f.attempted)
             for c in f.forced:
@@ -474,6 +532,10 @@ class HeuristicAgent:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        # What this seat knows of the round being played, kept up to date from the
+        # plays made between two of its turns instead of being rebuilt every time.
+        self._known: _Knowledge | None = None
+        self._no_decl: tuple[object, ...] | None = None  # the last ask with no declaration
 
     # ================================================================ entry point
     def act(self, view: View) -> Action:
@@ -518,12 +580,22 @@ class HeuristicAgent:
         return score
 
     def _declare(self, view: View, seat: int) -> Action:
+        # A declaration needs a trump-rank card or a joker pair (§3.3): without one, or
+        # with the same such cards and the same standing declaration as at the last ask
+        # when there was nothing to declare, pass without listing the declarations.
+        rank = view.trump_rank
+        marks = tuple(c.id for c in view.hand if c.rank == rank or c.is_joker)
+        if not marks:
+            return Pass(seat)
+        ask = (view.round_no, seat, view.phase, len(view.declarations), marks)
+        if ask == self._no_decl:
+            return Pass(seat)
         options = view.legal_declarations()
         if not options:
+            self._no_decl = ask
             return Pass(seat)
         hand = view.hand
         n = len(hand)
-        rank = view.trump_rank
         final = view.phase == "declare"
         first_round = view.declaring_team is None  # the declaration picks the declarers
         standing = view.declarer
@@ -647,7 +719,9 @@ class HeuristicAgent:
     def _play(self, view: View, seat: int) -> Ids:
         t = view.trump
         assert t is not None
-        k = _Knowledge(view, t)
+        k = self._known
+        if k is None or not k.sync(view):
+            k = self._known = _Knowledge(view, t)
         trick = view.current_trick
         plays = [] if trick is None else [(s, [c.id for c in cs]) for s, cs in trick.plays]
         return self.choose_play(k, plays)
@@ -1048,6 +1122,12 @@ class HeuristicAgent:
                 break
         assert best is not None, "a seat to act always has a legal play"
         return best[1]
+
+
+def _view_key(view: View) -> tuple[object, ...]:
+    """What must not change between two views of the same round for one seat."""
+    return (view.round_no, view.seat, view.starter, view.trump, view.declarer,
+            view.declaring_team, view.options, view.levels)
 
 
 def _others(me: int) -> list[int]:
