@@ -18,6 +18,7 @@ from collections import defaultdict
 from shengji.actions import Action
 from shengji.bots import Agent, make_agent
 from shengji.driver import play_round
+from shengji.options import RuleOptions
 from shengji.round import Round
 from shengji.views import View
 
@@ -46,24 +47,28 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--kind", default="heuristic")
     ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--option", action="append", default=[],
+                    help="house rule name=value (RULES §10), e.g. strict_tractor_follow=true")
     args = ap.parse_args()
+    options = RuleOptions.parse(args.option) if args.option else RuleOptions()
     times: dict[str, list[float]] = defaultdict(list)
     t0 = time.perf_counter()
     for r in range(args.rounds):
-        rnd = Round(args.seed + r, trump_rank="2", starter=r % 4, declaring_team=r % 2)
+        rnd = Round(args.seed + r, options, trump_rank="2", starter=r % 4, declaring_team=r % 2)
         agents = [Timed(make_agent(args.kind, 1000 * r + s), times) for s in range(4)]
         play_round(rnd, agents)
     wall = time.perf_counter() - t0
     # The same deals untimed: the whole deal (engine, views and bots) per round.
     deal_ms: list[float] = []
     for r in range(args.rounds):
-        rnd = Round(args.seed + r, trump_rank="2", starter=r % 4, declaring_team=r % 2)
+        rnd = Round(args.seed + r, options, trump_rank="2", starter=r % 4, declaring_team=r % 2)
         plain = [make_agent(args.kind, 1000 * r + s) for s in range(4)]
         t1 = time.perf_counter()
         play_round(rnd, plain)
         deal_ms.append(1e3 * (time.perf_counter() - t1))
     every = [x for xs in times.values() for x in xs]
-    print(f"{args.kind}: {args.rounds} rounds, {len(every)} decisions, {wall:.1f}s wall")
+    print(f"{args.kind} {' '.join(args.option)}: {args.rounds} rounds, {len(every)} decisions, "
+          f"{wall:.1f}s wall")
     print(f"{'phase':<10}{'n':>8}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}")
     for phase in ("deal", "declare", "kitty", "play"):
         xs = times.get(phase)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
 from ..follow import follow_error, iter_follows
+from ..scoring import kitty_multiplier
 from ..shapes import Shape, Unit, decompose, match_value, shape_of
 from ..trick import winner_index
 from ..trump import TRUMP, Trump
@@ -43,7 +44,7 @@ class _Knowledge:
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
         "n_hand", "n_unseen", "unseen_pts", "_sure", "held", "options", "key", "n_done",
-        "n_part", "mark",
+        "n_part", "mark", "declarers",
     )
 
     def __init__(self, view: View, t: Trump) -> None:
@@ -70,6 +71,7 @@ class _Knowledge:
         self.void = [[False] * 5 for _ in range(4)]
         self.nopair = [[False] * 5 for _ in range(4)]
         self.options = view.options
+        self.declarers = view.declaring_team if view.declaring_team is not None else -1
         self.strict = view.options.strict_tractor_follow
         self.key: tuple[object, ...] | None = _view_key(view)
         self.starter_kitty = False
@@ -210,6 +212,7 @@ class _Knowledge:
         k.hand_sizes = hand_sizes
         k.strict = self.strict
         k.options = self.options
+        k.declarers = self.declarers
         k.key = None
         k.n_done = k.n_part = 0
         k.mark = ()
@@ -432,7 +435,9 @@ class _LeadContext:
         )
         self.strong = (
             self.my_trumps >= bot.strong_min_trumps
-            and self.my_trumps >= bot.strong_ratio * unseen_trumps
+            and self.my_trumps >= (
+                bot.decl_strong_ratio if me % 2 == k.declarers else bot.strong_ratio
+            ) * unseen_trumps
         )
         self._units: list[list[Unit] | None] = [None] * 5
         self._winners: list[Ids | None] = [None] * 5
@@ -441,7 +446,7 @@ class _LeadContext:
         """The held cards of suit `ps` split into units (§6.1), computed once."""
         got = self._units[ps]
         if got is None:
-            got = self._units[ps] = decompose(self.by_suit[ps], self.k.t)
+            got = self._units[ps] = _units_of(self.by_suit[ps], self.k.t)
         return got
 
     def winners(self, ps: int) -> Ids:
@@ -464,7 +469,8 @@ class _LeadContext:
             return []
         # The combined lead must still split into unbeatable units (it may
         # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
-        units = decompose(out, t)
+        # Without `throw_tractors` the engine reads a throw as pairs and singles (§6.1).
+        units = shape_of(out, t).units if not t.throw_tractors else _units_of(out, t)
         if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
             first = next(
                 u for u in self.units(ps)
@@ -506,7 +512,12 @@ class _FollowContext:
         self.trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
         n = shape.n_cards
         final_trick = k.n_hand == n
-        self.kitty_val = bot._kitty_value(k) * n if final_trick else 0.0
+        # §8.1: the kitty's points times the multiplier of the round's options.
+        self.kitty_val = (
+            bot._kitty_value(k) / 2 * kitty_multiplier(
+                k.options.kitty_multiplier, n, max(u.npairs for u in shape.units)
+            ) if final_trick else 0.0
+        )
         self.reserve: set[int] = set()
         if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < bot._kitty_value(k):
             self.reserve = bot._reserve(k)
@@ -524,6 +535,14 @@ class HeuristicAgent:
     # first guesses (6, 0.8, 0.25, 2.0, 3.0, 20) by +0.032 levels per deal, CI [+0.003, +0.060].
     strong_min_trumps = 5  # pull trumps when holding at least this many ...
     strong_ratio = 0.6  # ... and this share of the trumps still out
+    decl_strong_ratio = 0.6  # the same share for the declaring team
+    void_bonus = float(_VOID_BONUS)  # bury: worth of each side suit emptied
+    lone_penalty = float(_LONE_PENALTY)  # bury: cost of leaving one low card in a side suit
+    ace_keep = 10.0  # bury: an ace's extra worth of keeping
+    point_keep = 2.0  # bury: per point of a card (points buried risk the multiplier, §8.1)
+    pair_lead_bonus = 25.0  # a cheap lead: how much a pair is preferred to a single
+    tractor_lead_bonus = 5.0  # ... and a tractor to a pair (0: no tractor as a cheap lead)
+    lead_worth = 3.0  # points the lead of the next trick is worth when deciding to win
     max_ruff_risk = 0.25  # lead side-suit winners only below this chance of a ruff
     win_weight = 4.0  # points are worth this many "keep" units when deciding to win
     feed_weight = 6.0  # how eagerly to give points to a partner who holds the trick
@@ -661,8 +680,8 @@ class HeuristicAgent:
             if ps_of[i] == TRUMP:
                 return 1000.0 + v
             if c.rank == "A":
-                v += 10
-            v += 2 * c.points
+                v += self.ace_keep
+            v += self.point_keep * c.points
             if counts[i] >= 2:
                 v += _PAIR_BONUS + 4
             return v
@@ -675,14 +694,14 @@ class HeuristicAgent:
                 chosen = [i for s in subset for i in side[s]]
                 if len(chosen) > 8:
                     continue
-                total = sum(cost(i) for i in chosen) - _VOID_BONUS * len(subset)
+                total = sum(cost(i) for i in chosen) - self.void_bonus * len(subset)
                 rest = sorted(
                     (i for i in hand if ps_of[i] == TRUMP or ps_of[i] not in subset),
                     key=lambda i: (cost(i), i),
                 )
                 fill = rest[: 8 - len(chosen)]
                 total += sum(cost(i) for i in fill)
-                total += self._lone_cards(side, subset, fill, t)
+                total += self._lone_cards(side, subset, fill, t) * self.lone_penalty / _LONE_PENALTY
                 key = tuple(sorted(chosen + fill))
                 if len(key) == 8 and total < found.get(key, float("inf")):
                     found[key] = total
@@ -868,11 +887,15 @@ class HeuristicAgent:
             n_suit = len(ids)
             opp_void = any(k.void[s][ps] and not k.void[s][TRUMP] for s in c.opps)
             for u in c.units(ps):
-                if u.npairs >= 2:
+                if u.npairs >= 2 and self.tractor_lead_bonus <= 0:
                     continue
                 cost = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
-                if u.npairs == 1:
-                    cost = cost / 2 + 2 - _PAIR_BONUS
+                if u.npairs >= 1:
+                    # A pair (or tractor) led makes the others follow with pairs or
+                    # break theirs (§6.2): worth leading even when it can be beaten.
+                    cost = cost / (2 * u.npairs) + 2 - _PAIR_BONUS - self.pair_lead_bonus
+                    if u.npairs >= 2:
+                        cost -= self.tractor_lead_bonus
                 if ps == TRUMP:
                     cost += 0 if c.strong else 8
                 elif n_suit <= 2:
@@ -921,7 +944,7 @@ class HeuristicAgent:
         ]
         if safe:
             p = safe[0]
-            gain = expected + 3 + (5 if c.partner in c.later else 0)
+            gain = expected + self.lead_worth + (5 if c.partner in c.later else 0)
             if c.partner_winning and c.trick_pts + c.kitty_val < 5:
                 return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
             if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
@@ -938,7 +961,7 @@ class HeuristicAgent:
         k = c.k
         dump_cost = sum(self._keep(k, i) for i in dump)
         p = wins[0]
-        gain = c.trick_pts + c.kitty_val + 3
+        gain = c.trick_pts + c.kitty_val + self.lead_worth
         if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
             return p
         return dump
@@ -1122,6 +1145,21 @@ class HeuristicAgent:
                 break
         assert best is not None, "a seat to act always has a legal play"
         return best[1]
+
+
+_UNITS: dict[tuple[Trump, tuple[int, ...]], list[Unit]] = {}
+
+
+def _units_of(ids: Sequence[int], t: Trump) -> list[Unit]:
+    """`decompose` (§6.1) of the same cards in the same order, remembered: a hand's suit
+    changes by one play at a time and the same suits come back turn after turn."""
+    key = (t, tuple(ids))
+    got = _UNITS.get(key)
+    if got is None:
+        if len(_UNITS) >= 20000:
+            _UNITS.clear()
+        got = _UNITS[key] = decompose(ids, t)
+    return got
 
 
 def _view_key(view: View) -> tuple[object, ...]:
