@@ -1003,7 +1003,7 @@ class HeuristicAgent:
         """Plays that would beat the current winner, cheapest first (§6.3)."""
         t = k.t
         lead_suit = shape.play_suit
-        hand = [n if i not in reserve else 0 for i, n in enumerate(k.hand)]
+        hand = [n if i not in reserve else 0 for i, n in enumerate(k.hand)] if reserve else k.hand
         h = sum(hand[i] for i in t.suit_ids[lead_suit])
         n = shape.n_cards
         if h >= n:
@@ -1093,17 +1093,26 @@ class HeuristicAgent:
         lead_suit = shape.play_suit
         n = shape.n_cards
         hand = k.hand
-        suit_cards = [i for i in t.suit_ids[lead_suit] for _ in range(hand[i])]
-        h = len(suit_cards)
+        h = k.suit_len[lead_suit]
+        costs: dict[int, float] = {}
 
         def cost(i: int) -> float:
-            c = self._dump_cost(k, i, point_weight)
-            if point_weight < 0 and t.play_suit[i] == TRUMP:
-                c -= point_weight * POINTS[i]  # never feed trump points on purpose
-            if i in reserve:
-                c += 100
+            c = costs.get(i)
+            if c is None:
+                c = self._dump_cost(k, i, point_weight)
+                if point_weight < 0 and t.play_suit[i] == TRUMP:
+                    c -= point_weight * POINTS[i]  # never feed trump points on purpose
+                if i in reserve:
+                    c += 100
+                costs[i] = c
             return c
 
+        if h >= n and n == 1:  # the common case: the cheapest single of the suit
+            return [min(
+                (i for i in t.suit_ids[lead_suit] if hand[i]),
+                key=lambda i: (cost(i) + (_PAIR_BONUS if hand[i] >= 2 else 0), i),
+            )]
+        suit_cards = [i for i in t.suit_ids[lead_suit] for _ in range(hand[i])]
         if h >= n:
             q_ids = [i for i in t.suit_ids[lead_suit] if hand[i] >= 2]
             need = min(shape.n_pairs, len(q_ids))
@@ -1118,20 +1127,27 @@ class HeuristicAgent:
             rest.sort(key=lambda i: (cost(i) + (_PAIR_BONUS if hand[i] >= 2 else 0), i))
             return chosen + rest[: n - len(chosen)]
         chosen = list(suit_cards)
-        others = [i for i in range(N_IDS) if hand[i] and t.play_suit[i] != lead_suit
-                  for _ in range(hand[i])]
+        ps_of = t.play_suit
+        distinct = [i for i in range(N_IDS) if hand[i] and ps_of[i] != lead_suit]
         # Emptying a short side suit (towards a void) is a small bonus.
         side_len = k.suit_len
 
         def other_cost(i: int) -> float:
             c = cost(i)
-            ps = t.play_suit[i]
+            ps = ps_of[i]
             if ps != TRUMP and side_len[ps] <= 2:
                 c -= 2
             return c
 
-        others.sort(key=lambda i: (other_cost(i), i))
-        return chosen + others[: n - h]
+        distinct.sort(key=lambda i: (other_cost(i), i))
+        need = n - h
+        for i in distinct:
+            for _ in range(hand[i]):
+                if need == 0:
+                    return chosen
+                chosen.append(i)
+                need -= 1
+        return chosen
 
     def _fallback(self, k: _Knowledge, shape: Shape) -> Ids:
         """When a built play is not legal (e.g. `strict_tractor_follow`): the cheapest legal one."""
