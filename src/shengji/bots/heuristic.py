@@ -817,7 +817,6 @@ class HeuristicAgent:
         for rule in (
             self._lead_pull_trumps,
             self._lead_side_winners,
-            self._lead_trump_winners,
             self._lead_trump_pair,
             self._lead_to_partner_void,
         ):
@@ -848,14 +847,8 @@ class HeuristicAgent:
                 best_side = (score, w)
         return None if best_side is None else best_side[1]
 
-    def _lead_trump_winners(self, c: _LeadContext) -> Ids | None:
-        """3. Sure winners in trumps when the opponents still hold trumps."""
-        if c.opp_trumps_possible and c.my_trumps >= 3:
-            return c.winners(TRUMP) or None
-        return None
-
     def _lead_trump_pair(self, c: _LeadContext) -> Ids | None:
-        """4. Strong in trumps: pull with the lowest trump pair (or tractor)."""
+        """3. Strong in trumps: pull with the lowest trump pair (or tractor)."""
         if c.strong and c.opp_trumps_possible:
             pairs = [u for u in c.units(TRUMP) if u.npairs >= 1]
             if pairs:
@@ -864,7 +857,7 @@ class HeuristicAgent:
         return None
 
     def _lead_to_partner_void(self, c: _LeadContext) -> Ids | None:
-        """5. Partner is void in a side suit where the opponents are not: lead it low."""
+        """4. Partner is void in a side suit where the opponents are not: lead it low."""
         k, t, partner = c.k, c.k.t, c.partner
         if k.void[partner][TRUMP] or k.hand_sizes[partner] <= 0:
             return None
@@ -877,7 +870,10 @@ class HeuristicAgent:
         return None
 
     def _lead_cheap(self, c: _LeadContext) -> Ids:
-        """6. Otherwise a cheap lead: a low single from a short suit, or a low pair."""
+        """5. Otherwise a cheap lead: a low pair or tractor, else a low single from a short
+        suit. Sure trump winners are not led just because the opponents still hold
+        trumps (kept to overtrump and for the last tricks: +0.040 levels/deal over 800
+        mirrored deals, CI [+0.018, +0.062])."""
         k = c.k
         cands: list[tuple[float, Ids]] = []
         for ps in range(5):
