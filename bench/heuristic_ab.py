@@ -96,8 +96,9 @@ def main() -> None:
     t0 = time.perf_counter()
     for d in range(args.deals):
         seed = random.Random(f"heuristic-ab:{args.seed}:{d}").getrandbits(48)
-        n0, o0, w0 = play_half(seed, 0, old, options, 2 * d, new_cls)
-        n1, o1, w1 = play_half(seed, 1, old, options, 2 * d + 1, new_cls)
+        # The same agent seeds per seat in both halves: equal bots replay the same game.
+        n0, o0, w0 = play_half(seed, 0, old, options, d, new_cls)
+        n1, o1, w1 = play_half(seed, 1, old, options, d, new_cls)
         pair.append(((n0 - o0) + (n1 - o1)) / 2)
         decl_new.append(w0)
         def_new.append(w1)
