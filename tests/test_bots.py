@@ -144,6 +144,8 @@ OPTION_SETS = [
     RuleOptions(strict_tractor_follow=True),
     RuleOptions(no_trump_keeps_rank=True, self_reinforce=True),
     RuleOptions(band_80_115="stay", first_drawer=2, throw_penalty_per_card=5),
+    RuleOptions(gap_tractors="trumps_only", throw_tractors="off", kitty_multiplier="power"),
+    RuleOptions(strict_tractor_follow=True, gap_tractors="trumps_only", kitty_multiplier="flat"),
 ]
 
 
@@ -487,3 +489,23 @@ def test_heuristic_rebuilds_its_knowledge_for_a_view_of_another_round() -> None:
         fresh = HeuristicAgent(5)
         assert reused.play_ids(view) == fresh.play_ids(view)
         reused.rng.seed(5)
+
+
+@pytest.mark.parametrize(("options", "rounds"), [
+    (RuleOptions(throw_tractors="off"), 150),
+    (RuleOptions(gap_tractors="trumps_only"), 40),
+    (RuleOptions(gap_tractors="trumps_only", throw_tractors="off", strict_tractor_follow=True), 40),
+])
+def test_heuristic_throws_only_what_it_proves_under_the_house_rules(
+    options: RuleOptions, rounds: int
+) -> None:
+    """The heuristic reads units as the round's options do (RULES §5.4 gap_tractors, §6.1
+    throw_tractors): a throw it proved unbeatable never fails (§6.4). Under
+    throw_tractors=off a tractor of a throw is read as pairs, each of which must be sure
+    (the heuristic of main failed 3 throws over these seeds)."""
+    failed = 0
+    for r in range(rounds):
+        rnd = Round(900 + r, options, trump_rank="8", starter=r % 4, declaring_team=r % 2)
+        play_round(rnd, [HeuristicAgent(10 * r + s) for s in range(4)])
+        failed += len(rnd.failed_throws)
+    assert failed == 0
