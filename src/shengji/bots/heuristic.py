@@ -760,11 +760,16 @@ class HeuristicAgent:
             hand = k.hand
             pool = t.suit_ids[ps] if k.suit_len[ps] == n else range(N_IDS)
             return [i for i in pool for _ in range(hand[i])]
-        shape = shape_of(lead, t)
+        shape = _shape_of(lead, t)
         choice = self._follow(k, plays, shape)
-        if follow_error(k.hand, shape, choice, t, k.strict) is not None:
-            choice = self._fallback(k, shape)
-        return choice
+        if n == 1:  # a single: legal if in the led suit or void in it (§6.2)
+            if len(choice) == 1 and k.hand[choice[0]] and (
+                t.play_suit[choice[0]] == ps or k.suit_len[ps] == 0
+            ):
+                return choice
+        elif follow_error(k.hand, shape, choice, t, k.strict) is None:
+            return choice
+        return self._fallback(k, shape)
 
     # ---------------------------------------------------------------- shared helpers
     def _keep(self, k: _Knowledge, i: int) -> float:
@@ -1171,6 +1176,20 @@ def _units_of(ids: Sequence[int], t: Trump) -> list[Unit]:
         if len(_UNITS) >= 20000:
             _UNITS.clear()
         got = _UNITS[key] = decompose(ids, t)
+    return got
+
+
+_SHAPES: dict[tuple[Trump, tuple[int, ...]], Shape] = {}
+
+
+def _shape_of(ids: Sequence[int], t: Trump) -> Shape:
+    """`shape_of` a lead (§6.1), remembered: the lead is read again by every follower."""
+    key = (t, tuple(ids))
+    got = _SHAPES.get(key)
+    if got is None:
+        if len(_SHAPES) >= 20000:
+            _SHAPES.clear()
+        got = _SHAPES[key] = shape_of(ids, t)
     return got
 
 
