@@ -776,11 +776,14 @@ class HeuristicAgent:
         """How much a card is worth keeping (bigger = keep)."""
         t = k.t
         ps = t.play_suit[i]
-        v = float(t.level[i])
+        lv = t.level[i]
+        v = float(lv)
         if ps == TRUMP:
             v += _TRUMP_BONUS
-        elif t.level[i] >= k.sure_level(ps):
-            v += 6  # a sure winner
+        else:
+            sure = k._sure[ps]
+            if lv >= (sure if sure is not None else k.sure_level(ps)):
+                v += 6  # a sure winner
         if k.hand[i] >= 2:
             v += _PAIR_BONUS
         return v
@@ -1140,8 +1143,10 @@ class HeuristicAgent:
                 c -= 2
             return c
 
-        distinct.sort(key=lambda i: (other_cost(i), i))
         need = n - h
+        if need == 1:
+            return chosen + [min(distinct, key=lambda i: (other_cost(i), i))]
+        distinct.sort(key=lambda i: (other_cost(i), i))
         for i in distinct:
             for _ in range(hand[i]):
                 if need == 0:
