@@ -1201,7 +1201,7 @@ def _shape_of(ids: Sequence[int], t: Trump) -> Shape:
 def _view_key(view: View) -> tuple[object, ...]:
     """What must not change between two views of the same round for one seat."""
     return (view.round_no, view.seat, view.starter, view.trump, view.declarer,
-            view.declaring_team, view.options, view.levels)
+            view.declaring_team, view.options, view.levels, view.kitty)
 
 
 def _others(me: int) -> list[int]:
