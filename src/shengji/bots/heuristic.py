@@ -169,8 +169,10 @@ class _Knowledge:
         void = [list(v) for v in self.void]
         nopair = [list(v) for v in self.nopair]
         sizes = [sum(h) for h in hands]
+        pool = self._pool()
         return [
-            self.for_seat(s, hands[s], kitty if s == starter else None, void, nopair, sizes)
+            self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
+                           pool)
             for s in range(4)
         ]
 
@@ -183,32 +185,70 @@ class _Knowledge:
         `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
         seat's buried kitty if it is the starter; the public facts are the given lists.
         """
+        return self._in_world(seat, hand, kitty, void, nopair, hand_sizes, self._pool())
+
+    def _pool(self) -> tuple[list[int], list[int], int, int]:
+        """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
+        their points and their number."""
+        pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
+        if self.starter_kitty:
+            for i in self._kitty:
+                pool[i] += 1
+        ps_of = self.t.play_suit
+        per_suit = [0] * 5
+        pts = n_all = 0
+        for i, n in enumerate(pool):
+            if n:
+                per_suit[ps_of[i]] += n
+                pts += POINTS[i] * n
+                n_all += n
+        return pool, per_suit, pts, n_all
+
+    def _in_world(
+        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
+        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+        pool: tuple[list[int], list[int], int, int],
+    ) -> _Knowledge:
+        ids_left, per_suit, pts, n_unseen = pool
+        ps_of = self.t.play_suit
         k = object.__new__(_Knowledge)
         k.t = self.t
         k.me = seat
         k.hand = list(hand)
-        unseen = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
-        if self.starter_kitty:
-            for i in self.kitty_ids():
-                unseen[i] += 1
+        unseen = list(ids_left)
+        unseen_len = list(per_suit)
+        suit_len = [0] * 5
+        n_hand = 0
+        for i, n in enumerate(hand):
+            if n:
+                unseen[i] -= n
+                ps = ps_of[i]
+                suit_len[ps] += n
+                unseen_len[ps] -= n
+                pts -= POINTS[i] * n
+                n_unseen -= n
+                n_hand += n
         k.kitty_pts = 0
         k.starter_kitty = kitty is not None
         k._kitty = list(kitty) if kitty is not None else []
         if kitty is not None:
             for i in kitty:
                 unseen[i] -= 1
+                unseen_len[ps_of[i]] -= 1
+                pts -= POINTS[i]
+                n_unseen -= 1
                 k.kitty_pts += POINTS[i]
-        for i, n in enumerate(hand):
-            if n:
-                unseen[i] -= n
         k.unseen = unseen
-        k._count()
+        k._sure = [None] * 5
+        k.n_hand = n_hand
+        k.n_unseen = n_unseen
+        k.unseen_pts = pts
         k.held = None
         k.void = void
         k.nopair = nopair
         k.n_levels = self.n_levels
-        k.suit_len = [sum(hand[i] for i in ids) for ids in self.t.suit_ids]
-        k.unseen_len = [sum(unseen[i] for i in ids) for ids in self.t.suit_ids]
+        k.suit_len = suit_len
+        k.unseen_len = unseen_len
         k.hand_sizes = hand_sizes
         k.strict = self.strict
         k.options = self.options
