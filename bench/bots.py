@@ -22,6 +22,8 @@ from shengji.options import RuleOptions
 from shengji.round import Round
 from shengji.views import View
 
+CLOCK = time.perf_counter
+
 
 class Timed:
     """Wraps an agent and records how long each `act` takes, by phase."""
@@ -31,9 +33,9 @@ class Timed:
         self.times = times
 
     def act(self, view: View) -> Action:
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         action = self.agent.act(view)
-        self.times[view.phase].append(time.perf_counter() - t0)
+        self.times[view.phase].append(CLOCK() - t0)
         return action
 
 
@@ -49,26 +51,30 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--option", action="append", default=[],
                     help="house rule name=value (RULES §10), e.g. strict_tractor_follow=true")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall time, or this process's CPU time (steadier on a busy machine)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     options = RuleOptions.parse(args.option) if args.option else RuleOptions()
     times: dict[str, list[float]] = defaultdict(list)
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     for r in range(args.rounds):
         rnd = Round(args.seed + r, options, trump_rank="2", starter=r % 4, declaring_team=r % 2)
         agents = [Timed(make_agent(args.kind, 1000 * r + s), times) for s in range(4)]
         play_round(rnd, agents)
-    wall = time.perf_counter() - t0
+    wall = CLOCK() - t0
     # The same deals untimed: the whole deal (engine, views and bots) per round.
     deal_ms: list[float] = []
     for r in range(args.rounds):
         rnd = Round(args.seed + r, options, trump_rank="2", starter=r % 4, declaring_team=r % 2)
         plain = [make_agent(args.kind, 1000 * r + s) for s in range(4)]
-        t1 = time.perf_counter()
+        t1 = CLOCK()
         play_round(rnd, plain)
-        deal_ms.append(1e3 * (time.perf_counter() - t1))
+        deal_ms.append(1e3 * (CLOCK() - t1))
     every = [x for xs in times.values() for x in xs]
     print(f"{args.kind} {' '.join(args.option)}: {args.rounds} rounds, {len(every)} decisions, "
-          f"{wall:.1f}s wall")
+          f"{wall:.1f}s {args.clock}")
     print(f"{'phase':<10}{'n':>8}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}")
     for phase in ("deal", "declare", "kitty", "play"):
         xs = times.get(phase)
