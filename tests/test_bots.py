@@ -509,3 +509,35 @@ def test_heuristic_throws_only_what_it_proves_under_the_house_rules(
         play_round(rnd, [HeuristicAgent(10 * r + s) for s in range(4)])
         failed += len(rnd.failed_throws)
     assert failed == 0
+
+
+def test_heuristic_lists_declarations_only_when_a_new_one_may_be_possible(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """During the deal (RULES §3.3) the heuristic is asked after every card it draws; it
+    lists the legal declarations only when it holds a trump-rank card or a joker and
+    those cards or the standing declaration changed since it last had nothing to
+    declare: far fewer listings than asks, and it still declares."""
+    calls = 0
+    original = View.legal_declarations
+
+    def counting(self: View) -> list[tuple[Card, ...]]:
+        nonlocal calls
+        calls += 1
+        return original(self)
+
+    monkeypatch.setattr(View, "legal_declarations", counting)
+    asks = declared = 0
+    for seed in range(6):
+        rnd = Round(seed, trump_rank="7", starter=seed % 4, declaring_team=seed % 2)
+        agents = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+        from shengji.driver import step
+
+        while rnd.phase == "deal":
+            d = rnd.decision()
+            asks += d.phase == "deal"
+            for action in step(rnd, agents):
+                declared += isinstance(action, Declare)
+    assert declared >= 3
+    assert asks >= 6 * 100
+    assert calls <= asks // 3, (calls, asks)
