@@ -3,10 +3,19 @@
 It counts cards (every card played, the cards it holds and, as the starter,
 the kitty it buried), remembers who showed a void or ran out of pairs in a
 suit, and from that proves which of its units no other hand can beat (RULES
-§6.1), so it leads sure winners and safe throws. It declares when long in a
-suit, buries the kitty to make voids, pulls trumps when strong, gives points to
-a partner who holds the trick, ducks low when the trick is lost, and keeps its
-top trump for the last trick when the kitty is worth it (§8.1).
+§6.1), so it leads sure winners and safe throws (cards shown to stop a failed
+throw count as held, §6.4). It declares when long in a suit, buries the kitty to
+make voids, pulls trumps when strong, otherwise leads low pairs and tractors
+rather than singles and keeps its sure trump winners, gives points to a partner
+who holds the trick, ducks low when the trick is lost, and keeps its top trump for
+the last trick when the kitty is worth it (§8.1, with the round's multiplier).
+Units are read with the round's options (§5.4 gap_tractors, §6.1 throw_tractors,
+§6.2 strict_tractor_follow).
+
+Speed: the agent keeps what its seat knows between its turns and updates it from
+the plays made since (rebuilt from the view when the view is not a later moment
+of the same round); during the deal it lists the legal declarations only when it
+holds a trump-rank card or a joker and something changed since it last had none.
 """
 
 from __future__ import annotations
