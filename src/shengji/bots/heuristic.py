@@ -583,9 +583,9 @@ class HeuristicAgent:
     # Tunables, chosen by A/B arena runs (600 mirrored deals each): these values beat the
     # first guesses (6, 0.8, 0.25, 2.0, 3.0, 20) by +0.032 levels per deal, CI [+0.003, +0.060].
     # `bench/heuristic_ab.py --set NAME=VALUE` A/Bs one against the committed bot; around
-    # these values the others are flat within +-0.01 levels/deal (500 mirrored deals each:
-    # void_bonus 22, point_keep 4, lone_penalty 12, win_weight 3/5.5, feed_weight 4/9,
-    # lead_worth 0/6, decl_strong_ratio 0.25/0.4); pair_lead_bonus 40 looked +0.02.
+    # these values others are flat within +-0.01 levels/deal (500 mirrored deals each:
+    # void_bonus 22, win_weight 3/5.5, feed_weight 4/9, lead_worth 6, tractor_lead_bonus
+    # 15); pair_lead_bonus 40 looked +0.02 (+0.030 and +0.011 on two seeds).
     strong_min_trumps = 5  # pull trumps when holding at least this many ...
     strong_ratio = 0.6  # ... and this share of the trumps still out
     decl_strong_ratio = 0.6  # the same share for the declaring team
