@@ -25,10 +25,12 @@ from typing import Any
 
 #: the modules setup.py compiles with mypyc: the engine's inner loop (card tables, trump
 #: order, shapes, follow rules, trick resolution, declarations, scoring, the round state
-#: machine, views). Modules that take input as it comes (actions, options) and the
-#: events stay interpreted, so malformed input is refused with the engine's own errors.
+#: machine, views) and the heuristic bot (the rollout policy of the expert's search).
+#: Modules that take input as it comes (actions, options) and the events stay
+#: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
     "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
+    "bots.heuristic",
 )
 
 _HERE = Path(__file__).resolve().parent

@@ -42,7 +42,6 @@ Ids = list[int]
 # Weights of the card-keeping score (bigger = more worth keeping).
 _TRUMP_BONUS = 20
 _PAIR_BONUS = 6
-_VOID_BONUS = 40  # kitty: making a side suit void (12 before; 40: see HeuristicAgent)
 _LONE_PENALTY = 6  # kitty: leaving one low card in a side suit
 
 
@@ -592,8 +591,8 @@ class HeuristicAgent:
     # bury: worth of each side suit emptied. 40 rather than 12: the starter ruffs the
     # emptied suits; +0.043 levels/deal (seed 1, 500 mirrored deals) and +0.016 (seed 13,
     # 800), the declaring side gaining 2-6 points of win rate.
-    void_bonus = float(_VOID_BONUS)
-    lone_penalty = float(_LONE_PENALTY)  # bury: cost of leaving one low card in a side suit
+    void_bonus = 40.0  # (12 before; 40: see above)
+    lone_penalty = 6.0  # bury: cost of leaving one low card in a side suit (= _LONE_PENALTY)
     ace_keep = 10.0  # bury: an ace's extra worth of keeping
     point_keep = 2.0  # bury: per point of a card (points buried risk the multiplier, §8.1)
     pair_lead_bonus = 25.0  # a cheap lead: how much a pair is preferred to a single
@@ -750,13 +749,15 @@ class HeuristicAgent:
                 chosen = [i for s in subset for i in side[s]]
                 if len(chosen) > 8:
                     continue
-                total = sum(cost(i) for i in chosen) - self.void_bonus * len(subset)
+                # sums of float costs start at 0.0: compiled by mypyc, sum() from the int
+                # 0 is read as an int and refuses the float it gets
+                total = sum((cost(i) for i in chosen), 0.0) - self.void_bonus * len(subset)
                 rest = sorted(
                     (i for i in hand if ps_of[i] == TRUMP or ps_of[i] not in subset),
                     key=lambda i: (cost(i), i),
                 )
                 fill = rest[: 8 - len(chosen)]
-                total += sum(cost(i) for i in fill)
+                total += sum((cost(i) for i in fill), 0.0)
                 total += self._lone_cards(side, subset, fill, t) * self.lone_penalty / _LONE_PENALTY
                 key = tuple(sorted(chosen + fill))
                 if len(key) == 8 and total < found.get(key, float("inf")):
@@ -949,7 +950,7 @@ class HeuristicAgent:
             for u in c.units(ps):
                 if u.npairs >= 2 and self.tractor_lead_bonus <= 0:
                     continue
-                cost = sum(self._dump_cost(k, i, 3.0) for i in u.ids)
+                cost = sum((self._dump_cost(k, i, 3.0) for i in u.ids), 0.0)
                 if u.npairs >= 1:
                     # A pair (or tractor) led makes the others follow with pairs or
                     # break theirs (§6.2): worth leading even when it can be beaten.
@@ -995,7 +996,7 @@ class HeuristicAgent:
     def _follow_try_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
         """Not last: win with a play nobody after can beat, if the trick is worth it."""
         k, t, shape = c.k, c.k.t, c.shape
-        dump_cost = sum(self._keep(k, i) for i in dump)
+        dump_cost = sum((self._keep(k, i) for i in dump), 0.0)
         expected = c.trick_pts + c.kitty_val
         safe = [
             p for p in wins
@@ -1006,8 +1007,8 @@ class HeuristicAgent:
             p = safe[0]
             gain = expected + self.lead_worth + (5 if c.partner in c.later else 0)
             if c.partner_winning and c.trick_pts + c.kitty_val < 5:
-                return dump if dump_cost <= sum(self._keep(k, i) for i in p) else p
-            if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
+                return dump if dump_cost <= sum((self._keep(k, i) for i in p), 0.0) else p
+            if gain * self.win_weight >= sum((self._keep(k, i) for i in p), 0.0) - dump_cost:
                 return p
             return dump
         if c.partner_winning:
@@ -1019,10 +1020,10 @@ class HeuristicAgent:
     def _follow_last_win(self, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
         """Last to play and an opponent holds the trick: win it cheaply if worth it."""
         k = c.k
-        dump_cost = sum(self._keep(k, i) for i in dump)
+        dump_cost = sum((self._keep(k, i) for i in dump), 0.0)
         p = wins[0]
         gain = c.trick_pts + c.kitty_val + self.lead_worth
-        if gain * self.win_weight >= sum(self._keep(k, i) for i in p) - dump_cost:
+        if gain * self.win_weight >= sum((self._keep(k, i) for i in p), 0.0) - dump_cost:
             return p
         return dump
 
@@ -1216,7 +1217,7 @@ class HeuristicAgent:
         best: tuple[float, Ids] | None = None
         for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
             ids = list(play)
-            c = sum(self._dump_cost(k, i, 2.5) for i in ids)
+            c = sum((self._dump_cost(k, i, 2.5) for i in ids), 0.0)
             if best is None or c < best[0]:
                 best = (c, ids)
             if count >= 2000:
