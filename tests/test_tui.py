@@ -289,7 +289,8 @@ def test_replay_of_a_finished_game_narrates_every_round_from_events() -> None:
     play_game(game, [make_agent("heuristic", s) for s in range(4)])
     assert game.winner is not None
     out = io.StringIO()
-    Replay(game.record, console=Console(file=out, width=120, color_system=None), stdin=None,
+    # wide enough that no trick line wraps (a 9-card trick runs past 120 columns)
+    Replay(game.record, console=Console(file=out, width=400, color_system=None), stdin=None,
            all_=True).run()
     text = out.getvalue()
     n = len(game.results)

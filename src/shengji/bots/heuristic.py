@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, POINTS, Card
@@ -55,10 +55,12 @@ class _Knowledge:
         "n_part", "mark", "declarers",
     )
 
-    def __init__(self, view: View, t: Trump) -> None:
+    def __init__(self, view: View | None, t: Trump) -> None:
+        self.t = t
+        if view is None:  # a blank to fill in (`_in_world`); compiled classes have no
+            return  # object.__new__ path
         me = view.seat
         assert me is not None
-        self.t = t
         self.me = me
         # The hand before the tricks of the view: its own plays are observed below.
         hand = [0] * N_IDS
@@ -219,8 +221,7 @@ class _Knowledge:
     ) -> _Knowledge:
         ids_left, per_suit, pts, n_unseen = pool
         ps_of = self.t.play_suit
-        k = object.__new__(_Knowledge)
-        k.t = self.t
+        k = _Knowledge(None, self.t)
         k.me = seat
         k.hand = list(hand)
         unseen = list(ids_left)
@@ -610,6 +611,11 @@ class HeuristicAgent:
         # plays made between two of its turns instead of being rebuilt every time.
         self._known: _Knowledge | None = None
         self._no_decl: tuple[object, ...] | None = None  # the last ask with no declaration
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickled (to a worker process) as its random state; the kept knowledge is rebuilt
+        # from the next view, which gives the same choices. Compiled, the class needs this.
+        return (_restore_heuristic, (self.rng.getstate(),))
 
     # ================================================================ entry point
     def act(self, view: View) -> Action:
@@ -1271,3 +1277,10 @@ def _val(ids: Sequence[int], shape: Shape, t: Trump) -> int:
 
 
 __all__ = ["HeuristicAgent"]
+
+
+def _restore_heuristic(rng_state: tuple[Any, ...]) -> HeuristicAgent:
+    """A `HeuristicAgent` with this random state (unpickling)."""
+    agent = HeuristicAgent(0)
+    agent.rng.setstate(rng_state)
+    return agent
