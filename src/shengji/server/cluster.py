@@ -54,6 +54,7 @@ LEASE_MS = 3000  # a stalled owner loses its tables after this (PostgreSQL's clo
 ALIVE_MS = 1000  # a worker whose alive key is older than this is presumed dead
 BEAT_S = 0.25  # heartbeat and dead-worker scan period
 ORPHAN_SCAN_S = 5.0  # the full scan for unowned open tables
+MIGRATE_LOCK = _lock_key("migrations")  # held while a worker brings the schema up to date
 CLOSE_RESTART = 1012  # WebSocket close code: the server moved this table; reconnect
 
 
@@ -74,15 +75,25 @@ class ClusterStore(Store):
         self.generation = 0  # +1 each time the owner session is lost
         self._gen_of: dict[int, int] = {}  # id(op) -> the generation it was queued in
         self.fenced = 0  # writes refused because ownership was lost (tests, metrics)
+        self._pid: Any = None  # the owner session's backend pid
 
     async def start(self) -> None:
-        """Start the store and give the owner session its lease."""
-        await super().start()
+        """Start the store (one worker at a time runs the migrations: workers that start
+        together would race to create the schema) and give the owner session its lease."""
+        async with self.engine.connect() as gate:
+            await gate.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATE_LOCK})
+            await gate.commit()
+            try:
+                await super().start()
+            finally:
+                await gate.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATE_LOCK})
+                await gate.commit()
         await self._arm()
 
     async def _arm(self) -> None:
         conn = self._owner_conn
         assert conn is not None
+        self._pid = (await conn.execute(sa.text("SELECT pg_backend_pid()"))).scalar()
         await conn.execute(sa.text(f"SET idle_session_timeout = {int(self.lease_ms)}"))
         await conn.execute(
             sa.text(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
@@ -105,6 +116,8 @@ class ClusterStore(Store):
     async def _run(self, ops: list[WriteOp]) -> None:
         async with self._olock:
             conn = self._owner_conn
+            if conn is not None and conn.invalidated:
+                self._mark_lost()
             if self.lost or conn is None or any(
                 self._gen_of.get(id(op), self.generation) != self.generation for op in ops
             ):
@@ -115,6 +128,8 @@ class ClusterStore(Store):
                     await conn.execute(stmt, params)
                 await conn.commit()
             except Exception as exc:
+                if conn.invalidated:  # the session is gone (never reconnect it: see _alive)
+                    self._mark_lost()
                 with contextlib.suppress(Exception):
                     await conn.rollback()
                 if type(exc).__name__ != "IntegrityError" and not await self._alive(conn):
@@ -122,12 +137,19 @@ class ClusterStore(Store):
                 raise
 
     async def _alive(self, conn: Any) -> bool:
+        """Is the owner session the one that took the locks, and alive? SQLAlchemy would
+        silently reconnect an invalidated connection: a new session holds no lock, so any
+        sign of one (invalidated, another backend pid) counts as the session lost."""
+        if conn.invalidated:
+            return False
         try:
-            await asyncio.wait_for(conn.execute(sa.text("SELECT 1")), self.lease_ms / 2000)
+            pid = (await asyncio.wait_for(
+                conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
+            )).scalar()
             await conn.commit()
-            return True
         except Exception:  # noqa: BLE001 - any failure means the session is gone
             return False
+        return bool(pid == self._pid)
 
     def _mark_lost(self) -> None:
         if not self.lost:
@@ -165,6 +187,9 @@ class ClusterStore(Store):
                 return False
             if table_id in self._owned:
                 return True
+            if self._owner_conn.invalidated:
+                self._mark_lost()
+                return False
             try:
                 got = (await self._owner_conn.execute(
                     sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": _lock_key(table_id)}
@@ -279,7 +304,8 @@ class Cluster:
         self._relayed: dict[str, tuple[Client, str, str]] = {}  # conn -> client, owner, table
         self._ids = itertools.count()
         self._pubsub: Any = None
-        self.takeovers: list[tuple[str, float]] = []  # (table, monotonic time) claimed from others
+        # tables claimed from others: (table, time.monotonic() then, its seq then)
+        self.takeovers: list[tuple[str, float, int]] = []
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -417,9 +443,12 @@ class Cluster:
         if table is None:
             await self.store.disown_table(table_id)
             return False
-        self.takeovers.append((table_id, time.monotonic()))
-        log.info("cluster: took over table %s at seq %d", table_id, table.seq)
+        self._took(table)
         return True
+
+    def _took(self, table: Table) -> None:
+        self.takeovers.append((table.id, time.monotonic(), table.seq))
+        log.info("cluster: took over table %s at seq %d", table.id, table.seq)
 
     async def _claim_from_dead(self) -> None:
         for worker in await self.redis.smembers(WORKERS_KEY):
@@ -477,6 +506,8 @@ class Cluster:
                 table = await self.manager.get(table_id)
                 if table is None:
                     await self.store.disown_table(table_id)
+                else:
+                    self._took(table)
                 return table
             if await self.store.get_table(table_id) is None:
                 return None
@@ -620,6 +651,7 @@ class Cluster:
                        for tid, t in self.manager.tables.items()},
             "fenced": self.store.fenced,
             "lost": self.store.generation,
+            "takeovers": [list(t) for t in self.takeovers],
             "relayed": len(self._relayed),
             "remote": len(self._remote),
         }
