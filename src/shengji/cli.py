@@ -457,6 +457,27 @@ def serve(
         raise typer.Exit(2) from None
 
 
+@app.command("cluster-demo")
+def cluster_demo(
+    workers: int = typer.Option(2, help="Worker processes."),
+    port: int = typer.Option(8000, help="The port they share."),
+) -> None:
+    """A cluster on this machine: a throwaway PostgreSQL and Redis, and N workers on one
+    port (stop with Ctrl-C; everything is removed). Try `kill -9` on a worker."""
+    from .server.localcluster import ServiceError, local_services
+    from .server.workers import serve_workers
+
+    try:
+        with local_services() as (db, redis):
+            console.print(f"[bold]shengji[/] cluster: {workers} workers on "
+                          f"http://127.0.0.1:{port}/ (database {db}, redis {redis})",
+                          highlight=False)
+            serve_workers(workers, "127.0.0.1", port, db, {"redis_url": redis})
+    except ServiceError as exc:
+        console.print(f"[red]shengji: {exc}[/]", highlight=False)
+        raise typer.Exit(2) from None
+
+
 @app.command()
 def doctor(
     db: str = typer.Option("", help="Database URL (default: the SQLite file `serve` uses)."),
