@@ -466,3 +466,53 @@ def test_a_paused_owner_loses_its_tables_and_writes_nothing_after_sigcont(
     assert owners([a, b], tid) == ["B"]
     n = replays(db, tid)  # one log, every action legal, no gap, no duplicate
     assert n >= m["seq"] >= paused + 40
+
+
+def test_an_owner_whose_session_ended_writes_nothing(db: str) -> None:
+    """The fence itself, in one process: A's owner session is ended (as PostgreSQL does
+    when the lease runs out); A's next writes are refused, even after SQLAlchemy could
+    have reconnected, and B takes the table."""
+    import sqlalchemy as sa
+
+    from shengji.server.cluster import ClusterStore, OwnershipLost
+    from shengji.server.storage import TableRow
+
+    async def run() -> None:
+        a, b = ClusterStore(db, lease_ms=5000), ClusterStore(db, lease_ms=5000)
+        await a.start()
+        await b.start()
+        try:
+            row = TableRow(id="fence1", name="f", options={}, seed=1, host_token_hash="h",
+                           seats=[None] * 4, host_seat=None, status="playing", settings={})
+            assert await a.own_table("fence1")
+            await a.create_table(row)
+            await a.append_action("fence1", 0, ["draw"])
+            assert not await b.own_table("fence1")  # one owner
+            with pytest.raises(OwnershipLost):
+                await b.append_action("fence1", 1, ["draw"])  # not B's to write
+            async with b.engine.connect() as conn:  # end A's session, as the lease would
+                await conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": a._pid})
+                await conn.commit()
+            for _ in range(50):
+                if await b.own_table("fence1"):
+                    break
+                await asyncio.sleep(0.05)
+            assert b.owns("fence1")
+            with pytest.raises(Exception):  # noqa: B017 - the dead session, then the fence
+                await a.append_action("fence1", 1, ["draw"])
+            assert a.lost and not a.owns("fence1")
+            with pytest.raises(OwnershipLost):
+                await a.append_action("fence1", 1, ["draw"])  # no silent reconnect
+            assert not await a.ping()
+            await a.renew()  # a fresh session owns nothing
+            with pytest.raises(OwnershipLost):
+                await a.append_action("fence1", 1, ["draw"])
+            assert not await a.own_table("fence1")  # B holds it
+            await b.append_action("fence1", 1, ["draw"])
+            assert await b.load_actions("fence1") == [["draw"], ["draw"]]
+            assert a.fenced >= 2 and b.fenced == 1
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
