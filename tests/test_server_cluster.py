@@ -337,6 +337,10 @@ def test_a_client_on_one_worker_plays_at_a_table_another_owns(
     assert len(stored) >= m["seq"]  # every state shown is in the log
     assert any(x[0] == "play" and x[1] == 0 for x in stored)  # seat 0 played, through B
     assert replays(db, tid) == len(stored)
+    # The tables-a-minute limit (10 by default) counts the tables made on every worker.
+    codes = [httpx.post((a, b)[i % 2].base + "/api/tables", json={"name": "n"}).status_code
+             for i in range(10)]
+    assert codes == [200] * 9 + [429]
 
 
 def owners(ws: list[Worker], tid: str) -> list[str]:

@@ -282,6 +282,15 @@ def _tables_key(worker: str) -> str:
 
 
 WORKERS_KEY = "shengji:workers"
+_CREATE_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, tonumber(ARGV[1]) - 60)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[1], 120)
+  return 1
+end
+return 0
+"""
 
 
 class Cluster:
@@ -623,6 +632,20 @@ class Cluster:
         finally:
             self._remote.pop(rc.conn, None)
             table.detach(rc)
+
+    # -- limits across processes ---------------------------------------------------------
+    async def count_create(self, addr: str, per_min: int) -> None:
+        """Count a new table from `addr` in this minute, across every worker; `InputError`
+        (rate_limited) once the address has made `per_min` this minute."""
+        from .schema import RATE_LIMITED, InputError
+
+        ok = await self.redis.eval(  # atomic: a sliding minute in a sorted set
+            _CREATE_LUA, 1, f"shengji:created:{addr}", time.time(), per_min, uuid.uuid4().hex)
+        if not int(ok):
+            raise InputError(
+                f"too many new tables from your address (limit {per_min} a minute): "
+                "try again later", code=RATE_LIMITED,
+            )
 
     # -- the lobby across processes ------------------------------------------------------
     async def lobby(self) -> list[dict[str, Any]]:

@@ -224,6 +224,8 @@ class Manager:
         opts = check_options(options)
         st = check_settings(settings, self.defaults, minima=self.minima)
         self._check_create_limits(addr)
+        if self.cluster is not None:  # the limit counts every process's tables
+            await self.cluster.count_create(addr, self.limits.create_per_min)
         self.created_by[addr].append(time.monotonic())
         host_token = new_token()
         row = TableRow(
