@@ -304,7 +304,10 @@ class Cluster:
             raise TypeError("a cluster needs a ClusterStore")
         self.manager = manager
         self.store: ClusterStore = store
-        self.redis: Any = aioredis.from_url(redis_url, decode_responses=True)
+        # A bounded pool that waits for a free connection (bursts of connects and creates).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url, max_connections=64, timeout=10, decode_responses=True)
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
         self.id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.hello_timeout_s = hello_timeout_s
         self._outq: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -346,6 +349,7 @@ class Cluster:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+            await self.redis.connection_pool.disconnect()
 
     # -- publishing (one connection, one order) ------------------------------------------
     def publish(self, channel: str, payload: dict[str, Any]) -> None:
