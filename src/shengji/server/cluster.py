@@ -124,7 +124,7 @@ class ClusterStore(Store):
                 self.fenced += 1
                 raise OwnershipLost("the owner session was lost: nothing written")
             try:
-                for stmt, params in ops:
+                for stmt, params in _grouped(ops):
                     await conn.execute(stmt, params)
                 await conn.commit()
             except Exception as exc:
@@ -236,6 +236,17 @@ class ClusterStore(Store):
         """Update a table's row, only while this process owns the table."""
         self._fence(table_id)
         await super().update_table(table_id, **values)
+
+
+def _grouped(ops: list[WriteOp]) -> list[tuple[Any, Any]]:
+    """Consecutive inserts of the same statement as one executemany (one round trip)."""
+    out: list[tuple[Any, Any]] = []
+    for stmt, params in ops:
+        if params is not None and out and out[-1][0] is stmt and isinstance(out[-1][1], list):
+            out[-1][1].append(params)
+        else:
+            out.append((stmt, [params] if params is not None else None))
+    return [(stmt, ps[0] if isinstance(ps, list) and len(ps) == 1 else ps) for stmt, ps in out]
 
 
 class RemoteClient(Client):
