@@ -76,7 +76,7 @@ class Watch:
         self.tid, self.ports, self.dead = tid, ports, dead
         self.seq = -1
         self.backwards = 0  # a state with a lower seq than one seen before
-        self.seen: list[tuple[float, int]] = []  # (time, seq) of every state
+        self.seen: list[tuple[float, int, float]] = []  # (time, seq, connected at)
         self.reconnects = 0
         self.error = False
 
@@ -86,6 +86,7 @@ class Watch:
             try:
                 async with connect(f"ws://127.0.0.1:{port}/ws/{self.tid}",
                                    max_size=2**22, open_timeout=10) as ws:
+                    opened = time.monotonic()
                     await ws.send(json.dumps({"type": "hello", "token": None}))
                     async for text in ws:
                         m = json.loads(text)
@@ -95,7 +96,7 @@ class Watch:
                             self.backwards += 1
                         self.seq = max(self.seq, m["seq"])
                         self.error |= m["table"]["status"] == "error"
-                        self.seen.append((time.monotonic(), m["seq"]))
+                        self.seen.append((time.monotonic(), m["seq"], opened))
                         if stop.is_set():
                             return
             except Exception:  # noqa: BLE001 - closed or refused: reconnect like a browser
@@ -131,14 +132,16 @@ async def scenario(args: argparse.Namespace, ports: list[int], db: str,
     for w in watches:
         if w.tid not in owned:
             continue
-        after = [t for t, s in w.seen if t > killed and s > at_kill[w.tid]]
+        # went on: a state, on a connection made after the kill, past the seq seen then
+        # (states the dead owner had already sent do not count)
+        after = [t for t, s, opened in w.seen if opened > killed and s > at_kill[w.tid]]
         if after:
             resumed.append(after[0] - killed)
         else:
             stuck.append(w.tid)
     bad_logs = 0
     for t in tids:
-        if not replays(db, t):
+        if not await asyncio.to_thread(replays, db, t):
             bad_logs += 1
     return {
         "workers": len(ports), "tables": len(tids), "victim_tables": len(owned),
