@@ -14,6 +14,7 @@ includes it (p50/p99/max).
     python bench/load.py --sweep 50,100,200,400      # one fresh server per N
     python bench/load.py --tables 30 --slow-tables 2                  # + 2 tables of 1 s bots
     python bench/load.py --tables 30 --slow-tables 2 --bot-workers 0  # ... thinking on the loop
+    python bench/load.py --cluster --workers 2 --tables 100  # 2 processes, PostgreSQL + Redis
 
 `--slow-tables K` adds K tables of four deliberately slow bots (each move takes 1 s, the
 server's test-only "slow" kind), watched by one spectator; the figures are still those of
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -228,10 +230,11 @@ async def play_table(
 
 
 async def run_load(
-    port: int, tables: int, args: argparse.Namespace, settings: dict[str, Any]
+    ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any]
 ) -> tuple[Stats, float]:
+    """Table i lives on (is created on, and its players connect to) ports[i % len]."""
     rounds, timeout = args.rounds, args.timeout
-    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    base, ws_base = f"http://127.0.0.1:{ports[0]}", f"ws://127.0.0.1:{ports[0]}"
     stats = Stats()
     started = asyncio.Event()
     ready: list[int] = []
@@ -241,8 +244,9 @@ async def run_load(
         async with sem:
             pass
         delay = args.ramp_s * i / tables
-        await play_table(base, ws_base, i, stats, rounds, started, ready, settings,
-                         args.think_ms / 1000, delay)
+        port = ports[i % len(ports)]
+        await play_table(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", i, stats,
+                         rounds, started, ready, settings, args.think_ms / 1000, delay)
 
     slow_done = asyncio.Event()
     slow_jobs = [
@@ -316,6 +320,8 @@ def start_server(port: int, db: str, args: argparse.Namespace) -> subprocess.Pop
         cmd.append("--test-bots")
     if args.bot_workers is not None:
         cmd += ["--bot-workers", str(args.bot_workers)]
+    if args.redis:
+        cmd += ["--redis", args.redis]
     proc = subprocess.Popen(cmd)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -338,20 +344,31 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
+    ports = [free_port() for _ in range(args.workers)]
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as services:
+        if args.cluster and not (args.db and args.redis):
+            from shengji.server.localcluster import local_services
+
+            args.db, args.redis = services.enter_context(local_services())
+            fresh = True
+        else:
+            fresh = False
         db = args.db or f"sqlite+aiosqlite:///{Path(tmp) / 'load.db'}"
-        proc = start_server(port, db, args)
+        procs = [start_server(port, db, args) for port in ports]
         try:
             settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
                         "window_ms": args.window_ms}
-            stats, elapsed = asyncio.run(run_load(port, n, args, settings))
+            stats, elapsed = asyncio.run(run_load(ports, n, args, settings))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+            if fresh:
+                args.db = args.redis = None
     lat = [x * 1000 for x in stats.latencies]
     out: dict[str, Any] = {
         "tables": n,
@@ -392,16 +409,24 @@ def main() -> None:
                    help="also run this many tables of 1-second bots (test-only 'slow' kind)")
     p.add_argument("--bot-workers", type=int, default=None,
                    help="the server's bot processes (default: one per CPU; 0: on the loop)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="server processes (more than 1 needs --cluster or --db + --redis)")
+    p.add_argument("--cluster", action="store_true",
+                   help="run the servers as a cluster on a throwaway PostgreSQL + Redis")
+    p.add_argument("--redis", default=None, help="Redis URL (with a PostgreSQL --db)")
     p.add_argument("--json", action="store_true", help="print one JSON line per run")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
     if args.window_ms is None:
         args.window_ms = int(2000 + 8 * args.think_ms)
+    if args.workers > 1 and not (args.cluster or args.redis):
+        p.error("--workers above 1 needs --cluster (or --db postgresql... and --redis)")
     ns = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.tables]
     print(f"# shengji load: rounds/table={args.rounds} deal_ms={args.deal_ms} "
           f"think_ms={args.think_ms} ramp_s={args.ramp_s} "
           f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()} "
-          f"slow_tables={args.slow_tables} bot_workers={args.bot_workers}", flush=True)
+          f"slow_tables={args.slow_tables} bot_workers={args.bot_workers} "
+          f"workers={args.workers} cluster={args.cluster or bool(args.redis)}", flush=True)
     for n in ns:
         r = one_run(n, args)
         if args.json:

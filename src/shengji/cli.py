@@ -395,6 +395,17 @@ def serve(
     bot_workers: int = typer.Option(-1, help="Bot processes (-1: one per CPU; 0: none)."),
     debug: bool = typer.Option(False, help="Serve /docs and /openapi.json."),
     check: bool = typer.Option(False, "--check", help="Check the database and exit."),
+    redis: str = typer.Option(
+        "", help="Redis URL (redis://host:6379/0): run as one worker of a cluster sharing "
+        "a PostgreSQL --db (docs/ARCHITECTURE.md, \"Many processes\")."
+    ),
+    workers: int = typer.Option(
+        1, help="Worker processes on this port (needs --redis and a PostgreSQL --db)."
+    ),
+    lease_ms: int = typer.Option(
+        3000, help="Cluster: a stalled worker loses its tables after this (ms)."
+    ),
+    test_bots: bool = typer.Option(False, hidden=True, help="Offer the slow test bot."),
 ) -> None:
     """Start the web game: open the printed address, create a table, play."""
     from .server import default_db_url, run
@@ -408,6 +419,13 @@ def serve(
         console.print("\n".join(lines), markup=False, highlight=False)
         raise typer.Exit(0 if ok else 1)
     url_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    if (redis or workers > 1) and not url.startswith(("postgresql", "postgres:")):
+        console.print("[red]shengji: several processes (--redis, --workers) need a "
+                      "PostgreSQL --db (postgresql+asyncpg://user@host/db)[/]")
+        raise typer.Exit(2)
+    if workers > 1 and not redis:
+        console.print("[red]shengji: --workers needs --redis[/]")
+        raise typer.Exit(2)
     try:
         preflight(url)
     except StoreError as exc:
@@ -417,17 +435,45 @@ def serve(
         f"[bold]shengji[/] web game: open [link]http://{url_host}:{port}/[/link] in your browser "
         f"(database: {url})"
     )
+    settings: dict[str, Any] = dict(
+        deal_ms=deal_ms, window_ms=window_ms,
+        bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
+        bot_timeout_s=bot_timeout_s, fast_timings=fast_timings, debug=debug,
+        allow_origins=tuple(allow_origin),
+        bot_workers=None if bot_workers < 0 else bot_workers,
+        limits=Limits(create_per_min=create_per_min, open_per_addr=open_per_addr,
+                      conns_per_addr=conns_per_addr),
+        redis_url=redis or None, lease_ms=lease_ms, test_bots=test_bots,
+    )
     try:
-        run(
-            host, port, url, deal_ms=deal_ms, window_ms=window_ms,
-            bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
-            bot_timeout_s=bot_timeout_s, fast_timings=fast_timings, debug=debug,
-            allow_origins=tuple(allow_origin),
-            bot_workers=None if bot_workers < 0 else bot_workers,
-            limits=Limits(create_per_min=create_per_min, open_per_addr=open_per_addr,
-                          conns_per_addr=conns_per_addr),
-        )
+        if workers > 1:
+            from .server.workers import serve_workers
+
+            serve_workers(workers, host, port, url, settings)
+        else:
+            run(host, port, url, **settings)
     except ValueError as exc:
+        console.print(f"[red]shengji: {exc}[/]", highlight=False)
+        raise typer.Exit(2) from None
+
+
+@app.command("cluster-demo")
+def cluster_demo(
+    workers: int = typer.Option(2, help="Worker processes."),
+    port: int = typer.Option(8000, help="The port they share."),
+) -> None:
+    """A cluster on this machine: a throwaway PostgreSQL and Redis, and N workers on one
+    port (stop with Ctrl-C; everything is removed). Try `kill -9` on a worker."""
+    from .server.localcluster import ServiceError, local_services
+    from .server.workers import serve_workers
+
+    try:
+        with local_services() as (db, redis):
+            console.print(f"[bold]shengji[/] cluster: {workers} workers on "
+                          f"http://127.0.0.1:{port}/ (database {db}, redis {redis})",
+                          highlight=False)
+            serve_workers(workers, "127.0.0.1", port, db, {"redis_url": redis})
+    except ServiceError as exc:
         console.print(f"[red]shengji: {exc}[/]", highlight=False)
         raise typer.Exit(2) from None
 

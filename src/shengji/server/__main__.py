@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SQLite writes on the event loop (default) or through aiosqlite")
     p.add_argument("--ws-compression", action="store_true",
                    help="compress WebSocket messages (permessage-deflate)")
+    p.add_argument("--redis", default=None,
+                   help="Redis URL: run as one worker of a cluster (needs a PostgreSQL --db)")
+    p.add_argument("--lease-ms", type=int, default=3000,
+                   help="cluster: a stalled worker loses its tables after this (ms)")
     p.add_argument("--log-level", default="info")
     return p
 
@@ -82,6 +86,8 @@ def main(argv: list[str] | None = None) -> None:
             allow_origins=tuple(a.allow_origin),
             bot_workers=a.bot_workers,
             test_bots=a.test_bots,
+            redis_url=a.redis,
+            lease_ms=a.lease_ms,
             limits=Limits(create_per_min=a.create_per_min, open_per_addr=a.open_per_addr,
                           conns_per_addr=a.conns_per_addr),
         )

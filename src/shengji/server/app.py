@@ -195,6 +195,8 @@ def create_app(
     max_body: int = MAX_BODY,
     bot_workers: int | None = None,
     test_bots: bool = False,
+    redis_url: str | None = None,
+    lease_ms: int = 3000,
 ) -> Any:
     """The ASGI app on the database `db_url` (None: the default SQLite file).
 
@@ -206,7 +208,9 @@ def create_app(
     see `storage.Store`. `debug` serves /docs and /openapi.json. `allow_origins`: other
     origins (scheme://host[:port]) whose pages may use this server. `limits`: per-address
     limits. `bot_workers`: processes for bots (None: one per CPU; 0: on the event loop).
-    `test_bots` offers the deliberately slow "slow" bot (benchmarks).
+    `test_bots` offers the deliberately slow "slow" bot (benchmarks). `redis_url`: run as
+    one worker of a cluster (a PostgreSQL `db_url` is then required; see `cluster.py`);
+    `lease_ms`: how long a stalled worker keeps its tables.
     """
     url = db_url or default_db_url()
     minima = None if fast_timings else PUBLIC_MINIMA
@@ -225,14 +229,25 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(url, sqlite_writer=sqlite_writer)
+        cluster = None
+        if redis_url:
+            from .cluster import Cluster, ClusterStore
+
+            store: Store = ClusterStore(url, lease_ms=lease_ms)
+        else:
+            store = Store(url, sqlite_writer=sqlite_writer)
         await store.start()
         manager = Manager(
             store, defaults, minima=minima, rate=rate_per_s, burst=burst,
             seed_source=seed_source, bot_workers=bot_workers, bot_kinds=kinds, limits=limits,
         )
+        if redis_url:
+            cluster = manager.cluster = Cluster(
+                manager, redis_url, hello_timeout_s=hello_timeout_s)
         try:
             await manager.start()
+            if cluster is not None:
+                await cluster.start()
         except BaseException:
             await store.close()
             raise
@@ -241,6 +256,8 @@ def create_app(
         try:
             yield
         finally:
+            if cluster is not None:
+                await cluster.stop()
             await manager.stop()
             await store.close()
 
@@ -281,7 +298,18 @@ def create_app(
 
     @app.get("/api/tables")
     async def list_tables() -> list[dict[str, Any]]:
-        return manager_of(app).lobby()
+        manager = manager_of(app)
+        if manager.cluster is not None:  # every process's tables
+            return await manager.cluster.lobby()
+        return manager.lobby()
+
+    @app.get("/api/cluster", include_in_schema=False)
+    async def cluster_info() -> dict[str, Any]:
+        """This process's part of the cluster (404 for a single process)."""
+        cluster = manager_of(app).cluster
+        if cluster is None:
+            raise HTTPException(404, "not a cluster")
+        return cluster.info()
 
     @app.get("/api/options")
     async def rule_options() -> dict[str, Any]:
@@ -331,14 +359,14 @@ def create_app(
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:
-        table = await manager_of(app).get(table_id)
+        table = await manager_of(app).read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         return table.table_info()
 
     @app.get("/api/tables/{table_id}/replay", response_model=None)
     async def replay(table_id: str) -> JSONResponse | dict[str, Any]:
-        table = await manager_of(app).get(table_id)
+        table = await manager_of(app).read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         if table.status == WAITING:
@@ -360,7 +388,7 @@ def create_app(
         `Authorization: Bearer <host token or the host seat's token>`; for a damaged
         (error) or finished table only (the seed would show every hand)."""
         manager = manager_of(app)
-        table = await manager.get(table_id)
+        table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         auth = request.headers.get("authorization", "")
@@ -400,7 +428,20 @@ def _no_constant(name: str) -> Any:
 async def _serve_ws(
     ws: WebSocket, manager: Manager, table_id: str, addr: str, hello_timeout_s: float
 ) -> None:
-    table = await manager.get(table_id)
+    cluster = manager.cluster
+    if cluster is None:
+        table = await manager.get(table_id)
+    else:  # several processes: this one owns the table, or relays to its owner
+        try:
+            where = await cluster.locate(table_id)
+        except TimeoutError:
+            await ws.close(code=1013, reason="the table's server is busy: try again")
+            return
+        if isinstance(where, str):
+            await ws.accept()
+            await cluster.relay(ws, where, table_id, addr)
+            return
+        table = where
     await ws.accept()
     if table is None:
         await ws.send_text(dumps_strict({"type": "error", "message": "no such table"}))
@@ -416,6 +457,8 @@ async def _serve_ws(
             await client.pump(send)
             if client.too_slow and ws.application_state == WebSocketState.CONNECTED:
                 await ws.close(code=1013, reason="too slow")
+            elif client.close_code and ws.application_state == WebSocketState.CONNECTED:
+                await ws.close(code=client.close_code)
 
     writer = asyncio.create_task(pump())
     table.attach(client)

@@ -86,6 +86,7 @@ class Client:
         self.chat_bucket = new_bucket()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(max_queue)
         self.too_slow = False
+        self.close_code: int | None = None  # set by `close(code)`: the WebSocket's close code
 
     def push(self, text: str) -> None:
         """Queue a message; a client that stops reading is cut off rather than buffered."""
@@ -107,8 +108,11 @@ class Client:
         """Tell this connection why its message was refused (`rule`: the RULES section)."""
         self.send({"type": "error", "message": message, "rule": rule})
 
-    def close(self) -> None:
-        """Close the connection once what is queued has been sent."""
+    def close(self, code: int | None = None) -> None:
+        """Close the connection once what is queued has been sent (`code`: the WebSocket
+        close code, e.g. 1012 when the table moved to another server process)."""
+        if code is not None:
+            self.close_code = code
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
 

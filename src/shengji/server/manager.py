@@ -11,7 +11,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shengji.actions import Action
 from shengji.bots import AGENT_KINDS, Agent, make_agent
@@ -32,6 +32,9 @@ from .schema import (
 from .security import hash_token, new_table_id, new_token
 from .storage import Store, TableRow
 from .tables import ERROR, FINISHED, PLAYING, SLOW_KIND, TABLE_ID_RE, WAITING, Table
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,7 @@ class Manager:
         self.created_by: dict[str, deque[float]] = {}
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
+        self.cluster: Cluster | None = None  # several processes (`cluster.Cluster`)
 
     def make_agent(self, kind: str, seed: int) -> Agent:
         """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
@@ -101,14 +105,17 @@ class Manager:
         A table that cannot be restored is kept, in the `error` state (damaged), so that
         it shows in the lobby and its host can export its record: never dropped.
         """
-        for row in await self.store.tables_with_status([WAITING, PLAYING, ERROR]):
-            await self._load(row)
+        if self.cluster is None:  # in a cluster, the tables nobody owns are claimed
+            for row in await self.store.tables_with_status([WAITING, PLAYING, ERROR]):
+                await self._load(row)
         self._sweeper = asyncio.create_task(self._sweep(), name="shengji-sweeper")
 
     async def _load(self, row: TableRow) -> Table | None:
         if not await self.store.own_table(row.id):
             log.warning("table %s is owned by another server process", row.id)
             return None
+        if self.cluster is not None:
+            await self.cluster.registered(row.id)
         table = Table(self, row)
         try:
             actions = await self.store.load_actions(row.id)
@@ -164,6 +171,8 @@ class Manager:
                 if self.tables.get(tid) is t and not t.clients:
                     del self.tables[tid]
                     await self.store.disown_table(tid)
+                    if self.cluster is not None:
+                        await self.cluster.unregistered(tid)
                     out.append(tid)
         return out
 
@@ -215,6 +224,8 @@ class Manager:
         opts = check_options(options)
         st = check_settings(settings, self.defaults, minima=self.minima)
         self._check_create_limits(addr)
+        if self.cluster is not None:  # the limit counts every process's tables
+            await self.cluster.count_create(addr, self.limits.create_per_min)
         self.created_by[addr].append(time.monotonic())
         host_token = new_token()
         row = TableRow(
@@ -229,6 +240,8 @@ class Manager:
             settings=st.model_dump(),
         )
         await self.store.own_table(row.id)
+        if self.cluster is not None:
+            await self.cluster.registered(row.id)
         await self.store.create_table(row)
         table = Table(self, row)
         table.creator = addr
@@ -246,6 +259,20 @@ class Manager:
         if row is None:
             return None
         return await self._load(row)
+
+    async def read(self, table_id: str) -> Table | None:
+        """`get()`, or in a cluster a read-only copy (rebuilt from the log, never driven)
+        of a table another process owns: for the HTTP API's table, replay and export."""
+        table = await self.get(table_id)
+        if table is not None or self.cluster is None or not TABLE_ID_RE.match(table_id):
+            return table
+        row = await self.store.get_table(table_id)
+        if row is None:
+            return None
+        table = Table(self, row)
+        table.marks = await self.store.load_marks(row.id)
+        table.replay_log(await self.store.load_actions(row.id))
+        return table
 
     async def finished(self, limit: int = 30) -> list[dict[str, Any]]:
         """The most recently finished games (from the database), newest first, with their

@@ -1,0 +1,698 @@
+"""Many server processes, one game world (PostgreSQL + Redis). See docs/ARCHITECTURE.md,
+"Many processes".
+
+- **Ownership and fencing** (`ClusterStore`): a table is driven by the one process whose
+  *owner session* (one PostgreSQL connection) holds the table's advisory lock. That session
+  runs with `idle_session_timeout` = the lease, and the process pings it every lease/4: a
+  process that dies (kill -9) drops the session and its locks at once; one that stalls
+  (SIGSTOP, a partition) loses them when the lease runs out, *on the database's clock*.
+  Every write of the process goes through that same session, after checking that the
+  table is still in the set this session locked, so a process that lost its session
+  cannot write anything (the fence is the session itself: its locks and its writes
+  live and die together). The `(table_id, seq)` primary key still refuses a second
+  action at the same number.
+- **Presence** (Redis): `shengji:alive:<worker>` (a short TTL, refreshed), the set of
+  workers, each worker's tables, and `shengji:owner:<table>`.
+- **Relay** (Redis pub/sub): a WebSocket may reach any worker. A worker that does not own
+  the table forwards the connection's frames to the owner's inbox channel; the owner keeps
+  a `RemoteClient` in the table's clients (seat, rate limits and hello checks all happen
+  there, as for a local one) and publishes what it sends to the hosting worker's channel.
+- **Failover**: each worker watches for dead workers (their alive key gone) and claims
+  their tables (the advisory lock decides who gets each), replaying the log; a hosting
+  worker closes the relayed connections of a dead owner (code 1012) and the browser
+  client reconnects by itself, to any worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from .connection import Client
+from .status import ERROR, PLAYING, WAITING
+from .storage import ChatRow, Store, WriteOp, _lock_key
+
+if TYPE_CHECKING:
+    from fastapi import WebSocket
+
+    from .manager import Manager
+    from .tables import Table
+
+log = logging.getLogger(__name__)
+
+LEASE_MS = 3000  # a stalled owner loses its tables after this (PostgreSQL's clock)
+ALIVE_MS = 1000  # a worker whose alive key is older than this is presumed dead
+BEAT_S = 0.25  # heartbeat and dead-worker scan period
+ORPHAN_SCAN_S = 5.0  # the full scan for unowned open tables
+MIGRATE_LOCK = _lock_key("migrations")  # held while a worker brings the schema up to date
+CLOSE_RESTART = 1012  # WebSocket close code: the server moved this table; reconnect
+
+
+class OwnershipLost(RuntimeError):
+    """This process no longer owns the table (its owner session ended): nothing written."""
+
+
+class ClusterStore(Store):
+    """A PostgreSQL `Store` whose writes are fenced by the owner session (see the module)."""
+
+    def __init__(self, url: str, *, lease_ms: int = LEASE_MS) -> None:
+        super().__init__(url)
+        if self.is_sqlite:
+            raise ValueError("--redis (several processes) needs a PostgreSQL --db")
+        self.lease_ms = lease_ms
+        self._olock = asyncio.Lock()
+        self.lost = False
+        self.generation = 0  # +1 each time the owner session is lost
+        self._gen_of: dict[int, int] = {}  # id(op) -> the generation it was queued in
+        self.fenced = 0  # writes refused because ownership was lost (tests, metrics)
+        self._pid: Any = None  # the owner session's backend pid
+
+    async def start(self) -> None:
+        """Start the store (one worker at a time runs the migrations: workers that start
+        together would race to create the schema) and give the owner session its lease."""
+        async with self.engine.connect() as gate:
+            await gate.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATE_LOCK})
+            await gate.commit()
+            try:
+                await super().start()
+            finally:
+                await gate.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATE_LOCK})
+                await gate.commit()
+        await self._arm()
+
+    async def _arm(self) -> None:
+        conn = self._owner_conn
+        assert conn is not None
+        self._pid = (await conn.execute(sa.text("SELECT pg_backend_pid()"))).scalar()
+        await conn.execute(sa.text(f"SET idle_session_timeout = {int(self.lease_ms)}"))
+        await conn.execute(
+            sa.text(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
+        )
+        await conn.commit()
+
+    # -- the fence ---------------------------------------------------------------------
+    def _fence(self, table_id: str) -> None:
+        if self.lost or table_id not in self._owned:
+            self.fenced += 1
+            raise OwnershipLost(f"this process does not own table {table_id}")
+
+    async def _write(self, op: WriteOp) -> None:
+        self._gen_of[id(op)] = self.generation
+        try:
+            await super()._write(op)
+        finally:
+            self._gen_of.pop(id(op), None)
+
+    async def _run(self, ops: list[WriteOp]) -> None:
+        async with self._olock:
+            conn = self._owner_conn
+            if conn is not None and conn.invalidated:
+                self._mark_lost()
+            if self.lost or conn is None or any(
+                self._gen_of.get(id(op), self.generation) != self.generation for op in ops
+            ):
+                self.fenced += 1
+                raise OwnershipLost("the owner session was lost: nothing written")
+            try:
+                for stmt, params in _grouped(ops):
+                    await conn.execute(stmt, params)
+                await conn.commit()
+            except Exception as exc:
+                if conn.invalidated:  # the session is gone (never reconnect it: see _alive)
+                    self._mark_lost()
+                with contextlib.suppress(Exception):
+                    await conn.rollback()
+                if type(exc).__name__ != "IntegrityError" and not await self._alive(conn):
+                    self._mark_lost()
+                raise
+
+    async def _alive(self, conn: Any) -> bool:
+        """Is the owner session the one that took the locks, and alive? SQLAlchemy would
+        silently reconnect an invalidated connection: a new session holds no lock, so any
+        sign of one (invalidated, another backend pid) counts as the session lost."""
+        if conn.invalidated:
+            return False
+        try:
+            pid = (await asyncio.wait_for(
+                conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
+            )).scalar()
+            await conn.commit()
+        except Exception:  # noqa: BLE001 - any failure means the session is gone
+            return False
+        return bool(pid == self._pid)
+
+    def _mark_lost(self) -> None:
+        if not self.lost:
+            log.error("the owner session was lost: this process no longer owns its tables")
+        self.lost = True
+        self.generation += 1
+
+    async def ping(self) -> bool:
+        """Keep the owner session (and so its locks) alive; False once it is lost."""
+        async with self._olock:
+            if self.lost or self._owner_conn is None:
+                return False
+            if not await self._alive(self._owner_conn):
+                self._mark_lost()
+                return False
+            return True
+
+    async def renew(self) -> None:
+        """After a loss: a fresh owner session that owns nothing yet."""
+        async with self._olock:
+            old, self._owner_conn = self._owner_conn, None
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    await old.close()
+            self._owned.clear()
+            self._owner_conn = await self.engine.connect()
+            await self._arm()
+            self.lost = False
+
+    # -- ownership ---------------------------------------------------------------------
+    async def own_table(self, table_id: str) -> bool:
+        """Take the table's advisory lock on the owner session (False: another holds it)."""
+        async with self._olock:
+            if self.lost or self._owner_conn is None:
+                return False
+            if table_id in self._owned:
+                return True
+            if self._owner_conn.invalidated:
+                self._mark_lost()
+                return False
+            try:
+                got = (await self._owner_conn.execute(
+                    sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": _lock_key(table_id)}
+                )).scalar()
+                await self._owner_conn.commit()
+            except Exception:
+                if not await self._alive(self._owner_conn):
+                    self._mark_lost()
+                raise
+            if got:
+                self._owned.add(table_id)
+            return bool(got)
+
+    async def disown_table(self, table_id: str) -> None:
+        """Release the table's lock."""
+        async with self._olock:
+            if self.lost or self._owner_conn is None or table_id not in self._owned:
+                self._owned.discard(table_id)
+                return
+            self._owned.discard(table_id)
+            await self._owner_conn.execute(
+                sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _lock_key(table_id)}
+            )
+            await self._owner_conn.commit()
+
+    def owns(self, table_id: str) -> bool:
+        """True while this process's owner session holds the table."""
+        return not self.lost and table_id in self._owned
+
+    # -- fenced writes -----------------------------------------------------------------
+    async def append_action(
+        self, table_id: str, seq: int, action: Any, by: str | None = None
+    ) -> None:
+        """Append an action, only while this process owns the table."""
+        self._fence(table_id)
+        await super().append_action(table_id, seq, action, by)
+
+    async def append_chat(self, table_id: str, row: ChatRow) -> None:
+        """Store a chat message, only while this process owns the table."""
+        self._fence(table_id)
+        await super().append_chat(table_id, row)
+
+    async def update_table(self, table_id: str, **values: Any) -> None:
+        """Update a table's row, only while this process owns the table."""
+        self._fence(table_id)
+        await super().update_table(table_id, **values)
+
+
+def _grouped(ops: list[WriteOp]) -> list[tuple[Any, Any]]:
+    """Consecutive inserts of the same statement as one executemany (one round trip)."""
+    out: list[tuple[Any, Any]] = []
+    for stmt, params in ops:
+        if params is not None and out and out[-1][0] is stmt and isinstance(out[-1][1], list):
+            out[-1][1].append(params)
+        else:
+            out.append((stmt, [params] if params is not None else None))
+    return [(stmt, ps[0] if isinstance(ps, list) and len(ps) == 1 else ps) for stmt, ps in out]
+
+
+class RemoteClient(Client):
+    """A connection held by another worker: what the table sends it is published there."""
+
+    def __init__(self, cluster: Cluster, conn: str, host: str, *, addr: str) -> None:
+        super().__init__(rate=cluster.manager.rate, burst=cluster.manager.burst, addr=addr)
+        self.cluster = cluster
+        self.conn = conn
+        self.host = host
+        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def push(self, text: str) -> None:
+        """Publish one message to the worker holding the connection."""
+        if not self.closed:
+            self.cluster.publish(_out(self.host), {"c": self.conn, "x": text})
+
+    def close(self, code: int | None = None) -> None:
+        """Ask the hosting worker to close the WebSocket."""
+        if not self.closed:
+            self.closed = True
+            self.cluster.publish(_out(self.host), {"c": self.conn, "k": "close", "code": code})
+
+
+def _in(worker: str) -> str:
+    return f"shengji:in:{worker}"
+
+
+def _out(worker: str) -> str:
+    return f"shengji:out:{worker}"
+
+
+def _alive_key(worker: str) -> str:
+    return f"shengji:alive:{worker}"
+
+
+def _owner_key(table_id: str) -> str:
+    return f"shengji:owner:{table_id}"
+
+
+def _tables_key(worker: str) -> str:
+    return f"shengji:tables:{worker}"
+
+
+WORKERS_KEY = "shengji:workers"
+_CREATE_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, tonumber(ARGV[1]) - 60)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[1], 120)
+  return 1
+end
+return 0
+"""
+
+
+class Cluster:
+    """This worker's part in the cluster: presence, the relay, failover (see the module)."""
+
+    def __init__(self, manager: Manager, redis_url: str, *, hello_timeout_s: float = 10.0) -> None:
+        import redis.asyncio as aioredis
+
+        store = manager.store
+        if not isinstance(store, ClusterStore):
+            raise TypeError("a cluster needs a ClusterStore")
+        self.manager = manager
+        self.store: ClusterStore = store
+        # A bounded pool that waits for a free connection (bursts of connects and creates).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url, max_connections=64, timeout=10, decode_responses=True)
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
+        self.id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.hello_timeout_s = hello_timeout_s
+        self._outq: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._remote: dict[str, RemoteClient] = {}  # owner side: conn -> its client
+        self._relayed: dict[str, tuple[Client, str, str]] = {}  # conn -> client, owner, table
+        self._ids = itertools.count()
+        self._pubsub: Any = None
+        # tables claimed from others: (table, time.monotonic() then, its seq then)
+        self.takeovers: list[tuple[str, float, int]] = []
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def start(self) -> None:
+        """Announce this worker, subscribe to its channels, start the loops."""
+        await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
+        await self.redis.sadd(WORKERS_KEY, self.id)
+        self._pubsub = self.redis.pubsub()
+        await self._pubsub.subscribe(_in(self.id), _out(self.id))
+        for coro, name in (
+            (self._publisher(), "publisher"), (self._listen(), "listen"),
+            (self._beat(), "beat"), (self._orphans(), "orphans"),
+        ):
+            self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
+
+    async def stop(self) -> None:
+        """Leave the cluster (the tables' locks go with the store's owner session)."""
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        for conn, (client, _, _) in list(self._relayed.items()):
+            client.close(CLOSE_RESTART)
+            self._relayed.pop(conn, None)
+        with contextlib.suppress(Exception):
+            await self._flush_out()
+            await self.redis.delete(_alive_key(self.id))
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+            await self.redis.connection_pool.disconnect()
+
+    # -- publishing (one connection, one order) ------------------------------------------
+    def publish(self, channel: str, payload: dict[str, Any]) -> None:
+        """Queue a message; one task publishes them in order."""
+        self._outq.put_nowait((channel, json.dumps(payload, separators=(",", ":"))))
+
+    async def _flush_out(self) -> None:
+        batch: list[tuple[str, str]] = []
+        while not self._outq.empty():
+            batch.append(self._outq.get_nowait())
+        if batch:
+            pipe = self.redis.pipeline(transaction=False)
+            for ch, data in batch:
+                pipe.publish(ch, data)
+            await pipe.execute()
+
+    async def _publisher(self) -> None:
+        while True:
+            first = await self._outq.get()
+            batch = [first]
+            while not self._outq.empty() and len(batch) < 500:
+                batch.append(self._outq.get_nowait())
+            pipe = self.redis.pipeline(transaction=False)
+            for ch, data in batch:
+                pipe.publish(ch, data)
+            try:
+                await pipe.execute()
+            except Exception:  # Redis away: these frames are lost, clients will resync
+                log.exception("cluster: could not publish %d frames", len(batch))
+
+    async def _listen(self) -> None:
+        assert self._pubsub is not None
+        while True:
+            msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            if msg is None:
+                continue
+            try:
+                data = json.loads(msg["data"])
+                if msg["channel"] == _in(self.id):
+                    self._inbound(data)
+                else:
+                    self._outbound(data)
+            except Exception:  # noqa: BLE001 - one bad frame must not stop the relay
+                log.exception("cluster: bad relay frame")
+
+    # -- presence and failover -----------------------------------------------------------
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(BEAT_S)
+            try:
+                if not await self.store.ping():
+                    await self._lost()
+                    continue
+                await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
+                await self._close_dead_relays()
+                await self._claim_from_dead()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: heartbeat failed")
+
+    async def _lost(self) -> None:
+        """The owner session ended (stalled past the lease): drop every table, close their
+        connections (they reconnect, to the new owner), start a fresh session."""
+        m = self.manager
+        for tid, t in list(m.tables.items()):
+            await t.stop_driver()
+            for c in list(t.clients):
+                c.close(CLOSE_RESTART)
+            t.clients.clear()
+            m.tables.pop(tid, None)
+            with contextlib.suppress(Exception):
+                if await self.redis.get(_owner_key(tid)) == self.id:
+                    await self.redis.delete(_owner_key(tid))
+        for conn in list(self._remote):
+            self._remote.pop(conn).close(CLOSE_RESTART)
+        await self.redis.delete(_tables_key(self.id))
+        await self.store.renew()
+        log.warning("cluster: rejoined with a fresh owner session")
+
+    async def registered(self, table_id: str) -> None:
+        """This worker now owns `table_id` (called by the manager)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(_owner_key(table_id), self.id)
+        pipe.sadd(_tables_key(self.id), table_id)
+        await pipe.execute()
+
+    async def unregistered(self, table_id: str) -> None:
+        """This worker let `table_id` go (evicted)."""
+        if await self.redis.get(_owner_key(table_id)) == self.id:
+            await self.redis.delete(_owner_key(table_id))
+        await self.redis.srem(_tables_key(self.id), table_id)
+
+    async def alive(self, worker: str) -> bool:
+        """Is `worker` heard from within `ALIVE_MS`?"""
+        return worker == self.id or bool(await self.redis.exists(_alive_key(worker)))
+
+    async def _claim(self, table_id: str) -> bool:
+        if table_id in self.manager.tables:
+            return True
+        if not await self.store.own_table(table_id):
+            return False
+        table = await self.manager.get(table_id)
+        if table is None:
+            await self.store.disown_table(table_id)
+            return False
+        self._took(table)
+        return True
+
+    def _took(self, table: Table) -> None:
+        self.takeovers.append((table.id, time.monotonic(), table.seq))
+        log.info("cluster: took over table %s at seq %d", table.id, table.seq)
+
+    async def _claim_from_dead(self) -> None:
+        for worker in await self.redis.smembers(WORKERS_KEY):
+            if worker == self.id or await self.alive(worker):
+                continue
+            left = 0
+            for tid in await self.redis.smembers(_tables_key(worker)):
+                owner = await self.redis.get(_owner_key(tid))
+                if owner not in (None, worker) and await self.alive(owner):
+                    await self.redis.srem(_tables_key(worker), tid)  # someone has it
+                elif await self._claim(tid):
+                    await self.redis.srem(_tables_key(worker), tid)
+                else:
+                    left += 1  # its lease has not run out yet
+            if not left:
+                await self.redis.srem(WORKERS_KEY, worker)
+
+    async def _orphans(self) -> None:
+        while True:
+            try:
+                await self.claim_orphans()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: orphan scan failed")
+            await asyncio.sleep(ORPHAN_SCAN_S)
+
+    async def claim_orphans(self) -> int:
+        """Claim open tables that no live worker owns (a cold start, a lost registry)."""
+        rows = await self.store.tables_with_status([WAITING, PLAYING, ERROR])
+        ids = [r.id for r in rows if r.id not in self.manager.tables]
+        n = 0
+        for tid in ids:
+            owner = await self.redis.get(_owner_key(tid))
+            if owner is not None and await self.alive(owner):
+                continue
+            if await self._claim(tid):
+                n += 1
+        return n
+
+    # -- routing a WebSocket -------------------------------------------------------------
+    async def locate(self, table_id: str, wait_s: float = 4.0) -> Table | str | None:
+        """The live table if this worker owns (or can take) it; the owner's id if another
+        live worker does; None if there is no such table. Waits up to `wait_s` for a
+        stalled owner's lease to run out."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            local = self.manager.tables.get(table_id)
+            if local is not None and self.store.owns(table_id):
+                return local
+            owner = await self.redis.get(_owner_key(table_id))
+            if owner is not None and owner != self.id and await self.alive(owner):
+                return str(owner)
+            if await self.store.own_table(table_id):
+                table = await self.manager.get(table_id)
+                if table is None:
+                    await self.store.disown_table(table_id)
+                else:
+                    self._took(table)
+                return table
+            if await self.store.get_table(table_id) is None:
+                return None
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"table {table_id}: its owner cannot be reached")
+            await asyncio.sleep(BEAT_S)
+
+    async def relay(self, ws: WebSocket, owner: str, table_id: str, addr: str) -> None:
+        """Serve an (accepted) WebSocket whose table another worker owns."""
+        from starlette.websockets import WebSocketState
+
+        conn = f"{self.id}:{next(self._ids)}"
+        client = self.manager.new_client(addr)
+        self._relayed[conn] = (client, owner, table_id)
+        inbox = _in(owner)
+        self.publish(inbox, {"k": "open", "c": conn, "w": self.id, "t": table_id, "a": addr})
+
+        async def pump() -> None:
+            with contextlib.suppress(Exception):
+                await client.pump(ws.send_text)
+                if ws.application_state == WebSocketState.CONNECTED:
+                    code = 1013 if client.too_slow else (client.close_code or 1000)
+                    await ws.close(code=code)
+
+        writer = asyncio.create_task(pump())
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                text = msg.get("text")
+                if text is None:
+                    try:
+                        text = (msg.get("bytes") or b"").decode("utf-8")
+                    except UnicodeDecodeError:
+                        client.error("malformed message: not UTF-8 text")
+                        continue
+                self.publish(inbox, {"k": "msg", "c": conn, "x": text})
+        except Exception:  # noqa: BLE001 - a dropped socket
+            pass
+        finally:
+            self._relayed.pop(conn, None)
+            self.publish(inbox, {"k": "close", "c": conn})
+            client.close()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+    def _outbound(self, data: dict[str, Any]) -> None:
+        """A frame from an owner for a connection this worker holds."""
+        entry = self._relayed.get(data.get("c", ""))
+        if entry is None:
+            return
+        client = entry[0]
+        if data.get("k") == "close":
+            client.close(data.get("code") or 1000)
+            self._relayed.pop(data["c"], None)
+        else:
+            client.push(data["x"])
+
+    async def _close_dead_relays(self) -> None:
+        owners = {owner for _, owner, _ in self._relayed.values()}
+        for owner in owners:
+            if await self.alive(owner):
+                continue
+            for conn, (client, o, _) in list(self._relayed.items()):
+                if o == owner:
+                    client.close(CLOSE_RESTART)
+                    self._relayed.pop(conn, None)
+
+    # -- the owner's side of the relay ---------------------------------------------------
+    def _inbound(self, data: dict[str, Any]) -> None:
+        kind, conn = data.get("k"), data.get("c", "")
+        if kind == "open":
+            rc = RemoteClient(self, conn, str(data.get("w")), addr=str(data.get("a", "")))
+            self._remote[conn] = rc
+            asyncio.create_task(self._serve_remote(rc, str(data.get("t"))))
+            return
+        rc_ = self._remote.get(conn)
+        if rc_ is None:
+            return
+        if kind == "msg":
+            rc_.inbox.put_nowait(str(data.get("x", "")))
+        elif kind == "close":
+            rc_.inbox.put_nowait(None)
+
+    async def _serve_remote(self, rc: RemoteClient, table_id: str) -> None:
+        table = self.manager.tables.get(table_id)
+        if table is None or not self.store.owns(table_id):
+            table = await self.manager.get(table_id) if await self.store.own_table(
+                table_id) else None
+        if table is None:
+            self._remote.pop(rc.conn, None)
+            rc.close(CLOSE_RESTART)  # not (or no longer) ours: reconnect and be routed
+            return
+        table.attach(rc)
+        loop = asyncio.get_running_loop()
+        hello_by = loop.time() + self.hello_timeout_s
+        try:
+            while True:
+                if rc.greeted:
+                    text = await rc.inbox.get()
+                else:
+                    try:
+                        text = await asyncio.wait_for(
+                            rc.inbox.get(), max(0.0, hello_by - loop.time()))
+                    except TimeoutError:
+                        rc.close(4408)
+                        break
+                if text is None or rc.closed:
+                    break
+                await table.handle(rc, text)
+        finally:
+            self._remote.pop(rc.conn, None)
+            table.detach(rc)
+
+    # -- limits across processes ---------------------------------------------------------
+    async def count_create(self, addr: str, per_min: int) -> None:
+        """Count a new table from `addr` in this minute, across every worker; `InputError`
+        (rate_limited) once the address has made `per_min` this minute."""
+        from .schema import RATE_LIMITED, InputError
+
+        ok = await self.redis.eval(  # atomic: a sliding minute in a sorted set
+            _CREATE_LUA, 1, f"shengji:created:{addr}", time.time(), per_min, uuid.uuid4().hex)
+        if not int(ok):
+            raise InputError(
+                f"too many new tables from your address (limit {per_min} a minute): "
+                "try again later", code=RATE_LIMITED,
+            )
+
+    # -- the lobby across processes ------------------------------------------------------
+    async def lobby(self) -> list[dict[str, Any]]:
+        """Open and damaged tables of every worker (from the database), newest first."""
+        rows = await self.store.tables_with_status([WAITING, PLAYING, ERROR])
+        rows.sort(key=lambda r: r.created, reverse=True)
+        out = []
+        for r in rows[:200]:
+            live = self.manager.tables.get(r.id)
+            if live is not None:
+                out.append(live.lobby_entry())
+                continue
+            out.append({
+                "id": r.id, "name": r.name, "status": r.status, "created": r.created.isoformat(),
+                "seats": [None if s is None else {"name": s["name"], "kind": s["kind"]}
+                          for s in r.seats],
+            })
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """This worker's cluster state (the /api/cluster endpoint; tests, operators)."""
+        return {
+            "worker": self.id,
+            "pid": os.getpid(),
+            "tables": {tid: {"seq": t.seq, "status": t.status, "owned": self.store.owns(tid)}
+                       for tid, t in self.manager.tables.items()},
+            "fenced": self.store.fenced,
+            "lost": self.store.generation,
+            "takeovers": [list(t) for t in self.takeovers],
+            "relayed": len(self._relayed),
+            "remote": len(self._remote),
+        }
+
+
+__all__ = ["Cluster", "ClusterStore", "OwnershipLost", "RemoteClient"]

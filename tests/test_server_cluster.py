@@ -1,0 +1,522 @@
+"""Several server processes, one game world (issue 13): real PostgreSQL, real redis-server,
+real worker processes (`python -m shengji.server --redis ...`).
+
+- a client connected to worker B plays at a table owned by worker A (the relay);
+- kill -9 of an owner: the others take its tables, at the sequence number the log holds,
+  and a relayed client reconnects and goes on (0 actions lost, 0 duplicates);
+- an owner paused with SIGSTOP past its lease loses its tables to another worker and,
+  after SIGCONT, writes nothing (no double owner).
+
+Skipped, with the reason, where PostgreSQL, redis-server, asyncpg or redis-py is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shengji import Game, RuleOptions, action_from_json
+
+pytest.importorskip("redis", reason="the cluster extra (redis-py) is not installed")
+pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
+from websockets.sync.client import ClientConnection, connect  # noqa: E402
+
+pytestmark = pytest.mark.timeout(180)
+
+LEASE_MS = 1500
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on loopback (as in test_server_storage)."""
+    initdb = shutil.which("initdb") or "/usr/lib/postgresql/15/bin/initdb"
+    pg_ctl = shutil.which("pg_ctl") or "/usr/lib/postgresql/15/bin/pg_ctl"
+    if not (os.path.exists(initdb) and os.path.exists(pg_ctl)):
+        pytest.skip("PostgreSQL is not installed")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        runuser = shutil.which("runuser")
+        if runuser is None:
+            pytest.skip("running as root without runuser")
+        prefix = [runuser, "-u", "postgres", "--"]
+    folder = tempfile.mkdtemp(prefix="shengji-pg-")
+    if prefix:
+        shutil.chown(folder, "postgres")
+    data = os.path.join(folder, "data")
+    port = free_port()
+    try:
+        subprocess.run([*prefix, initdb, "-D", data, "-U", "shengji", "--auth=trust",
+                        "-E", "UTF8"], check=True, capture_output=True)
+        subprocess.run([*prefix, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"),
+                        "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -F "
+                        "-c max_connections=200", "start"], check=True, capture_output=True)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"could not start PostgreSQL: {exc}")
+    try:
+        yield f"postgresql+asyncpg://shengji@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A throwaway redis-server on loopback (no persistence)."""
+    exe = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not os.path.exists(exe):
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.skip("could not start redis-server")
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def sql(url: str, query: str, *args: Any) -> list[Any]:
+    """Rows of a query on the test's PostgreSQL (asyncpg, outside the servers)."""
+    import asyncpg
+
+    async def run() -> list[Any]:
+        con = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            return list(await con.fetch(query, *args))
+        finally:
+            await con.close()
+
+    return asyncio.run(run())
+
+
+def log_of(url: str, tid: str) -> list[Any]:
+    """A table's stored actions, in order (asserting there is no gap)."""
+    rows = sql(url, "select seq, action from actions where table_id = $1 order by seq", tid)
+    assert [r["seq"] for r in rows] == list(range(len(rows)))  # no gap, no duplicate
+    return [json.loads(r["action"]) for r in rows]
+
+
+def replays(url: str, tid: str) -> int:
+    """Replay the stored log through a fresh game (every action legal); its length."""
+    (row,) = sql(url, "select seed, options from tables where id = $1", tid)
+    game = Game(int(row["seed"]), RuleOptions.from_json(json.loads(row["options"])))
+    actions = log_of(url, tid)
+    for a in actions:
+        game.apply(action_from_json(a))
+    return len(actions)
+
+
+class Worker:
+    """One `python -m shengji.server --redis ...` process."""
+
+    def __init__(self, db: str, redis: str, log: Path, name: str) -> None:
+        self.db, self.redis, self.log, self.name = db, redis, log, name
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws(self, tid: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{tid}"
+
+    def start(self) -> None:
+        cmd = [
+            sys.executable, "-m", "shengji.server", "--port", str(self.port),
+            "--db", self.db, "--redis", self.redis, "--lease-ms", str(LEASE_MS),
+            "--deal-ms", "0", "--window-ms", "100", "--fast-timings", "--bot-workers", "0",
+            "--bot-delay-ms", "0", "--round-pause-ms", "0", "--rate", "1000",
+            "--burst", "1000", "--log-level", "warning",
+        ]
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+
+    def wait_up(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.proc is not None and self.proc.poll() is None, self.log.read_text()
+            try:
+                if httpx.get(self.base + "/api/cluster", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError(f"worker {self.name} did not start:\n" + self.log.read_text())
+
+    def info(self) -> dict[str, Any]:
+        data: dict[str, Any] = httpx.get(self.base + "/api/cluster", timeout=5).json()
+        return data
+
+    def signal(self, sig: int) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, sig)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.kill(self.proc.pid, signal.SIGCONT)
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture()
+def db(pg: str) -> str:
+    """A fresh database of the test's PostgreSQL (each test its own tables)."""
+    name = "t" + os.urandom(6).hex()
+    sql(pg, f"create database {name}")
+    return pg.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture()
+def workers(db: str, redis_url: str, tmp_path: Path) -> Iterator[list[Worker]]:
+    """Three workers (started on demand by `up`); their logs are printed at the end."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushall()  # each test its own presence
+    ws = [Worker(db, redis_url, tmp_path / f"w{i}.log", "ABC"[i]) for i in range(3)]
+    try:
+        yield ws
+    finally:
+        for w in ws:
+            w.stop()
+            if w.log.exists():
+                print(f"--- worker {w.name} log ---\n" + w.log.read_text()[-3000:])
+
+
+def up(*ws: Worker) -> None:
+    for w in ws:
+        w.start()
+    for w in ws:
+        w.wait_up()
+
+
+def recv(ws: ClientConnection, timeout: float = 20.0) -> dict[str, Any]:
+    msg: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
+    return msg
+
+
+def state(ws: ClientConnection) -> dict[str, Any]:
+    while True:
+        m = recv(ws)
+        if m["type"] == "state":
+            return m
+
+
+class Mirror:
+    """The game as the test reads it from PostgreSQL (to pick legal moves for seat 0)."""
+
+    def __init__(self, url: str, tid: str) -> None:
+        self.url, self.tid = url, tid
+        (row,) = sql(url, "select seed, options from tables where id = $1", tid)
+        self.game = Game(int(row["seed"]), RuleOptions.from_json(json.loads(row["options"])))
+        self.rng = random.Random(0)
+
+    def move(self, msg: dict[str, Any]) -> list[Any] | None:
+        """Seat 0's move for this state, if it is seat 0's turn."""
+        v = msg["view"]
+        if v["to_act"] != 0:
+            return None
+        if v["phase"] == "declare":
+            return ["pass", 0]
+        if v["phase"] == "kitty":
+            return ["bury", 0, " ".join(v["hand"][:8])]
+        if v["phase"] == "play":
+            for a in log_of(self.url, self.tid)[len(self.game.actions):msg["seq"]]:
+                self.game.apply(action_from_json(a))
+            assert len(self.game.actions) == msg["seq"]
+            return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
+        return None
+
+
+def new_table(w: Worker, bots: int, bot_delay_ms: int = 0) -> tuple[str, str]:
+    """A table created on `w`, with bots in the last `bots` seats (4: started)."""
+    r = httpx.post(w.base + "/api/tables", json={"name": "c", "bot_delay_ms": bot_delay_ms})
+    assert r.status_code == 200, r.text
+    tid, host = r.json()["id"], r.json()["host_token"]
+    if bots == 4:
+        with connect(w.ws(tid)) as ws:
+            ws.send(json.dumps({"type": "hello", "token": host}))
+            state(ws)
+            for seat in range(4):
+                ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
+                state(ws)
+            ws.send(json.dumps({"type": "start"}))
+            while state(ws)["table"]["status"] != "playing":
+                pass
+    return tid, host
+
+
+def play_seat0(
+    ws: ClientConnection, mirror: Mirror, until_seq: int, m: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Play seat 0 (legal moves) until the table's seq reaches `until_seq` (`m`: the
+    state in hand, else the next one)."""
+    acted = -1
+    while True:
+        m = state(ws) if m is None else m
+        if m["seq"] >= until_seq:
+            return m
+        move = mirror.move(m)
+        if move is not None and m["seq"] != acted:
+            acted = m["seq"]
+            ws.send(json.dumps({"type": "action", "action": move}))
+        m = None
+
+
+def test_a_client_on_one_worker_plays_at_a_table_another_owns(
+    workers: list[Worker], db: str
+) -> None:
+    a, b = workers[0], workers[1]
+    up(a, b)
+    tid, host = new_table(a, bots=0)
+    assert tid in a.info()["tables"] and tid not in b.info()["tables"]
+    # The lobby and the table's page work from any worker.
+    assert any(t["id"] == tid for t in httpx.get(b.base + "/api/tables").json())
+    assert httpx.get(f"{b.base}/api/tables/{tid}").json()["id"] == tid
+    with connect(b.ws(tid)) as ws:  # B relays to A
+        ws.send(json.dumps({"type": "hello", "token": host}))
+        assert state(ws)["is_host"]
+        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
+        seated = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")
+        assert seated["seat"] == 0 and seated["token"]
+        for seat in (1, 2, 3):
+            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
+            state(ws)
+        ws.send(json.dumps({"type": "start"}))
+        # A refusal goes back through the relay, naming its rule.
+        ws.send(json.dumps({"type": "action", "action": ["play", 1, "AS"]}))
+        err = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "error")
+        assert "seat 0" in err["message"]
+        mirror = Mirror(db, tid)
+        m = play_seat0(ws, mirror, until_seq=130)  # the deal, the kitty and some tricks
+        assert m["table"]["status"] == "playing" and m["you"] == 0
+        assert m["view"]["phase"] == "play"
+        assert b.info()["relayed"] == 1 and a.info()["remote"] == 1
+    info_a, info_b = a.info(), b.info()
+    assert tid in info_a["tables"] and tid not in info_b["tables"]  # one owner all along
+    stored = log_of(db, tid)
+    assert len(stored) >= m["seq"]  # every state shown is in the log
+    assert any(x[0] == "play" and x[1] == 0 for x in stored)  # seat 0 played, through B
+    assert replays(db, tid) == len(stored)
+    # The tables-a-minute limit (10 by default) counts the tables made on every worker.
+    codes = [httpx.post((a, b)[i % 2].base + "/api/tables", json={"name": "n"}).status_code
+             for i in range(10)]
+    assert codes == [200] * 9 + [429]
+
+
+def owners(ws: list[Worker], tid: str) -> list[str]:
+    out = []
+    for w in ws:
+        if w.proc is None or w.proc.poll() is not None:
+            continue
+        with_t = w.info()["tables"].get(tid)
+        if with_t is not None and with_t["owned"]:
+            out.append(w.name)
+    return out
+
+
+@pytest.mark.slow
+def test_kill_9_of_an_owner_moves_its_tables_losing_and_repeating_nothing(
+    workers: list[Worker], db: str
+) -> None:
+    a, b, c = workers
+    up(a, b, c)
+    bot_tables = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(6)]
+    tid, host = new_table(a, bots=0)
+    with connect(c.ws(tid)) as ws:  # a human on C at a table A owns
+        ws.send(json.dumps({"type": "hello", "token": host}))
+        state(ws)
+        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
+        token = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")["token"]
+        for seat in (1, 2, 3):
+            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
+            state(ws)
+        ws.send(json.dumps({"type": "start"}))
+        mirror = Mirror(db, tid)
+        m = play_seat0(ws, mirror, until_seq=120)
+        seen = m["seq"]
+        a.proc.kill()  # type: ignore[union-attr] # SIGKILL: no shutdown code runs
+        killed = time.monotonic()
+        a.proc.wait(10)  # type: ignore[union-attr]
+        at_kill = {t: len(log_of(db, t)) for t in [*bot_tables, tid]}
+        # C closes the relayed socket (1012); the client reconnects by itself.
+        with pytest.raises(Exception):  # noqa: B017 - ConnectionClosed, after the backlog
+            while True:
+                recv(ws, timeout=15)
+        assert ws.close_code == 1012
+    everything = [*bot_tables, tid]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        held = {t: owners([b, c], t) for t in everything}
+        if all(len(v) == 1 for v in held.values() if v) and sum(map(len, held.values())) \
+                >= len(bot_tables):
+            break
+        time.sleep(0.2)
+    takeovers = {t[0]: t for w in (b, c) for t in w.info()["takeovers"]}
+    for t in bot_tables:  # every bot table was taken, at the seq its log held
+        assert t in takeovers, (t, held)
+        assert takeovers[t][2] == at_kill[t]
+        assert len(owners([b, c], t)) == 1
+    worst = max(takeovers[t][1] - killed for t in bot_tables)
+    print(f"\nfailover: {len(bot_tables)} tables taken over in {worst:.2f} s after kill -9")
+    assert worst < 10  # the goal is 2 s (printed); this bound only catches a hang
+    with connect(b.ws(tid)) as ws:  # reconnect (to another worker), same seat
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        m = state(ws)
+        while m["you"] != 0:  # the bots may move (a broadcast) before our hello is read
+            m = state(ws)
+        assert m["seq"] >= at_kill[tid] >= seen  # nothing lost
+        took = {t[0]: t for w in (b, c) for t in w.info()["takeovers"]}[tid]
+        assert took[2] == at_kill[tid]  # resumed at the seq its log held
+        m = play_seat0(ws, mirror, at_kill[tid] + 12, m)
+        assert m["table"]["status"] == "playing"
+    time.sleep(0.5)
+    for t in everything:
+        assert len(log_of(db, t)) >= at_kill[t]
+        assert replays(db, t) >= at_kill[t]  # no duplicate, nothing illegal
+        for w in (b, c):
+            st = w.info()["tables"].get(t)
+            assert st is None or st["status"] != "error"
+
+
+def watch(ws: ClientConnection, until_seq: int) -> dict[str, Any]:
+    """A spectator's states until the table's seq reaches `until_seq` (bots play)."""
+    while True:
+        m = state(ws)
+        if m["seq"] >= until_seq:
+            return m
+
+
+@pytest.mark.slow
+def test_a_paused_owner_loses_its_tables_and_writes_nothing_after_sigcont(
+    workers: list[Worker], db: str
+) -> None:
+    a, b = workers[0], workers[1]
+    up(a, b)
+    tid, _ = new_table(a, bots=4, bot_delay_ms=30)
+    with connect(b.ws(tid)) as ws:  # a spectator on B keeps the table awake (A plays)
+        ws.send(json.dumps({"type": "hello", "token": None}))
+        watch(ws, 20)
+        assert owners([a, b], tid) == ["A"]
+        a.signal(signal.SIGSTOP)
+        stopped = time.monotonic()
+        try:
+            with pytest.raises(Exception):  # noqa: B017 - B closes the relay: A is silent
+                while True:
+                    recv(ws, timeout=15)
+            assert ws.close_code == 1012
+            paused = len(log_of(db, tid))  # (a commit A sent before it stopped has landed)
+            with connect(b.ws(tid), open_timeout=20) as ws2:  # reconnect: B waits for the lease
+                ws2.send(json.dumps({"type": "hello", "token": None}))
+                m = state(ws2)
+                moved = time.monotonic() - stopped
+                assert m["seq"] >= paused
+                assert owners([b], tid) == ["B"]
+                taken = next(t for t in b.info()["takeovers"] if t[0] == tid)
+                assert taken[2] == paused  # B resumed at the log as A left it
+                watch(ws2, paused + 20)  # B plays on
+                a.signal(signal.SIGCONT)
+                deadline = time.monotonic() + 20
+                while True:
+                    info = a.info()
+                    if info["lost"] >= 1 and tid not in info["tables"]:
+                        break
+                    assert time.monotonic() < deadline, info
+                    time.sleep(0.2)
+                m = watch(ws2, m["seq"] + 40)  # B still plays, nothing refused its writes
+                assert m["table"]["status"] == "playing"
+        finally:
+            a.signal(signal.SIGCONT)
+    print(f"\npaused owner: table moved {moved:.2f} s after SIGSTOP (lease {LEASE_MS} ms)")
+    assert owners([a, b], tid) == ["B"]
+    n = replays(db, tid)  # one log, every action legal, no gap, no duplicate
+    assert n >= m["seq"] >= paused + 40
+
+
+def test_an_owner_whose_session_ended_writes_nothing(db: str) -> None:
+    """The fence itself, in one process: A's owner session is ended (as PostgreSQL does
+    when the lease runs out); A's next writes are refused, even after SQLAlchemy could
+    have reconnected, and B takes the table."""
+    import sqlalchemy as sa
+
+    from shengji.server.cluster import ClusterStore, OwnershipLost
+    from shengji.server.storage import TableRow
+
+    async def run() -> None:
+        a, b = ClusterStore(db, lease_ms=5000), ClusterStore(db, lease_ms=5000)
+        await a.start()
+        await b.start()
+        try:
+            row = TableRow(id="fence1", name="f", options={}, seed=1, host_token_hash="h",
+                           seats=[None] * 4, host_seat=None, status="playing", settings={})
+            assert await a.own_table("fence1")
+            await a.create_table(row)
+            await a.append_action("fence1", 0, ["draw"])
+            assert not await b.own_table("fence1")  # one owner
+            with pytest.raises(OwnershipLost):
+                await b.append_action("fence1", 1, ["draw"])  # not B's to write
+            async with b.engine.connect() as conn:  # end A's session, as the lease would
+                await conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": a._pid})
+                await conn.commit()
+            for _ in range(50):
+                if await b.own_table("fence1"):
+                    break
+                await asyncio.sleep(0.05)
+            assert b.owns("fence1")
+            with pytest.raises(Exception):  # noqa: B017 - the dead session, then the fence
+                await a.append_action("fence1", 1, ["draw"])
+            assert a.lost and not a.owns("fence1")
+            with pytest.raises(OwnershipLost):
+                await a.append_action("fence1", 1, ["draw"])  # no silent reconnect
+            assert not await a.ping()
+            await a.renew()  # a fresh session owns nothing
+            with pytest.raises(OwnershipLost):
+                await a.append_action("fence1", 1, ["draw"])
+            assert not await a.own_table("fence1")  # B holds it
+            await b.append_action("fence1", 1, ["draw"])
+            assert await b.load_actions("fence1") == [["draw"], ["draw"]]
+            assert a.fenced >= 2 and b.fenced == 1
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
