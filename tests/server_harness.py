@@ -10,6 +10,7 @@ import json
 import os
 import random
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
@@ -364,3 +365,18 @@ def stored_actions(db_path: str | os.PathLike[str], table_id: str) -> int:
         return int(row.fetchone()[0])
     finally:
         con.close()
+
+
+def service_or_skip(service: AbstractContextManager[str]) -> Iterator[str]:
+    """Yield the URL of a throwaway service (`shengji.server.localcluster.local_postgres`,
+    `local_redis`), skipping the test where it is not installed or does not start."""
+    import pytest
+
+    from shengji.server.localcluster import ServiceError
+
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(service)
+        except ServiceError as exc:
+            pytest.skip(str(exc))
+        yield url

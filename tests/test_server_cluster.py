@@ -16,12 +16,9 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,78 +33,24 @@ pytest.importorskip("redis", reason="the cluster extra (redis-py) is not install
 pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
+from server_harness import service_or_skip  # noqa: E402
+from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
+
 pytestmark = pytest.mark.timeout(180)
 
 LEASE_MS = 1500
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def pg() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster on loopback (as in test_server_storage)."""
-    initdb = shutil.which("initdb") or "/usr/lib/postgresql/15/bin/initdb"
-    pg_ctl = shutil.which("pg_ctl") or "/usr/lib/postgresql/15/bin/pg_ctl"
-    if not (os.path.exists(initdb) and os.path.exists(pg_ctl)):
-        pytest.skip("PostgreSQL is not installed")
-    prefix: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        runuser = shutil.which("runuser")
-        if runuser is None:
-            pytest.skip("running as root without runuser")
-        prefix = [runuser, "-u", "postgres", "--"]
-    folder = tempfile.mkdtemp(prefix="shengji-pg-")
-    if prefix:
-        shutil.chown(folder, "postgres")
-    data = os.path.join(folder, "data")
-    port = free_port()
-    try:
-        subprocess.run([*prefix, initdb, "-D", data, "-U", "shengji", "--auth=trust",
-                        "-E", "UTF8"], check=True, capture_output=True)
-        subprocess.run([*prefix, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"),
-                        "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -F "
-                        "-c max_connections=200", "start"], check=True, capture_output=True)
-    except (subprocess.CalledProcessError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        pytest.skip(f"could not start PostgreSQL: {exc}")
-    try:
-        yield f"postgresql+asyncpg://shengji@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
-                       capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
+    """A throwaway PostgreSQL cluster on loopback."""
+    yield from service_or_skip(local_postgres(max_connections=200))
 
 
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
     """A throwaway redis-server on loopback (no persistence)."""
-    exe = shutil.which("redis-server") or "/usr/bin/redis-server"
-    if not os.path.exists(exe):
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.skip("could not start redis-server")
-            time.sleep(0.05)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.kill()
-        proc.wait(10)
+    yield from service_or_skip(local_redis())
 
 
 def sql(url: str, query: str, *args: Any) -> list[Any]:

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from server_harness import service_or_skip
+from shengji.server.localcluster import local_postgres
 from shengji.server.schema import PUBLIC_MINIMA, InputError, TableSettings, check_settings
 from shengji.server.security import (
     TokenBucket,
@@ -112,56 +109,12 @@ def test_plain_urls_get_async_drivers() -> None:
     assert normalize_url("sqlite+aiosqlite:///x") == "sqlite+aiosqlite:///x"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
     """A throwaway PostgreSQL cluster on loopback (skipped where PostgreSQL or the
     `postgres` extra, asyncpg, is absent)."""
     pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
-    initdb = shutil.which("initdb") or "/usr/lib/postgresql/15/bin/initdb"
-    pg_ctl = shutil.which("pg_ctl") or "/usr/lib/postgresql/15/bin/pg_ctl"
-    if not (os.path.exists(initdb) and os.path.exists(pg_ctl)):
-        pytest.skip("PostgreSQL is not installed")
-    prefix: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        runuser = shutil.which("runuser")
-        if runuser is None:
-            pytest.skip("running as root without runuser")
-        prefix = [runuser, "-u", "postgres", "--"]
-    folder = tempfile.mkdtemp(prefix="shengji-pg-")
-    if prefix:
-        shutil.chown(folder, "postgres")
-    data = os.path.join(folder, "data")
-    port = _free_port()
-    try:
-        subprocess.run(
-            [*prefix, initdb, "-D", data, "-U", "shengji", "--auth=trust", "-E", "UTF8"],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(
-            [
-                *prefix, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"),
-                "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -F",
-                "start",
-            ],
-            check=True,
-            capture_output=True,
-        )
-    except (subprocess.CalledProcessError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        pytest.skip(f"could not start PostgreSQL: {exc}")
-    try:
-        yield f"postgresql+asyncpg://shengji@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
-                       capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
+    yield from service_or_skip(local_postgres())
 
 
 def test_postgres_store_roundtrip(postgres_url: str) -> None:
