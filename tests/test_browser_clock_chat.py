@@ -351,6 +351,23 @@ def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_time
         assert info["settings"]["turn_s"] == 0  # off unless chosen: a friends' table
 
 
+def create_as_host(page: Any, server: str, body: dict[str, Any]) -> str:
+    """POST a table from the page (its origin) and keep the host token where the client
+    looks for it; returns the table's id."""
+    page.goto(server + "/")
+    made = page.evaluate(
+        """async (body) => {
+          const r = await fetch('/api/tables', {method: 'POST',
+            headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
+          return r.json();
+        }""",
+        body,
+    )
+    page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
+                  [made["id"], made["host_token"]])
+    return str(made["id"])
+
+
 @browser_only
 @pytest.mark.timeout(120)
 def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
@@ -359,19 +376,10 @@ def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
     # End to end: a table with a 1.5 s turn timer (a private server's fast timings); the
     # player never acts, so the stand-in plays for them, marked on the cards and the seat.
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.goto(server + "/")
-        made = page.evaluate(
-            """async () => {
-              const r = await fetch('/api/tables', {method: 'POST',
-                headers: {'content-type': 'application/json'},
-                body: JSON.stringify({name: 'timer', turn_s: 1.5, deal_ms: 3, window_ms: 800,
-                                      bot_delay_ms: 20, round_pause_ms: 600})});
-              return r.json();
-            }"""
-        )
-        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
-                      [made["id"], made["host_token"]])
-        page.goto(server + f"/t/{made['id']}")
+        tid = create_as_host(page, server, {"name": "timer", "turn_s": 1.5, "deal_ms": 3,
+                                            "window_ms": 800, "bot_delay_ms": 20,
+                                            "round_pause_ms": 600})
+        page.goto(server + f"/t/{tid}")
         page.wait_for_selector("#timer-note")
         assert page.inner_text("#timer-note").startswith("Turn timer: 1.5 s per turn")
         page.fill("#name-input", "Ann")
@@ -393,19 +401,8 @@ def test_a_finished_game_is_listed_in_the_lobby_and_opens_its_replay(
     server: str, browser: Any
 ) -> None:
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.goto(server + "/")
-        made = page.evaluate(
-            """async () => {
-              const r = await fetch('/api/tables', {method: 'POST',
-                headers: {'content-type': 'application/json'},
-                body: JSON.stringify({name: 'all bots', deal_ms: 0, window_ms: 50,
-                                      bot_delay_ms: 0, round_pause_ms: 0})});
-              return r.json();
-            }"""
-        )
-        tid = made["id"]
-        page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
-                      [tid, made["host_token"]])
+        tid = create_as_host(page, server, {"name": "all bots", "deal_ms": 0, "window_ms": 50,
+                                            "bot_delay_ms": 0, "round_pause_ms": 0})
         page.goto(server + f"/t/{tid}")
         for seat in range(4):
             page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
