@@ -244,7 +244,10 @@ class Human:
         self.table = table
         self.rng = random.Random(seed)
         self.declare = declare
-        self.acted_at = -1
+        # The decision point last answered. Several states can show the same turn before
+        # the server has applied our answer (a bot's move, a chat line, a clock tick), so
+        # acting once per state number would answer the same turn twice.
+        self.acted_on: tuple[Any, ...] | None = None
         self.declared_at: tuple[int, int] | None = None
         self.errors: list[str] = []
 
@@ -256,14 +259,15 @@ class Human:
                 import time
 
                 time.sleep(0.2)
-                self.acted_at = -1
+                self.acted_on = None
                 self.react(self.p.state)
             return
         if msg["type"] != "state" or msg["you"] is None:
             return
         seat: int = msg["you"]
         v = msg["view"]
-        if msg["seq"] == self.acted_at or v["game_over"]:
+        turn = (v["round_no"], v["phase"], v["to_act"], len(v["declarations"]), len(v["hand"]))
+        if turn == self.acted_on or v["game_over"]:
             return
         action: list[Any] | None = None
         key = (v["round_no"], len(v["declarations"]))
@@ -292,7 +296,7 @@ class Human:
             if cards is not None:
                 action = ["play", seat, cards]
         if action is not None:
-            self.acted_at = msg["seq"]
+            self.acted_on = turn
             self.p.send({"type": "action", "action": action})
 
     def play_until(self, stop: Callable[[Msg], bool], timeout: float = 30.0) -> Msg:
