@@ -13,7 +13,7 @@ def snapshot(table: Game | Round) -> str:
     rnd = table.round if isinstance(table, Game) else table
     data = {
         "views": [table.view(s).to_json() for s in (0, 1, 2, 3, None)],
-        "hands": [list(h) for h in rnd.hands],
+        "hands": [list(rnd.hand_counts(s)) for s in range(4)],
         "kitty": list(rnd.kitty),
         "actions": len(table.actions),
         "decision": repr(table.decision()),

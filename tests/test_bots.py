@@ -414,7 +414,7 @@ def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4()
             k = _Knowledge(view, view.trump)
             assert k.held is not None and f.blocker in k.held
             for c in f.shown:
-                held_now = rnd.hands[f.blocker][c.id]
+                held_now = rnd.hand_counts(f.blocker)[c.id]
                 assert k.held[f.blocker][c.id] <= held_now  # never claims too much
             # Seats that exclude the blocker cannot hold the shown cards' last copies.
             others = [s for s in range(4) if s not in (seat, f.blocker)]
@@ -430,7 +430,7 @@ def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4()
 
 _KNOWLEDGE_FIELDS = (
     "hand", "unseen", "void", "nopair", "suit_len", "unseen_len", "hand_sizes",
-    "starter_kitty", "kitty_pts", "_kitty", "n_hand", "n_unseen", "unseen_pts", "held",
+    "starter_kitty", "kitty_pts", "_buried", "n_hand", "n_unseen", "unseen_pts", "held",
 )
 
 

@@ -388,7 +388,9 @@ def test_a_throw_is_confirmed_with_its_penalty(server: str, browser: Any) -> Non
 @browser_only
 @pytest.mark.timeout(60)
 def test_auto_play_makes_a_forced_move_only_when_switched_on(server: str, browser: Any) -> None:
-    g = _advance(4, lambda g: g.decision().phase == "play" and g.round.sizes[_seat_to_act(g)] == 1)
+    g = _advance(
+        4, lambda g: g.decision().phase == "play" and g.round.hand_sizes[_seat_to_act(g)] == 1
+    )
     seat = _seat_to_act(g)
     st = state_of(g, seat)
     last = st["view"]["hand"][0]

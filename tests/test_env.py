@@ -268,7 +268,8 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
     """Swap cards between the hidden hands (and the kitty if `seat` cannot see it)."""
     rnd = t.round
     others = [s for s in range(4) if s != seat]
-    pools: list[list[int]] = [rnd.hands[s] for s in others]
+    hands = [list(rnd.hand_counts(s)) for s in range(4)]
+    pools: list[list[int]] = [hands[s] for s in others]
     changed = False
     for _ in range(20):
         a, b = rng.sample(range(len(pools)), 2)
@@ -285,6 +286,7 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
         hb[y] -= 1
         ha[y] += 1
         changed = True
+    kitty = None
     if rnd.phase == "play" and rnd.starter != seat and rnd.kitty:
         k = list(rnd.kitty)
         h = pools[0]
@@ -294,8 +296,9 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
             h[y] -= 1
             h[k[0]] += 1
             k[0] = y
-            rnd.kitty = tuple(k)
+            kitty = k
             changed = True
+    t.round = t.observer.rnd = rnd.with_hidden(hands, kitty=kitty)
     t._views.clear()
     t._mask = None
     return changed

@@ -16,7 +16,6 @@ from shengji import (
     Game,
     IllegalAction,
     Pass,
-    Phase,
     Play,
     Round,
     RoundResult,
@@ -26,7 +25,7 @@ from shengji import (
     trick_winner,
 )
 from shengji.bots import make_agent
-from shengji.cards import CARDS, RANKS, counts_of
+from shengji.cards import CARDS, RANKS
 from shengji.driver import play_game
 from shengji.options import OPTION_CHOICES, OPTION_INFO, PRESETS
 from shengji.round import level_index
@@ -58,8 +57,7 @@ def rigged_deal(
     while len(kit) < 8:
         kit.append(filler.pop(0))
     deck = [want[(rnd.first_drawer + k) % 4].pop(0) for k in range(100)] + kit
-    rnd.deck = tuple(deck)
-    rnd.kitty_taken = tuple(kit)
+    rnd = Round(0, options, deck=deck, **kw)  # type: ignore[arg-type]
     while rnd.phase == "deal":
         rnd.apply(Draw())
     return rnd
@@ -78,19 +76,11 @@ def position(
     options: RuleOptions | None = None,
 ) -> Round:
     """A round in its play phase with these (short) hands: the last tricks of a round."""
-    rnd = Round(
-        0, options, trump_rank=rank, starter=leader if leader % 2 == declaring_team
-        else (leader + 1) % 4, declaring_team=declaring_team, levels=levels,
+    return Round.from_position(
+        [C(h) for h in hands], kitty=C(kitty), trump_rank=rank, trump_suit=suit,
+        leader=leader, declaring_team=declaring_team, levels=levels,
+        opponents_points=opponents_points, options=options,
     )
-    rnd.hands = [counts_of(C(h)) for h in hands]
-    rnd.sizes = [len(C(h)) for h in hands]
-    rnd.drawn = 100
-    rnd.kitty = tuple(c.id for c in C(kitty))
-    rnd.trump = rnd._trump_for(rank, suit)
-    rnd.phase = Phase.PLAY
-    rnd.leader = leader
-    rnd.opponents_points = opponents_points
-    return rnd
 
 
 def play_trick(rnd: Round, *plays: str) -> None:
@@ -157,7 +147,7 @@ def test_round1_no_declaration_flip_turns_up_the_kitty_and_the_first_drawer_star
     assert flip.starter == 1 and flip.declaring_team == 1
     assert flip.trump is not None and (flip.trump.rank, flip.trump.suit) == ("2", "D")
     assert flip.view(3).kitty_flip == tuple(C("3S 9D 2D"))  # everyone sees the flip
-    assert flip.sizes[1] == 33  # the kitty goes to the starter (§3.5, §4)
+    assert flip.hand_sizes[1] == 33  # the kitty goes to the starter (§3.5, §4)
     flip.apply(Bury(1, tuple(flip.hand(1)[:8])))
     assert flip.decision().seat == 1  # and they lead
 
@@ -191,7 +181,7 @@ def test_gap_tractors_trumps_only_in_a_played_round_rules_5_4():
 
 def test_throw_tractors_off_reads_a_throws_tractor_as_pairs_rules_6_1():
     # Seat 0 throws 3S 3S 4S 4S AS. Seat 1 holds QS QS: a higher pair, but no tractor.
-    hands = ["3S 3S 4S 4S AS", "QS QS 7D 8D 9D", "5D 6D 8C 9C 10C", "3D 4D 5C 6C 7C"]
+    hands = ["3S 3S 4S 4S AS", "QS QS 7D 8D 9D", "5D 6D 8C 9C 10C", "3D 4D 5C 5C JD"]
     on = position(hands)
     on.apply(Play(0, tuple(C("3S 3S 4S 4S AS"))))
     assert not on.failed_throws and on.view(1).lead == tuple(C("3S 3S 4S 4S AS"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from pathlib import Path
 
@@ -109,12 +108,13 @@ def test_the_agent_decides_from_its_view_only(ckpt: Path) -> None:
         rnd = _to_play(seed, 5)
         seat = rnd.decision().seat
         assert seat is not None
-        other = copy.deepcopy(rnd)
         a, b = [s for s in range(4) if s != seat][:2]
-        ha, hb = other.hands[a], other.hands[b]
+        hands = [list(rnd.hand_counts(s)) for s in range(4)]
+        ha, hb = hands[a], hands[b]
         x = next(i for i in range(54) if ha[i] and not hb[i])
         y = next(i for i in range(54) if hb[i] and not ha[i])
         ha[x], hb[x], hb[y], ha[y] = ha[x] - 1, hb[x] + 1, hb[y] - 1, ha[y] + 1
+        other = rnd.with_hidden(hands)
         assert other.hand(a) != rnd.hand(a)
         first = DMCAgent(ckpt, seed=seed).act(rnd.view(seat))
         second = DMCAgent(ckpt, seed=seed).act(other.view(seat))

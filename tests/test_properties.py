@@ -45,17 +45,17 @@ def check_invariants(game: Game) -> None:
     for s, ids in rnd.current:
         played[s] += len(ids)
     for s in range(4):
-        assert sum(rnd.hands[s]) == rnd.sizes[s]
+        assert sum(rnd.hand_counts(s)) == rnd.hand_sizes[s]
         if rnd.phase == "deal":
-            assert rnd.sizes[s] == len(
+            assert rnd.hand_sizes[s] == len(
                 [k for k in range(rnd.drawn) if (rnd.first_drawer + k) % 4 == s]
             )
         elif rnd.phase == "declare":
-            assert rnd.sizes[s] == 25
+            assert rnd.hand_sizes[s] == 25
         elif rnd.phase == "kitty":
-            assert rnd.sizes[s] == (33 if s == rnd.starter else 25)
+            assert rnd.hand_sizes[s] == (33 if s == rnd.starter else 25)
         else:
-            assert rnd.sizes[s] == 25 - played[s]
+            assert rnd.hand_sizes[s] == 25 - played[s]
 
 
 @settings(max_examples=25, deadline=None)

@@ -21,7 +21,7 @@ from shengji.cards import CARDS, card_points
 
 
 def held(rnd, seat, text):
-    return all(rnd.hands[seat][c.id] >= C(text).count(c) for c in C(text))
+    return all(rnd.hand_counts(seat)[c.id] >= C(text).count(c) for c in C(text))
 
 
 def find_seed(pred, **kw):
@@ -40,11 +40,11 @@ def assert_refused(rnd, action, rule):
 
 
 def singles_of_rank(rnd, seat, rank="2"):
-    return [c for c in CARDS if c.rank == rank and rnd.hands[seat][c.id] >= 1]
+    return [c for c in CARDS if c.rank == rank and rnd.hand_counts(seat)[c.id] >= 1]
 
 
 def pairs_of_rank(rnd, seat, rank="2"):
-    return [c for c in CARDS if c.rank == rank and rnd.hands[seat][c.id] == 2]
+    return [c for c in CARDS if c.rank == rank and rnd.hand_counts(seat)[c.id] == 2]
 
 
 # ------------------------------------------------------------------ §3.1 drawing
@@ -56,9 +56,9 @@ def test_cards_are_drawn_one_at_a_time_in_play_order_rules_3_1():
         assert rnd.decision().phase == "deal"
         rnd.apply(Draw())
         assert rnd.decision().last_drawer == (2 + k) % 4
-    assert rnd.sizes == [1, 1, 2, 2]
+    assert rnd.hand_sizes == (1, 1, 2, 2)
     deal_all(rnd)
-    assert rnd.sizes == [25, 25, 25, 25]
+    assert rnd.hand_sizes == (25, 25, 25, 25)
     assert rnd.phase == "declare"
     assert rnd.decision().seat == 2  # the final window starts from the first drawer
 
@@ -66,7 +66,7 @@ def test_cards_are_drawn_one_at_a_time_in_play_order_rules_3_1():
 def test_later_rounds_first_drawer_is_the_starter_rules_3_1():
     rnd = Round(3, trump_rank="5", starter=1, declaring_team=1)
     rnd.apply(Draw())
-    assert rnd.sizes == [0, 1, 0, 0]
+    assert rnd.hand_sizes == (0, 1, 0, 0)
 
 
 # ------------------------------------------------------------------ §3.3 declarations
@@ -104,7 +104,7 @@ def test_two_jokers_cannot_be_overturned_and_make_a_no_trump_round_rules_3_3_5_3
     bj, rj = C("BJ")[0], C("RJ")[0]
 
     def ok(r):
-        return r.hands[0][bj.id] == 2 and r.hands[1][rj.id] == 2
+        return r.hand_counts(0)[bj.id] == 2 and r.hand_counts(1)[rj.id] == 2
 
     _, rnd = find_seed(ok)
     rnd.apply(Declare(0, (bj, bj)))
@@ -131,9 +131,9 @@ def test_standing_declarer_may_not_reinforce_unless_option_rules_3_3():
 
 def test_declaration_must_use_cards_in_hand_of_the_trump_rank_rules_3_3():
     rnd = deal_all(Round(1))
-    missing = next(c for c in CARDS if c.rank == "2" and rnd.hands[0][c.id] == 0)
+    missing = next(c for c in CARDS if c.rank == "2" and rnd.hand_counts(0)[c.id] == 0)
     assert_refused(rnd, Declare(0, (missing,)), "in your hand")
-    non_rank = next(c for c in CARDS if c.rank == "9" and rnd.hands[0][c.id] >= 1)
+    non_rank = next(c for c in CARDS if c.rank == "9" and rnd.hand_counts(0)[c.id] >= 1)
     assert_refused(rnd, Declare(0, (non_rank,)), "trump rank 2")
     assert_refused(rnd, Declare(0, ()), r"RULES §3\.3")
 
@@ -187,18 +187,18 @@ def test_declarer_becomes_starter_and_takes_the_kitty_rules_3_4_4():
     rnd.apply(Declare(3, (card,)))
     rnd.apply(CloseWindow())
     assert rnd.trump.suit == card.suit and rnd.trump.rank == "2"
-    assert rnd.sizes[3] == 33
+    assert rnd.hand_sizes[3] == 33
     assert rnd.view(3).kitty_taken is not None and len(rnd.view(3).kitty_taken) == 8
     assert rnd.view(1).kitty_taken is None
 
 
 def test_nobody_declares_in_the_first_round_redeal_rules_3_5():
     rnd = deal_all(Round(1))
-    first_hands = [list(h) for h in rnd.hands]
+    first_hands = [list(rnd.hand_counts(s)) for s in range(4)]
     rnd.apply(CloseWindow())
     assert rnd.phase == "deal" and rnd.drawn == 0 and rnd.attempt == 1
     deal_all(rnd)
-    assert [list(h) for h in rnd.hands] != first_hands
+    assert [list(rnd.hand_counts(s)) for s in range(4)] != first_hands
 
 
 def test_later_round_without_declaration_flips_the_kitty_rules_3_5():
@@ -215,7 +215,7 @@ def test_later_round_without_declaration_flips_the_kitty_rules_3_5():
             expected = best.suit
             assert len(rnd.kitty_flip) == 8
         assert rnd.trump.suit == expected and rnd.trump.rank == "7"
-        assert rnd.starter == 1 and rnd.sizes[1] == 33
+        assert rnd.starter == 1 and rnd.hand_sizes[1] == 33
         assert all(c in rnd.view(0).kitty_flip for c in [CARDS[i] for i in rnd.kitty_flip])
 
 
@@ -235,11 +235,11 @@ def test_kitty_exchange_rules_4():
     hand = rnd.hand(s)
     assert_refused(rnd, Bury(other, tuple(rnd.hand(other)[:8])), "only the starter")
     assert_refused(rnd, Bury(s, tuple(hand[:7])), "exactly 8")
-    missing = next(c for c in CARDS if rnd.hands[s][c.id] == 0)
+    missing = next(c for c in CARDS if rnd.hand_counts(s)[c.id] == 0)
     assert_refused(rnd, Bury(s, (*hand[:7], missing)), "not in your hand")
     assert_refused(rnd, Play(s, (hand[0],)), r"RULES §6")
     rnd.apply(Bury(s, tuple(hand[:8])))
-    assert rnd.sizes[s] == 25 and rnd.phase == "play" and rnd.to_act == s
+    assert rnd.hand_sizes[s] == 25 and rnd.phase == "play" and rnd.to_act == s
     assert rnd.view(s).kitty == tuple(hand[:8])
     assert rnd.view(other).kitty is None
 
@@ -251,7 +251,7 @@ def test_illegal_plays_are_refused_with_the_rule_and_change_nothing_rules_6():
     s = rnd.to_act
     other = (s + 1) % 4
     assert_refused(rnd, Play(other, (rnd.hand(other)[0],)), "turn")
-    missing = next(c for c in CARDS if rnd.hands[s][c.id] == 0)
+    missing = next(c for c in CARDS if rnd.hand_counts(s)[c.id] == 0)
     assert_refused(rnd, Play(s, (missing,)), "not in your hand")
     assert_refused(rnd, Play(s, ()), r"RULES §6")
     t = rnd.trump
@@ -337,7 +337,7 @@ def test_no_trump_keeps_rank_option_in_a_joker_round_rules_5_3_10():
     bj = C("BJ")[0]
     for keeps in (False, True):
         def ok(r):
-            return r.hands[0][bj.id] == 2
+            return r.hand_counts(0)[bj.id] == 2
 
         seed, _ = find_seed(ok)
         rnd = deal_all(Round(seed, RuleOptions(no_trump_keeps_rank=keeps)))

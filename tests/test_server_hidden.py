@@ -79,7 +79,7 @@ def check_messages(
         allowed = set(shown)
         own: list[int] = []
         if seat is not None:
-            own = [i for i in range(54) for _ in range(r.hands[seat][i])]  # the true hand
+            own = [i for i in range(54) for _ in range(r.hand_counts(seat)[i])]  # the true hand
             allowed |= set(own)
             if seat == r.starter and r.phase in ("kitty", "play"):
                 allowed |= set(r.kitty_taken) | set(r.kitty)
@@ -87,7 +87,7 @@ def check_messages(
         hidden: set[int] = set()
         for o in range(4):
             if o != seat:
-                hidden |= {i for i in range(54) if r.hands[o][i]}
+                hidden |= {i for i in range(54) if r.hand_counts(o)[i]}
         if r.phase in ("deal", "declare"):
             hidden |= set(r.deck[r.drawn :])
         else:

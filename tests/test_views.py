@@ -1,6 +1,5 @@
 """RULES §11: what each seat may see."""
 
-import copy
 import json
 import random
 
@@ -11,34 +10,32 @@ from shengji import Game, Round
 def scramble_hidden(rnd: Round, seat: int | None, rng: random.Random) -> Round:
     """A copy of the round where every card `seat` may not see is shuffled among the
     places it could be (other hands, the undrawn deck, the kitty when hidden)."""
-    other = copy.deepcopy(rnd)
     seats = [s for s in range(4) if s != seat]
     pool = []
     for s in seats:
-        for i, n in enumerate(other.hands[s]):
+        for i, n in enumerate(rnd.hand_counts(s)):
             pool += [i] * n
-    kitty_hidden = other.phase != "over" and seat != other.starter
-    if kitty_hidden and other.phase in ("play",):
-        pool += list(other.kitty)
-    if other.phase in ("deal", "declare"):
-        pool += other.deck[other.drawn :]
+    kitty_hidden = rnd.phase == "play" and seat != rnd.starter
+    dealing = rnd.phase in ("deal", "declare")
+    if kitty_hidden:
+        pool += list(rnd.kitty)
+    if dealing:
+        pool += rnd.deck[rnd.drawn :]
     rng.shuffle(pool)
+    hands = [list(rnd.hand_counts(s)) for s in range(4)]
     k = 0
     for s in seats:
-        n = other.sizes[s]
+        n = rnd.hand_sizes[s]
         h = [0] * 54
         for i in pool[k : k + n]:
             h[i] += 1
-        other.hands[s] = h
+        hands[s] = h
         k += n
-    if kitty_hidden and other.phase == "play":
-        other.kitty = tuple(pool[k : k + 8])
-        k += 8
-    if other.phase in ("deal", "declare"):
-        other.deck = other.deck[: other.drawn] + tuple(pool[k:])
-        if other.phase == "declare" or other.drawn:
-            other.kitty_taken = tuple(other.deck[100:])
-    return other
+    return rnd.with_hidden(
+        hands,
+        kitty=pool[k : k + 8] if kitty_hidden else None,
+        undealt=pool[k:] if dealing else None,
+    )
 
 
 def test_views_hold_no_hidden_information_rules_11():
@@ -74,9 +71,9 @@ def test_view_shows_own_hand_sizes_and_kitty_only_to_starter_rules_11():
     for seat in range(4):
         v = game.view(seat)
         assert sorted(c.id for c in v.hand) == sorted(
-            i for i in range(54) for _ in range(rnd.hands[seat][i])
+            i for i in range(54) for _ in range(rnd.hand_counts(seat)[i])
         )
-        assert v.hand_sizes == tuple(rnd.sizes)
+        assert v.hand_sizes == tuple(rnd.hand_sizes)
         if seat == rnd.starter:
             assert v.kitty is not None and len(v.kitty) == 8 and v.kitty_taken is not None
         else:

@@ -33,7 +33,7 @@ def positions(seed: int, kinds: tuple[str, ...], every: int = 3):  # type: ignor
 
 def true_world(rnd: Round) -> tuple[list[list[int]], list[int]]:
     kitty = list(rnd.kitty) if rnd.phase == "play" else list(rnd.kitty_taken)
-    return [list(h) for h in rnd.hands], kitty
+    return [list(rnd.hand_counts(s)) for s in range(4)], kitty
 
 
 def test_sampled_worlds_keep_every_fact_of_the_view() -> None:

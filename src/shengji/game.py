@@ -29,81 +29,124 @@ class Game:
     """
 
     def __init__(self, seed: int | str = 0, options: RuleOptions | None = None) -> None:
-        self.seed = seed
-        self.options = options if options is not None else SEED_RULES
-        self.levels: list[int] = [0, 0]
-        self.results: list[RoundResult] = []
-        self.digests: list[str] = []  # `round_digest` of each finished round
-        self.actions: list[Action] = []
-        self.winner: int | None = None
-        self.round = Round(round_seed(seed, 0), self.options, trump_rank="2", round_no=0)
+        self._seed = seed
+        self._options = options if options is not None else SEED_RULES
+        self._levels: list[int] = [0, 0]
+        self._results: list[RoundResult] = []
+        self._digests: list[str] = []  # `round_digest` of each finished round
+        self._actions: list[Action] = []
+        self._winner: int | None = None
+        self._round = Round(round_seed(seed, 0), self._options, trump_rank="2", round_no=0)
+
+    # ------------------------------------------------------------ read-only state
+
+    @property
+    def seed(self) -> int | str:
+        """The game's seed; round `n` is dealt from `round_seed(seed, n)`."""
+        return self._seed
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options the game is played under (RULES §10)."""
+        return self._options
+
+    @property
+    def round(self) -> Round:
+        """The current round, for reading (act through `Game.apply`, which keeps the
+        game's record)."""
+        return self._round
+
+    @property
+    def levels(self) -> tuple[int, int]:
+        """Both teams' levels as indices (0 is "2", 12 is "A", 13 past A; RULES §2)."""
+        return (self._levels[0], self._levels[1])
+
+    @property
+    def results(self) -> tuple[RoundResult, ...]:
+        """The results of the finished rounds, in order (RULES §8)."""
+        return tuple(self._results)
+
+    @property
+    def digests(self) -> tuple[str, ...]:
+        """`round_digest` of each finished round (what a record proves itself with)."""
+        return tuple(self._digests)
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """Every action applied in the game, in order."""
+        return tuple(self._actions)
+
+    @property
+    def winner(self) -> int | None:
+        """The team that passed A (RULES §9), None while the game goes on."""
+        return self._winner
 
     # ------------------------------------------------------------ queries
 
     @property
     def round_no(self) -> int:
         """The current round's number (0-based)."""
-        return self.round.round_no
+        return self._round.round_no
 
     @property
     def is_over(self) -> bool:
         """True once a team has passed A (RULES §9)."""
-        return self.winner is not None
+        return self._winner is not None
 
     @property
     def level_names(self) -> tuple[str, str]:
         """Both teams' levels, `"2"`..`"A"` (`"A+"` past A)."""
-        return (level_name(self.levels[0]), level_name(self.levels[1]))
+        return (level_name(self._levels[0]), level_name(self._levels[1]))
 
     def decision(self) -> Decision:
         """What the game waits for now (`phase` "over" once a team has passed A)."""
         if self.is_over:
             return Decision(Phase.OVER, None)
-        return self.round.decision()
+        return self._round.decision()
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now in the current round (§3.3)."""
-        return [] if self.is_over else self.round.legal_declarations(seat)
+        return [] if self.is_over else self._round.legal_declarations(seat)
 
     def has_declaration(self, seat: int) -> bool:
         """Whether `seat` may declare now in the current round (§3.3)."""
-        return self.round.has_declaration(seat)
+        return self._round.has_declaration(seat)
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play of `seat` now in the current round (§6)."""
         if self.is_over:
             return iter(())
-        return self.round.legal_plays(seat)
+        return self._round.legal_plays(seat)
 
     def random_play(self, seat: int, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play (or kitty) of `seat` now."""
-        return self.round.random_play(seat, rng)
+        return self._round.random_play(seat, rng)
 
     def random_action(self, rng: random.Random) -> Action:
         """A uniformly random legal action for the current decision (`Round.random_action`)."""
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        return self.round.random_action(rng)
+        return self._round.random_action(rng)
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see now (RULES §11); None for a spectator."""
         return build_view(
-            self.round,
+            self._round,
             seat,
-            last_result=self.results[-1] if self.results else None,
+            last_result=self._results[-1] if self._results else None,
             game_over=self.is_over,
-            winner=self.winner,
+            winner=self._winner,
         )
 
     @property
     def record(self) -> GameRecord:
         """The game so far as a record: options, seed, actions and round digests."""
         return GameRecord(
-            self.options,
-            self.seed,
-            [a.to_json() for a in self.actions],
-            [round_seed(self.seed, i) for i in range(self.round.round_no + 1)],
-            list(self.digests),
+            self._options,
+            self._seed,
+            [a.to_json() for a in self._actions],
+            [round_seed(self._seed, i) for i in range(self._round.round_no + 1)],
+            list(self._digests),
         )
 
     # ------------------------------------------------------------ actions
@@ -112,7 +155,7 @@ class Game:
         """Raise `IllegalAction` if the action is not legal now; never changes anything."""
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        self.round.check(action)
+        self._round.check(action)
 
     def apply(self, action: Action) -> list[Event]:
         """Validate and apply; on `IllegalAction` nothing changes. Starts the next round
@@ -123,12 +166,12 @@ class Game:
         """
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        events = self.round.apply(action)
-        self.actions.append(action)
-        if self.round.is_over:
+        events = self._round.apply(action)
+        self._actions.append(action)
+        if self._round.is_over:
             self._next_round()
-            if self.winner is not None:
-                events.append(GameOver(self.winner, self.level_names))
+            if self._winner is not None:
+                events.append(GameOver(self._winner, self.level_names))
             else:
                 events.append(self.round_started())
         return events
@@ -137,31 +180,31 @@ class Game:
         """Like `apply` without building the events (simulations, search, training)."""
         if self.is_over:
             raise IllegalAction("RULES §9: the game is over")
-        self.round.step(action)
-        self.actions.append(action)
-        if self.round.is_over:
+        self._round.step(action)
+        self._actions.append(action)
+        if self._round.is_over:
             self._next_round()
 
     def round_started(self) -> RoundStarted:
         """The `RoundStarted` event of the current round (narrators show it before its deal)."""
-        r = self.round
+        r = self._round
         return RoundStarted(r.round_no, r.trump_rank, r.starter, r.declaring_team, r.levels)
 
     def _next_round(self) -> None:
-        result = self.round.result
+        result = self._round.result
         assert result is not None
-        self.results.append(result)
-        self.digests.append(round_digest(result, len(self.actions)))
-        self.levels = [level_index(x) for x in result.levels_after]
-        if max(self.levels) > 12:
-            self.winner = 0 if self.levels[0] > 12 else 1
+        self._results.append(result)
+        self._digests.append(round_digest(result, len(self._actions)))
+        self._levels = [level_index(x) for x in result.levels_after]
+        if max(self._levels) > 12:
+            self._winner = 0 if self._levels[0] > 12 else 1
             return
         team = result.next_declaring_team
-        n = self.round.round_no + 1
-        self.round = Round(
-            round_seed(self.seed, n),
-            self.options,
-            trump_rank=level_name(self.levels[team]),
+        n = self._round.round_no + 1
+        self._round = Round(
+            round_seed(self._seed, n),
+            self._options,
+            trump_rank=level_name(self._levels[team]),
             starter=result.next_starter,
             declaring_team=team,
             round_no=n,
@@ -192,13 +235,13 @@ def replay(record: GameRecord, upto: int | None = None) -> Game:
             raise RecordMismatch(
                 f"record does not replay: round {rnd}, action {i}: {e.message}", rnd, i
             ) from None
-        done = len(game.digests)
+        done = len(game._digests)
         if game.round_no != rnd or game.is_over:
             k = done - 1
-            if k < len(record.digests) and record.digests[k] != game.digests[k]:
+            if k < len(record.digests) and record.digests[k] != game._digests[k]:
                 raise RecordMismatch(
                     f"record does not replay: round {k} ends at action {i} with a result "
-                    f"other than the recorded one (digest {game.digests[k]} != "
+                    f"other than the recorded one (digest {game._digests[k]} != "
                     f"{record.digests[k]})",
                     k,
                     i,

@@ -8,7 +8,7 @@ Every action is validated completely before anything changes, so an
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -24,7 +24,17 @@ from .actions import (
     cards_of,
     check_well_formed,
 )
-from .cards import CARDS, N_IDS, POINTS, RANKS, Card, below, cards_from_ids, shuffled_ids
+from .cards import (
+    CARDS,
+    N_IDS,
+    POINTS,
+    RANKS,
+    Card,
+    below,
+    cards_from_ids,
+    counts_of,
+    shuffled_ids,
+)
 from .declare import (
     candidate_declarations,
     declaration_strength,
@@ -232,7 +242,7 @@ class Trick(NamedTuple):
     """A finished trick in the round's own terms (card ids); views show `TrickView`s."""
 
     leader: int
-    plays: list[tuple[int, tuple[int, ...]]]  # (seat, card ids) in play order
+    plays: tuple[tuple[int, tuple[int, ...]], ...]  # (seat, card ids) in play order
     winner: int
     points: int
 
@@ -256,54 +266,61 @@ class Round:
         declaring_team: int | None = None,
         round_no: int = 0,
         levels: tuple[str, str] = ("2", "2"),
+        deck: tuple[int, ...] | list[int] | None = None,
     ) -> None:
-        self.options = options if options is not None else SEED_RULES
-        self.seed = seed
+        self._options = options if options is not None else SEED_RULES
+        self._seed = seed
         if trump_rank not in RANKS:
             raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
-        self.trump_rank = trump_rank
+        self._trump_rank = trump_rank
         self._rank_idx = RANKS.index(trump_rank)
         if (starter is None) != (declaring_team is None):
             raise IllegalAction("RULES §3.4: starter and declaring team are known together")
         if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
             raise IllegalAction("RULES §3.4: the starter belongs to the declaring team")
-        self.first_round = starter is None
-        self.starter: int | None = starter
-        self.declaring_team: int | None = declaring_team
-        self.round_no = round_no
-        self.levels = levels
-        self.first_drawer = starter if starter is not None else self.options.first_drawer
-        self.attempt = 0
-        self.actions: list[Action] = []
+        self._first_round = starter is None
+        self._starter: int | None = starter
+        self._declaring_team: int | None = declaring_team
+        self._round_no = round_no
+        self._levels = levels
+        self._first_drawer = starter if starter is not None else self._options.first_drawer
+        self._attempt = 0
+        self._actions: list[Action] = []
         self._events: list[Event] = []
         self._want_events = True  # False while `step` applies an action
-        self._start_deal()
+        if deck is not None:
+            deck = tuple(deck)
+            if sorted(deck) != _FULL_DECK:
+                raise IllegalAction("RULES §1: a deck is the 108 cards, each id 0-53 twice")
+        self._start_deal(deck)
 
     # ------------------------------------------------------------ setup
 
-    def _start_deal(self) -> None:
-        self.deck: tuple[int, ...] = shuffled_ids(f"{self.seed}:{self.attempt}")
-        self.hands: list[list[int]] = [[0] * N_IDS for _ in range(4)]
+    def _start_deal(self, deck: tuple[int, ...] | None = None) -> None:
+        self._deck: tuple[int, ...] = (
+            deck if deck is not None else shuffled_ids(f"{self._seed}:{self._attempt}")
+        )
+        self._hands: list[list[int]] = [[0] * N_IDS for _ in range(4)]
         # each seat's hand as sorted cards for views, with the counts and sort order it
         # was made from (any change to the hand or the trump shows as a mismatch)
         self._sorted: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = [
             None, None, None, None
         ]
-        self.sizes = [0, 0, 0, 0]
-        self.drawn = 0
-        self.declarations: list[tuple[int, tuple[int, ...]]] = []
-        self.standing: tuple[int, int, tuple[int, ...]] | None = None
+        self._sizes = [0, 0, 0, 0]
+        self._drawn = 0
+        self._declarations: list[tuple[int, tuple[int, ...]]] = []
+        self._standing: tuple[int, int, tuple[int, ...]] | None = None
         # the last `_declaration_ids` answer and what it depended on
         self._decl_key: object = None
         self._decl_ids: list[tuple[int, ...]] = []
-        self.phase = _DEAL
-        self.ask: int | None = None
-        self.passes = 0
-        self.trump: Trump | None = None
-        self.kitty_flip: tuple[int, ...] = ()
-        self.kitty_taken: tuple[int, ...] = tuple(self.deck[4 * HAND_SIZE :])
-        self.kitty: tuple[int, ...] = ()
-        self.tricks: list[Trick] = []
+        self._phase = _DEAL
+        self._ask: int | None = None
+        self._passes = 0
+        self._trump: Trump | None = None
+        self._kitty_flip: tuple[int, ...] = ()
+        self._kitty_taken: tuple[int, ...] = tuple(self._deck[4 * HAND_SIZE :])
+        self._kitty: tuple[int, ...] = ()
+        self._tricks: list[Trick] = []
         self._trick_cache: list[TrickView] = []
         self._done_tricks: tuple[TrickView, ...] = ()
         # the current trick as a view, and (tricks done, cards played) it was made at
@@ -311,45 +328,211 @@ class Round:
         self._cur_key = (-1, -1)
         # public card tuples for views, rebuilt when their lists grow
         self._decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = ()
-        self._point_cards: tuple[Card, ...] = ()
-        self.leader: int | None = None
-        self.current: list[tuple[int, tuple[int, ...]]] = []
-        self.lead_shape: Shape | None = None
-        self.failed_throws: list[FailedThrow] = []
-        self.opponents_points = 0
-        self.point_cards: list[int] = []
-        self.penalties = 0
-        self.result: RoundResult | None = None
+        self._point_view: tuple[Card, ...] = ()
+        self._leader: int | None = None
+        self._current: list[tuple[int, tuple[int, ...]]] = []
+        self._lead_shape: Shape | None = None
+        self._failed_throws: list[FailedThrow] = []
+        self._opponents_points = 0
+        self._point_cards: list[int] = []
+        self._penalties = 0
+        self._result: RoundResult | None = None
 
     # ------------------------------------------------------------ queries
+
+    # ------------------------------------------------------------ read-only state
+    # The round's state is private: these read-only properties (and `view`, and the
+    # events `apply` returns) are what consumers read. A property that returns a
+    # container returns an immutable copy. Hidden parts (hands, deck, kitty) are the
+    # engine's omniscient side: players only ever get a `View` (RULES §11).
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options this round is played under (RULES §10)."""
+        return self._options
+
+    @property
+    def seed(self) -> int | str:
+        """The shuffle seed: deal attempt `a` uses `shuffled_deck(f"{seed}:{a}")`."""
+        return self._seed
+
+    @property
+    def trump_rank(self) -> str:
+        """This round's trump rank (RULES §3.2)."""
+        return self._trump_rank
+
+    @property
+    def first_round(self) -> bool:
+        """True in a game's first round, where the declarer becomes starter (RULES §3.4)."""
+        return self._first_round
+
+    @property
+    def starter(self) -> int | None:
+        """The starter (RULES §3.4); None in a first round until trump is fixed."""
+        return self._starter
+
+    @property
+    def declaring_team(self) -> int | None:
+        """The declaring team, 0 (seats 0 and 2) or 1; None until known (RULES §3.4)."""
+        return self._declaring_team
+
+    @property
+    def round_no(self) -> int:
+        """The round's number in its game (0-based)."""
+        return self._round_no
+
+    @property
+    def levels(self) -> tuple[str, str]:
+        """Both teams' levels as the round began (RULES §2)."""
+        return self._levels
+
+    @property
+    def first_drawer(self) -> int:
+        """The seat that draws the first card (RULES §3.1)."""
+        return self._first_drawer
+
+    @property
+    def attempt(self) -> int:
+        """How many redeals this round has had (RULES §3.5)."""
+        return self._attempt
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """Every action applied to this round, in order (of the current deal attempt on)."""
+        return tuple(self._actions)
+
+    @property
+    def phase(self) -> Phase:
+        """The round's phase: deal, declare, kitty, play or over."""
+        return self._phase
+
+    @property
+    def drawn(self) -> int:
+        """How many of the 100 dealt cards have been drawn (RULES §3.1)."""
+        return self._drawn
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The current deal's card order, 108 ids (hidden information)."""
+        return self._deck
+
+    def hand_counts(self, seat: int) -> tuple[int, ...]:
+        """A seat's hand as counts per card id, 54 entries (hidden information)."""
+        return tuple(self._hands[seat])
+
+    @property
+    def hand_sizes(self) -> tuple[int, int, int, int]:
+        """How many cards each seat holds (public)."""
+        s = self._sizes
+        return (s[0], s[1], s[2], s[3])
+
+    @property
+    def declarations(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Every declaration so far as (seat, card ids), in order (RULES §3.3)."""
+        return tuple(self._declarations)
+
+    @property
+    def standing(self) -> tuple[int, int, tuple[int, ...]] | None:
+        """The standing declaration as (seat, strength, card ids), or None (RULES §3.3)."""
+        return self._standing
+
+    @property
+    def ask(self) -> int | None:
+        """In the declare phase, the seat asked to declare or pass (RULES §3.3)."""
+        return self._ask
+
+    @property
+    def trump(self) -> Trump | None:
+        """The fixed trump, once the declaring is over (RULES §5)."""
+        return self._trump
+
+    @property
+    def kitty_flip(self) -> tuple[int, ...]:
+        """The kitty cards turned up to fix trump when nobody declared (RULES §3.5)."""
+        return self._kitty_flip
+
+    @property
+    def kitty_taken(self) -> tuple[int, ...]:
+        """The 8 undealt cards the starter takes (hidden information, RULES §4)."""
+        return self._kitty_taken
+
+    @property
+    def kitty(self) -> tuple[int, ...]:
+        """The 8 cards the starter buried, once buried (hidden until the end, RULES §4)."""
+        return self._kitty
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The finished tricks, in order (RULES §6)."""
+        return tuple(self._tricks)
+
+    @property
+    def n_tricks(self) -> int:
+        """How many tricks are finished."""
+        return len(self._tricks)
+
+    @property
+    def leader(self) -> int | None:
+        """The seat leading the current trick (play phase)."""
+        return self._leader
+
+    @property
+    def current(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """The current trick's plays so far as (seat, card ids)."""
+        return tuple(self._current)
+
+    @property
+    def lead_shape(self) -> Shape | None:
+        """The shape of the current trick's lead, if one is on the table (RULES §6.1)."""
+        return self._lead_shape if self._current else None
+
+    @property
+    def failed_throws(self) -> tuple[FailedThrow, ...]:
+        """Every failed throw so far, in order (RULES §6.4)."""
+        return tuple(self._failed_throws)
+
+    @property
+    def opponents_points(self) -> int:
+        """Points the opponents of the declaring team have won in tricks (RULES §7)."""
+        return self._opponents_points
+
+    @property
+    def penalties(self) -> int:
+        """Points of failed-throw penalties so far (RULES §6.4)."""
+        return self._penalties
+
+    @property
+    def result(self) -> RoundResult | None:
+        """The round's result once it is over (RULES §8)."""
+        return self._result
 
     @property
     def is_over(self) -> bool:
         """True once the round's result is known (RULES §8)."""
-        return self.phase is _OVER
+        return self._phase is _OVER
 
     def decision(self) -> Decision:
         """What the round waits for now."""
-        phase = self.phase
+        phase = self._phase
         if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
             return _PLAY_DECISIONS[seat]
-        last = (self.first_drawer + self.drawn - 1) % 4 if self.drawn else None
+        last = (self._first_drawer + self._drawn - 1) % 4 if self._drawn else None
         if phase is _DEAL:
             return Decision(_DEAL, None, last)
         if phase is _DECLARE:
-            return Decision(_DECLARE, self.ask, last)
+            return Decision(_DECLARE, self._ask, last)
         if phase is _KITTY:
-            return Decision(_KITTY, self.starter)
+            return Decision(_KITTY, self._starter)
         return Decision(_OVER, None)
 
     @property
     def to_act(self) -> int | None:
         """The seat whose turn it is in the play phase (None otherwise)."""
-        if self.phase is not _PLAY or self.leader is None:
+        if self._phase is not _PLAY or self._leader is None:
             return None
-        return (self.leader + len(self.current)) % 4
+        return (self._leader + len(self._current)) % 4
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's hand, sorted by play suit and level (engine-side; players get views)."""
@@ -357,7 +540,7 @@ class Round:
 
     def sorted_hand(self, seat: int) -> tuple[Card, ...]:
         """A seat's hand as a tuple sorted by play suit and level (kept between calls)."""
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         counts = tuple(hand)
         key = self.display_trump().sort_key
         cached = self._sorted[seat]
@@ -370,31 +553,31 @@ class Round:
 
     def display_trump(self) -> Trump:
         """The final trump, or the one the standing declaration would make (for sorting)."""
-        if self.trump is not None:
-            return self.trump
-        suit = declaration_suit(self.standing[2]) if self.standing else None
-        return self._trump_for(self.trump_rank, suit)
+        if self._trump is not None:
+            return self._trump
+        suit = declaration_suit(self._standing[2]) if self._standing else None
+        return self._trump_for(self._trump_rank, suit)
 
     def _trump_for(self, rank: str | None, suit: str | None) -> Trump:
         """The shared `Trump` for (rank, suit) under this round's unit options (§5.4, §6.1)."""
-        o = self.options
+        o = self._options
         return trump_for(rank, suit, o.gap_tractors == "on", o.throw_tractors == "on")
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now (§3.3), weakest first."""
-        if self.phase not in (_DEAL, _DECLARE):
+        if self._phase not in (_DEAL, _DECLARE):
             return []
         return [cards_from_ids(ids) for ids in self._declaration_ids(seat)]
 
     def has_declaration(self, seat: int) -> bool:
         """Whether `seat` may declare now (§3.3): a driver need not ask a seat that cannot."""
-        if self.phase not in (_DEAL, _DECLARE) or not self._may_hold_declaration(seat):
+        if self._phase not in (_DEAL, _DECLARE) or not self._may_hold_declaration(seat):
             return False
         return bool(self._declaration_ids(seat))
 
     def _may_hold_declaration(self, seat: int) -> bool:
         """A quick necessary condition: a trump-rank card or a pair of jokers (§3.3)."""
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         r = self._rank_idx
         return bool(
             hand[r] or hand[13 + r] or hand[26 + r] or hand[39 + r]
@@ -404,14 +587,14 @@ class Round:
     def _declaration_ids(self, seat: int) -> list[tuple[int, ...]]:
         # Depends only on the seat's trump-rank cards and jokers and on the standing
         # declaration: kept while those stay the same (most draws change neither).
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         r = self._rank_idx
         key = (seat, hand[r], hand[13 + r], hand[26 + r], hand[39 + r], hand[52], hand[53],
-               self.standing, self.phase)
+               self._standing, self._phase)
         if key == self._decl_key:
             return self._decl_ids
         out = [
-            ids for ids in candidate_declarations(hand, self.trump_rank)
+            ids for ids in candidate_declarations(hand, self._trump_rank)
             if self._declare_error(seat, ids) is None
         ]
         self._decl_key = key
@@ -420,21 +603,21 @@ class Round:
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
         """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
-        if self.phase is _KITTY and seat == self.starter:
-            items = hand_items(self.hands[seat], range(N_IDS))
+        if self._phase is _KITTY and seat == self._starter:
+            items = hand_items(self._hands[seat], range(N_IDS))
             for combo in submultisets(items, KITTY_SIZE, 0):
                 yield cards_from_ids(combo)
             return
-        if self.phase is not _PLAY or seat != self.to_act:
+        if self._phase is not _PLAY or seat != self.to_act:
             return
-        assert self.trump is not None
-        hand = self.hands[seat]
-        if not self.current:
-            gen = iter_leads(hand, self.trump)
+        assert self._trump is not None
+        hand = self._hands[seat]
+        if not self._current:
+            gen = iter_leads(hand, self._trump)
         else:
-            assert self.lead_shape is not None
+            assert self._lead_shape is not None
             gen = iter_follows(
-                hand, self.lead_shape, self.trump, self.options.strict_tractor_follow
+                hand, self._lead_shape, self._trump, self._options.strict_tractor_follow
             )
         for ids in gen:
             yield cards_from_ids(ids)
@@ -445,17 +628,17 @@ class Round:
         return cards_from_ids(ids)
 
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
-        hand = self.hands[seat]
-        if self.phase is _KITTY and seat == self.starter:
+        hand = self._hands[seat]
+        if self._phase is _KITTY and seat == self._starter:
             return random_bury(hand, rng, KITTY_SIZE)
-        if self.phase is not _PLAY or seat != self.to_act:
+        if self._phase is not _PLAY or seat != self.to_act:
             raise IllegalAction(f"RULES §6: it is not seat {seat}'s turn to play")
-        assert self.trump is not None
-        if not self.current:
-            return random_lead(hand, self.trump, rng)
-        assert self.lead_shape is not None
+        assert self._trump is not None
+        if not self._current:
+            return random_lead(hand, self._trump, rng)
+        assert self._lead_shape is not None
         return random_follow(
-            hand, self.lead_shape, self.trump, rng, self.options.strict_tractor_follow
+            hand, self._lead_shape, self._trump, rng, self._options.strict_tractor_follow
         )
 
     def random_action(self, rng: random.Random) -> Action:
@@ -464,15 +647,15 @@ class Round:
         In the deal the drawing seat chooses among passing and its declarations;
         use `Draw()` to advance the deal itself.
         """
-        phase = self.phase
+        phase = self._phase
         if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
             return Play(seat, cards_from_ids(self._random_ids(seat, rng)))
         if phase is _DEAL:  # the drawer may declare (§3.3); else the deal goes on
-            if not self.drawn:
+            if not self._drawn:
                 return _DRAW
-            seat = (self.first_drawer + self.drawn - 1) % 4
+            seat = (self._first_drawer + self._drawn - 1) % 4
             decls = self._declaration_ids(seat) if self._may_hold_declaration(seat) else []
             k = below(rng, len(decls) + 1) if decls else 0
             if k == len(decls):
@@ -509,7 +692,7 @@ class Round:
         self._events = events
         self._want_events = True
         self._handle(action, commit=True)
-        self.actions.append(action)
+        self._actions.append(action)
         return events
 
     def step(self, action: Action) -> None:
@@ -521,7 +704,7 @@ class Round:
             self._handle(action, commit=True)
         finally:
             self._want_events = True
-        self.actions.append(action)
+        self._actions.append(action)
 
     def _handle(self, action: Action, commit: bool) -> None:
         kind = type(action)
@@ -551,42 +734,42 @@ class Round:
     def _phase_error(self, want: str, what: str) -> IllegalAction:
         rule = {"deal": "§3.1", "declare": "§3.3", "kitty": "§4", "play": "§6"}[want]
         return IllegalAction(
-            f"RULES {rule}: {what} is only possible in the {want} phase (now: {self.phase})"
+            f"RULES {rule}: {what} is only possible in the {want} phase (now: {self._phase})"
         )
 
     def _draw(self, commit: bool) -> None:
-        if self.phase is not _DEAL:
+        if self._phase is not _DEAL:
             raise self._phase_error("deal", "drawing a card")
         if not commit:
             return
-        seat = (self.first_drawer + self.drawn) % 4
-        card = self.deck[self.drawn]
-        self.hands[seat][card] += 1
-        self.sizes[seat] += 1
-        self.drawn += 1
+        seat = (self._first_drawer + self._drawn) % 4
+        card = self._deck[self._drawn]
+        self._hands[seat][card] += 1
+        self._sizes[seat] += 1
+        self._drawn += 1
         if self._want_events:
-            self._events.append(Drew(seat, CARDS[card], self.sizes[seat]))
-        if self.drawn == 4 * HAND_SIZE:
-            self.phase = _DECLARE
-            self.ask = self.first_drawer
-            self.passes = 0
+            self._events.append(Drew(seat, CARDS[card], self._sizes[seat]))
+        if self._drawn == 4 * HAND_SIZE:
+            self._phase = _DECLARE
+            self._ask = self._first_drawer
+            self._passes = 0
 
     def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
         try:
-            strength = declaration_strength(ids, self.trump_rank)
+            strength = declaration_strength(ids, self._trump_rank)
         except IllegalAction as e:
             return str(e)
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        return overturn_error(seat, ids, strength, self.standing, self.options)
+        return overturn_error(seat, ids, strength, self._standing, self._options)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase not in (_DEAL, _DECLARE):
+        if self._phase not in (_DEAL, _DECLARE):
             raise IllegalAction(
                 f"RULES §3.3: declarations are only possible during the deal and its final "
-                f"window (now: {self.phase})"
+                f"window (now: {self._phase})"
             )
         _check_seat(seat)
         ids = tuple([c.id for c in cards])
@@ -595,89 +778,89 @@ class Round:
             raise IllegalAction(err)
         if not commit:
             return
-        strength = declaration_strength(ids, self.trump_rank)
-        overturned = self.standing[0] if self.standing else None
+        strength = declaration_strength(ids, self._trump_rank)
+        overturned = self._standing[0] if self._standing else None
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
-        self.declarations.append((seat, ids))
-        self.standing = (seat, strength, ids)
-        if self.phase is _DECLARE:
-            self.passes = 0
-            self.ask = (seat + 1) % 4
+        self._declarations.append((seat, ids))
+        self._standing = (seat, strength, ids)
+        if self._phase is _DECLARE:
+            self._passes = 0
+            self._ask = (seat + 1) % 4
 
     def _pass(self, seat: int, commit: bool) -> None:
-        if self.phase is not _DECLARE:
+        if self._phase is not _DECLARE:
             raise self._phase_error("declare", "passing")
         _check_seat(seat)
-        if seat != self.ask:
-            raise IllegalAction(f"RULES §3.3: seat {self.ask} is asked now, not seat {seat}")
+        if seat != self._ask:
+            raise IllegalAction(f"RULES §3.3: seat {self._ask} is asked now, not seat {seat}")
         if not commit:
             return
         self._events.append(Passed(seat))
-        self.passes += 1
-        self.ask = (seat + 1) % 4
-        if self.passes >= 4:
+        self._passes += 1
+        self._ask = (seat + 1) % 4
+        if self._passes >= 4:
             self._finish_declaring()
 
     def _close(self, commit: bool) -> None:
-        if self.phase is not _DECLARE:
+        if self._phase is not _DECLARE:
             raise self._phase_error("declare", "closing the declaration window")
         if commit:
             self._finish_declaring()
 
     def _finish_declaring(self) -> None:
-        if self.standing is not None:
-            seat, strength, ids = self.standing
+        if self._standing is not None:
+            seat, strength, ids = self._standing
             if strength == 3:
-                rank = self.trump_rank if self.options.no_trump_keeps_rank else None
-                self.trump = self._trump_for(rank, None)
+                rank = self._trump_rank if self._options.no_trump_keeps_rank else None
+                self._trump = self._trump_for(rank, None)
             else:
-                self.trump = self._trump_for(self.trump_rank, declaration_suit(ids))
-            if self.first_round:
-                self.starter = seat
-                self.declaring_team = seat % 2
-        elif self.first_round and self.options.round1_no_declaration == "redeal":
+                self._trump = self._trump_for(self._trump_rank, declaration_suit(ids))
+            if self._first_round:
+                self._starter = seat
+                self._declaring_team = seat % 2
+        elif self._first_round and self._options.round1_no_declaration == "redeal":
             # §3.5: nobody declared in the first round: reshuffle all 108 cards and deal again.
-            self.attempt += 1
+            self._attempt += 1
             self._start_deal()
-            self._events.append(Redealt(self.attempt))
+            self._events.append(Redealt(self._attempt))
             return
         else:
             # §3.5: turn up the kitty; with round1_no_declaration=flip in the first round
             # the first drawer is the starter.
             suit = self._flip_kitty()
-            self.trump = self._trump_for(self.trump_rank, suit)
-            self._events.append(KittyFlipped(cards_from_ids(self.kitty_flip), suit))
-            if self.first_round:
-                self.starter = self.first_drawer
-                self.declaring_team = self.first_drawer % 2
-        assert self.starter is not None and self.declaring_team is not None
+            self._trump = self._trump_for(self._trump_rank, suit)
+            self._events.append(KittyFlipped(cards_from_ids(self._kitty_flip), suit))
+            if self._first_round:
+                self._starter = self._first_drawer
+                self._declaring_team = self._first_drawer % 2
+        assert self._starter is not None and self._declaring_team is not None
         self._events.append(
             TrumpFixed(
-                self.trump.rank, self.trump.suit,
-                self.standing[0] if self.standing else None,
-                self.starter, self.declaring_team,
+                self._trump.rank, self._trump.suit,
+                self._standing[0] if self._standing else None,
+                self._starter, self._declaring_team,
             )
         )
-        self._events.append(KittyTaken(self.starter, cards_from_ids(self.kitty_taken)))
-        hand = self.hands[self.starter]
-        for i in self.kitty_taken:
+        self._events.append(KittyTaken(self._starter, cards_from_ids(self._kitty_taken)))
+        hand = self._hands[self._starter]
+        for i in self._kitty_taken:
             hand[i] += 1
-        self.sizes[self.starter] += KITTY_SIZE
-        self.phase = _KITTY
-        self.ask = None
+        self._sizes[self._starter] += KITTY_SIZE
+        self._phase = _KITTY
+        self._ask = None
 
     def _flip_kitty(self) -> str:
         """§3.5: turn the kitty up until a trump-rank card shows; its suit is trump. Else
         the suit of the highest-ranking non-joker kitty card (the first turned among equals)."""
         flipped: list[int] = []
-        for i in self.kitty_taken:
+        for i in self._kitty_taken:
             flipped.append(i)
             card = CARDS[i]
-            if card.rank == self.trump_rank:
-                self.kitty_flip = tuple(flipped)
+            if card.rank == self._trump_rank:
+                self._kitty_flip = tuple(flipped)
                 assert card.suit is not None
                 return card.suit
-        self.kitty_flip = tuple(flipped)
+        self._kitty_flip = tuple(flipped)
         best = max(
             (CARDS[i] for i in flipped if i < 52),
             key=lambda c: c.rank_index,  # max keeps the first of equals
@@ -686,12 +869,12 @@ class Round:
         return best.suit
 
     def _bury(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase is not _KITTY:
+        if self._phase is not _KITTY:
             raise self._phase_error("kitty", "burying the kitty")
         _check_seat(seat)
-        if seat != self.starter:
+        if seat != self._starter:
             raise IllegalAction(
-                f"RULES §4: only the starter (seat {self.starter}) buries the kitty"
+                f"RULES §4: only the starter (seat {self._starter}) buries the kitty"
             )
         if len(cards) != KITTY_SIZE:
             raise IllegalAction(
@@ -701,17 +884,17 @@ class Round:
         self._require_in_hand(seat, ids, "§4")
         if not commit:
             return
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         for i in ids:
             hand[i] -= 1
-        self.sizes[seat] -= KITTY_SIZE
-        self.kitty = ids
+        self._sizes[seat] -= KITTY_SIZE
+        self._kitty = ids
         self._events.append(KittyBuried(seat, tuple(cards)))
-        self.phase = _PLAY
-        self.leader = self.starter
+        self._phase = _PLAY
+        self._leader = self._starter
 
     def _require_in_hand(self, seat: int, ids: tuple[int, ...], rule: str) -> None:
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         if len(ids) == 1 and hand[ids[0]]:
             return
         for i, n in count_ids(ids).items():
@@ -723,7 +906,7 @@ class Round:
                 )
 
     def _play(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
-        if self.phase is not _PLAY:
+        if self._phase is not _PLAY:
             raise self._phase_error("play", "playing cards")
         _check_seat(seat)
         to_act = self.to_act
@@ -733,19 +916,19 @@ class Round:
             raise IllegalAction("RULES §6: play at least one card")
         ids = tuple([c.id for c in cards])
         self._require_in_hand(seat, ids, "§6")
-        t = self.trump
+        t = self._trump
         assert t is not None
-        if not self.current:
+        if not self._current:
             shape = shape_of(ids, t)  # raises for mixed suits (§6.1)
             if not commit:
                 return
-            outcome = check_throw(shape, seat, self.hands, t)
+            outcome = check_throw(shape, seat, self._hands, t)
             if outcome is not None:
-                penalty = throw_penalty(len(ids), len(outcome.forced), self.options)
-                assert self.declaring_team is not None
-                sign = 1 if seat % 2 == self.declaring_team else -1
-                self.opponents_points += sign * penalty
-                self.penalties += sign * penalty
+                penalty = throw_penalty(len(ids), len(outcome.forced), self._options)
+                assert self._declaring_team is not None
+                sign = 1 if seat % 2 == self._declaring_team else -1
+                self._opponents_points += sign * penalty
+                self._penalties += sign * penalty
                 failed = FailedThrow(
                     seat,
                     cards_from_ids(sorted(ids)),
@@ -753,9 +936,9 @@ class Round:
                     outcome.blocker,
                     cards_from_ids(outcome.shown),
                     sign * penalty,
-                    len(self.tricks),
+                    len(self._tricks),
                 )
-                self.failed_throws.append(failed)
+                self._failed_throws.append(failed)
                 self._events.append(
                     ThrowFailed(
                         seat, failed.attempted, failed.forced, failed.blocker, failed.shown,
@@ -764,83 +947,83 @@ class Round:
                 )
                 ids = outcome.forced
                 shape = shape_of(ids, t)
-            self.lead_shape = shape
+            self._lead_shape = shape
         else:
-            assert self.lead_shape is not None
+            assert self._lead_shape is not None
             err = follow_error(
-                self.hands[seat], self.lead_shape, ids, t, self.options.strict_tractor_follow
+                self._hands[seat], self._lead_shape, ids, t, self._options.strict_tractor_follow
             )
             if err:
                 raise IllegalAction(err)
             if not commit:
                 return
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         for i in ids:
             hand[i] -= 1
-        self.sizes[seat] -= len(ids)
+        self._sizes[seat] -= len(ids)
         if self._want_events:
             self._events.append(
-                Played(seat, cards_from_ids(ids), len(self.tricks), not self.current)
+                Played(seat, cards_from_ids(ids), len(self._tricks), not self._current)
             )
-        self.current.append((seat, ids))
-        if len(self.current) == 4:
+        self._current.append((seat, ids))
+        if len(self._current) == 4:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        shape = self.lead_shape
-        assert shape is not None and self.trump is not None
-        assert self.leader is not None and self.declaring_team is not None
-        plays = [ids for _, ids in self.current]
-        w = self.current[winner_index(plays, shape, self.trump)][0]
+        shape = self._lead_shape
+        assert shape is not None and self._trump is not None
+        assert self._leader is not None and self._declaring_team is not None
+        plays = [ids for _, ids in self._current]
+        w = self._current[winner_index(plays, shape, self._trump)][0]
         pts = 0
         for ids in plays:
             for i in ids:
                 pts += POINTS[i]
-        if w % 2 != self.declaring_team:
-            self.opponents_points += pts
-            self.point_cards += [i for ids in plays for i in ids if POINTS[i]]
-        self.tricks.append(Trick(self.leader, self.current, w, pts))
+        if w % 2 != self._declaring_team:
+            self._opponents_points += pts
+            self._point_cards += [i for ids in plays for i in ids if POINTS[i]]
+        self._tricks.append(Trick(self._leader, tuple(self._current), w, pts))
         if self._want_events:
-            self._events.append(TrickWon(len(self.tricks) - 1, w, pts, self.opponents_points))
-        self.current = []
-        self.lead_shape = None
-        self.leader = w
-        if self.sizes[w] == 0:  # every hand is empty: the last trick is done (§8)
+            self._events.append(TrickWon(len(self._tricks) - 1, w, pts, self._opponents_points))
+        self._current = []
+        self._lead_shape = None
+        self._leader = w
+        if self._sizes[w] == 0:  # every hand is empty: the last trick is done (§8)
             self._finish_round(shape)
 
     def _finish_round(self, last_lead: Shape) -> None:
-        assert self.declaring_team is not None and self.starter is not None
-        leader, plays, last_winner, _ = self.tricks[-1]
+        assert self._declaring_team is not None and self._starter is not None
+        leader, plays, last_winner, _ = self._tricks[-1]
         # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
         # unit is the lead's largest unit.
         largest_pairs = max(u.npairs for u in last_lead.units)
         multiplier = kitty_multiplier(
-            self.options.kitty_multiplier, last_lead.n_cards, largest_pairs
+            self._options.kitty_multiplier, last_lead.n_cards, largest_pairs
         )
         kitty_pts = 0
-        if last_winner % 2 != self.declaring_team:
-            kitty_pts = sum(POINTS[i] for i in self.kitty) * multiplier
-            self.opponents_points += kitty_pts
-        gainer, n = level_change(self.opponents_points, self.options.band_80_115)
-        before = [level_index(x) for x in self.levels]
+        if last_winner % 2 != self._declaring_team:
+            kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
+            self._opponents_points += kitty_pts
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115)
+        before = [level_index(x) for x in self._levels]
         after = list(before)
         if gainer == "declarers":
-            team = self.declaring_team
-            next_starter = (self.starter + 2) % 4
+            team = self._declaring_team
+            next_starter = (self._starter + 2) % 4
         else:
-            team = 1 - self.declaring_team
-            next_starter = (self.starter + 1) % 4
-        after[team] = new_level(before[team], n, gainer == "declarers", self.options)
+            team = 1 - self._declaring_team
+            next_starter = (self._starter + 1) % 4
+        after[team] = new_level(before[team], n, gainer == "declarers", self._options)
         n = after[team] - before[team]
-        self.result = RoundResult(
-            opponents_points=self.opponents_points,
-            kitty=cards_from_ids(self.kitty),
+        self._result = RoundResult(
+            opponents_points=self._opponents_points,
+            kitty=cards_from_ids(self._kitty),
             kitty_points=kitty_pts,
             multiplier=multiplier,
-            penalties=self.penalties,
+            penalties=self._penalties,
             last_trick_winner=last_winner,
-            declaring_team=self.declaring_team,
-            starter=self.starter,
+            declaring_team=self._declaring_team,
+            starter=self._starter,
             gainer=gainer,
             levels_gained=n,
             next_starter=next_starter,
@@ -848,47 +1031,46 @@ class Round:
             levels_before=(level_name(before[0]), level_name(before[1])),
             levels_after=(level_name(after[0]), level_name(after[1])),
         )
-        self.phase = _OVER
-        self.leader = None
-        self._events.append(RoundOver(self.result))
+        self._phase = _OVER
+        self._leader = None
+        self._events.append(RoundOver(self._result))
 
     # ------------------------------------------------------------ views
 
     def trick_views(self) -> tuple[tuple[TrickView, ...], TrickView | None]:
         """Completed tricks and the current one, as public `TrickView`s."""
         cache = self._trick_cache
-        if len(cache) != len(self.tricks):  # completed tricks never change: convert new ones
+        if len(cache) != len(self._tricks):  # completed tricks never change: convert new ones
             cache += [
                 TrickView(leader, tuple([(s, cards_from_ids(ids)) for s, ids in plays]), w, pts)
-                for leader, plays, w, pts in self.tricks[len(cache) :]
+                for leader, plays, w, pts in self._tricks[len(cache) :]
             ]
         if len(self._done_tricks) != len(cache):
             self._done_tricks = tuple(cache)
-        if self.phase is not _PLAY or self.leader is None:
+        if self._phase is not _PLAY or self._leader is None:
             return self._done_tricks, None
-        key = (len(self.tricks), len(self.current))
+        key = (len(self._tricks), len(self._current))
         if key != self._cur_key or self._cur_view is None:
             pts = 0
-            for _, ids in self.current:
+            for _, ids in self._current:
                 for i in ids:
                     pts += POINTS[i]
-            self._cur_view = TrickView(
-                self.leader, tuple([(s, cards_from_ids(ids)) for s, ids in self.current]), None, pts
-            )
+            cur_plays = tuple([(s, cards_from_ids(ids)) for s, ids in self._current])
+            self._cur_view = TrickView(self._leader, cur_plays, None, pts)
             self._cur_key = key
         return self._done_tricks, self._cur_view
 
     def declaration_cards(self) -> tuple[tuple[int, tuple[Card, ...]], ...]:
         """Every declaration made so far as (seat, cards), in order (public, §3.3)."""
-        if len(self._decl_cards) != len(self.declarations):
-            self._decl_cards = tuple([(s, cards_from_ids(ids)) for s, ids in self.declarations])
+        if len(self._decl_cards) != len(self._declarations):
+            self._decl_cards = tuple([(s, cards_from_ids(ids)) for s, ids in self._declarations])
         return self._decl_cards
 
     def point_cards_won(self) -> tuple[Card, ...]:
         """The point cards the opponents have won in tricks so far (public, §7)."""
-        if len(self._point_cards) != len(self.point_cards):
-            self._point_cards = cards_from_ids(tuple(self.point_cards))
-        return self._point_cards
+        if len(self._point_view) != len(self._point_cards):
+            self._point_view = cards_from_ids(tuple(self._point_cards))
+        return self._point_view
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see (RULES §11); `None` for a spectator."""
@@ -899,21 +1081,21 @@ class Round:
     def counts_check(self) -> None:
         """Assert the 108 cards are all accounted for (used by tests)."""
         total = [0] * N_IDS
-        for h in self.hands:
+        for h in self._hands:
             for i, n in enumerate(h):
                 total[i] += n
-        for _, plays, _, _ in self.tricks:
+        for _, plays, _, _ in self._tricks:
             for _, ids in plays:
                 for i in ids:
                     total[i] += 1
-        for _, ids in self.current:
+        for _, ids in self._current:
             for i in ids:
                 total[i] += 1
-        if self.phase in (_DEAL, _DECLARE):
-            for i in self.deck[self.drawn :]:
+        if self._phase in (_DEAL, _DECLARE):
+            for i in self._deck[self._drawn :]:
                 total[i] += 1
         else:
-            for i in self.kitty:
+            for i in self._kitty:
                 total[i] += 1
         if total != [2] * N_IDS:
             raise AssertionError("cards not conserved")
@@ -928,52 +1110,52 @@ class Round:
         and actions themselves) are shared.
         """
         new = Round.__new__(Round)
-        new.options = self.options
-        new.seed = self.seed
-        new.trump_rank = self.trump_rank
-        new.first_round = self.first_round
-        new.starter = self.starter
-        new.declaring_team = self.declaring_team
-        new.round_no = self.round_no
-        new.levels = self.levels
-        new.first_drawer = self.first_drawer
-        new.attempt = self.attempt
-        new.actions = list(self.actions)
+        new._options = self._options
+        new._seed = self._seed
+        new._trump_rank = self._trump_rank
+        new._first_round = self._first_round
+        new._starter = self._starter
+        new._declaring_team = self._declaring_team
+        new._round_no = self._round_no
+        new._levels = self._levels
+        new._first_drawer = self._first_drawer
+        new._attempt = self._attempt
+        new._actions = list(self._actions)
         new._events = []
         new._want_events = True
-        new.deck = self.deck  # never changed in place: a redeal makes a new list
-        h = self.hands
-        new.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
-        new.sizes = self.sizes[:]
+        new._deck = self._deck  # never changed in place: a redeal makes a new list
+        h = self._hands
+        new._hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        new._sizes = self._sizes[:]
         new._sorted = self._sorted[:]
-        new.drawn = self.drawn
-        new.declarations = self.declarations[:]
-        new.standing = self.standing
+        new._drawn = self._drawn
+        new._declarations = self._declarations[:]
+        new._standing = self._standing
         new._decl_key = self._decl_key
         new._decl_ids = self._decl_ids
         new._rank_idx = self._rank_idx
-        new.phase = self.phase
-        new.ask = self.ask
-        new.passes = self.passes
-        new.trump = self.trump
-        new.kitty_flip = self.kitty_flip
-        new.kitty_taken = self.kitty_taken
-        new.kitty = self.kitty
-        new.tricks = self.tricks[:]
+        new._phase = self._phase
+        new._ask = self._ask
+        new._passes = self._passes
+        new._trump = self._trump
+        new._kitty_flip = self._kitty_flip
+        new._kitty_taken = self._kitty_taken
+        new._kitty = self._kitty
+        new._tricks = self._tricks[:]
         new._trick_cache = self._trick_cache[:]
         new._done_tricks = self._done_tricks
         new._cur_view = self._cur_view
         new._cur_key = self._cur_key
         new._decl_cards = self._decl_cards
-        new._point_cards = self._point_cards
-        new.leader = self.leader
-        new.current = self.current[:]
-        new.lead_shape = self.lead_shape
-        new.failed_throws = self.failed_throws[:]
-        new.opponents_points = self.opponents_points
-        new.point_cards = self.point_cards[:]
-        new.penalties = self.penalties
-        new.result = self.result
+        new._point_view = self._point_view
+        new._leader = self._leader
+        new._current = self._current[:]
+        new._lead_shape = self._lead_shape
+        new._failed_throws = self._failed_throws[:]
+        new._opponents_points = self._opponents_points
+        new._point_cards = self._point_cards[:]
+        new._penalties = self._penalties
+        new._result = self._result
         return new
 
     @classmethod
@@ -1004,46 +1186,50 @@ class Round:
         if len(kitty) != KITTY_SIZE:
             raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
         rnd = Round.__new__(Round)
-        rnd.options = view.options
-        rnd.seed = "world"
-        rnd.trump_rank = view.trump_rank if view.trump_rank is not None else "2"
-        rnd._rank_idx = RANKS.index(rnd.trump_rank)
-        rnd.first_round = False
-        rnd.starter = view.starter
-        rnd.declaring_team = view.declaring_team
-        rnd.round_no = view.round_no
-        rnd.levels = view.levels
-        rnd.first_drawer = view.starter
-        rnd.attempt = 0
-        rnd.actions = []
+        rnd._options = view.options
+        rnd._seed = "world"
+        rnd._trump_rank = view.trump_rank if view.trump_rank is not None else "2"
+        rnd._rank_idx = RANKS.index(rnd._trump_rank)
+        rnd._first_round = False
+        rnd._starter = view.starter
+        rnd._declaring_team = view.declaring_team
+        rnd._round_no = view.round_no
+        rnd._levels = view.levels
+        rnd._first_drawer = view.starter
+        rnd._attempt = 0
+        rnd._actions = []
         rnd._events = []
         rnd._want_events = True
-        rnd.deck = ()
-        rnd.hands = [list(h) for h in hands]
+        rnd._deck = ()
+        rnd._hands = [list(h) for h in hands]
         rnd._sorted = [None, None, None, None]
-        rnd.sizes = sizes
-        rnd.drawn = 4 * HAND_SIZE
-        rnd.declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
-        rnd.standing = None
+        rnd._sizes = sizes
+        rnd._drawn = 4 * HAND_SIZE
+        rnd._declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
+        rnd._standing = None
         rnd._decl_key = None
         rnd._decl_ids = []
-        if rnd.declarations:
-            s, ids = rnd.declarations[-1]
-            rnd.standing = (s, declaration_strength(ids, rnd.trump_rank), ids)
-        rnd.phase = view.phase
-        rnd.ask = None
-        rnd.passes = 0
-        rnd.trump = view.trump
-        rnd.kitty_flip = tuple([c.id for c in view.kitty_flip])
+        if rnd._declarations:
+            s, ids = rnd._declarations[-1]
+            rnd._standing = (s, declaration_strength(ids, rnd._trump_rank), ids)
+        rnd._phase = view.phase
+        rnd._ask = None
+        rnd._passes = 0
+        rnd._trump = view.trump
+        rnd._kitty_flip = tuple([c.id for c in view.kitty_flip])
         kitty_ids = tuple(kitty)
         if view.kitty_taken is not None:
-            rnd.kitty_taken = tuple([c.id for c in view.kitty_taken])
+            rnd._kitty_taken = tuple([c.id for c in view.kitty_taken])
         else:
-            rnd.kitty_taken = kitty_ids
-        rnd.kitty = () if view.phase is _KITTY else kitty_ids
-        rnd.tricks = [
-            Trick(t.leader, [(s, tuple([c.id for c in cs])) for s, cs in t.plays], t.winner or 0,
-             t.points)
+            rnd._kitty_taken = kitty_ids
+        rnd._kitty = () if view.phase is _KITTY else kitty_ids
+        rnd._tricks = [
+            Trick(
+                t.leader,
+                tuple([(s, tuple([c.id for c in cs])) for s, cs in t.plays]),
+                t.winner or 0,
+                t.points,
+            )
             for t in view.tricks
         ]
         rnd._trick_cache = list(view.tricks)
@@ -1051,24 +1237,26 @@ class Round:
         rnd._cur_view = None
         rnd._cur_key = (-1, -1)
         rnd._decl_cards = ()
-        rnd._point_cards = ()
+        rnd._point_view = ()
         cur = view.current_trick
-        rnd.current = [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
+        rnd._current = (
+            [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
+        )
         if view.phase is _PLAY:
-            rnd.leader = cur.leader if cur is not None else view.starter
+            rnd._leader = cur.leader if cur is not None else view.starter
         else:
-            rnd.leader = None
-        rnd.lead_shape = shape_of(rnd.current[0][1], view.trump) if rnd.current else None
-        rnd.failed_throws = list(view.failed_throws)
-        rnd.opponents_points = view.opponents_points
-        rnd.point_cards = [c.id for c in view.point_cards]
-        rnd.penalties = sum(f.penalty for f in view.failed_throws)
-        rnd.result = None
+            rnd._leader = None
+        rnd._lead_shape = shape_of(rnd._current[0][1], view.trump) if rnd._current else None
+        rnd._failed_throws = list(view.failed_throws)
+        rnd._opponents_points = view.opponents_points
+        rnd._point_cards = [c.id for c in view.point_cards]
+        rnd._penalties = sum(f.penalty for f in view.failed_throws)
+        rnd._result = None
         if view.seat is not None:
             own = [0] * N_IDS
             for c in view.hand:
                 own[c.id] += 1
-            if own != rnd.hands[view.seat]:
+            if own != rnd._hands[view.seat]:
                 raise IllegalAction("hands: the viewing seat's hand differs from its view")
         try:
             rnd.counts_check()
@@ -1079,7 +1267,116 @@ class Round:
         return rnd
 
 
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[Sequence[Card]],
+        *,
+        kitty: Sequence[Card],
+        trump_suit: str | None,
+        leader: int,
+        declaring_team: int,
+        trump_rank: str = "2",
+        starter: int | None = None,
+        levels: tuple[str, str] = ("2", "2"),
+        opponents_points: int = 0,
+        round_no: int = 0,
+        options: RuleOptions | None = None,
+    ) -> Round:
+        """A composed position: the play phase at the start of a trick led by `leader`,
+        each seat holding `hands[seat]` and `kitty` buried (endgame studies, tests).
+
+        The cards in no hand and not in the kitty count as played in earlier tricks,
+        which the round does not list (so `counts_check` does not hold). `starter`
+        defaults to `leader` if it is on the declaring team, else the seat after it.
+        Raises `IllegalAction` if the position is impossible: unequal hands (every seat
+        has played the same number of tricks, RULES §6), a kitty other than 8 cards
+        (§4), a card more than twice (§1), or a starter outside the declaring team (§3.4).
+        """
+        _check_seat(leader)
+        if declaring_team not in (0, 1):
+            raise IllegalAction(f"RULES §3.4: the declaring team is 0 or 1, not {declaring_team!r}")
+        if starter is None:
+            starter = leader if leader % 2 == declaring_team else (leader + 1) % 4
+        _check_seat(starter)
+        rnd = cls(
+            "position", options, trump_rank=trump_rank, starter=starter,
+            declaring_team=declaring_team, round_no=round_no, levels=levels,
+        )
+        if len(hands) != 4 or len({len(h) for h in hands}) != 1 or not hands[0]:
+            raise IllegalAction("RULES §6: four non-empty hands of the same size are needed")
+        if len(kitty) != KITTY_SIZE:
+            raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
+        counts = [counts_of(h) for h in hands]
+        total = counts_of(kitty)
+        for h in counts:
+            for i in range(N_IDS):
+                total[i] += h[i]
+        if max(total) > 2:
+            raise IllegalAction("RULES §1: a position holds each card at most twice")
+        rnd._hands = counts
+        rnd._sizes = [len(h) for h in hands]
+        rnd._drawn = 4 * HAND_SIZE
+        rnd._kitty = tuple([c.id for c in kitty])
+        rnd._trump = rnd._trump_for(trump_rank, trump_suit)
+        rnd._phase = _PLAY
+        rnd._leader = leader
+        rnd._opponents_points = opponents_points
+        return rnd
+
+    def with_hidden(
+        self,
+        hands: Sequence[Sequence[int]],
+        *,
+        kitty: Sequence[int] | None = None,
+        undealt: Sequence[int] | None = None,
+    ) -> Round:
+        """A copy of this round with the hidden cards placed otherwise.
+
+        `hands` are the four hands as count arrays (54 ids); `kitty` the buried kitty
+        (play and over phases) and `undealt` the cards still to be drawn, in drawing
+        order (deal and declare phases; the last 8 are the kitty the starter will take).
+        What is not given stays. Everything public (hand sizes, declarations, tricks,
+        the cards in play) stays, and so must the multiset of hidden cards.
+
+        For tests and search that ask "would it decide the same with other hidden cards"
+        (RULES §11). Raises `IllegalAction` for a placement that changes a hand's size,
+        the number of kitty or undealt cards, or the hidden cards themselves.
+        """
+        new_hands = [list(h) for h in hands]
+        if len(new_hands) != 4 or any(len(h) != N_IDS for h in new_hands):
+            raise IllegalAction("hands: four count arrays of 54 card ids are required")
+        if [sum(h) for h in new_hands] != self._sizes:
+            raise IllegalAction(f"hands: the sizes must stay {self._sizes}")
+        dealing = self._phase is _DEAL or self._phase is _DECLARE
+        old_rest = self._deck[self._drawn :] if dealing else self._kitty
+        if kitty is not None and (dealing or len(kitty) != len(self._kitty)):
+            raise IllegalAction("RULES §4: the kitty keeps its 8 cards, once buried")
+        if undealt is not None and (not dealing or len(undealt) != len(old_rest)):
+            raise IllegalAction(f"undealt: the {len(old_rest)} cards still to draw are needed")
+        rest = tuple(undealt if dealing and undealt is not None else
+                     kitty if kitty is not None else old_rest)
+        before = counts_of(cards_from_ids(old_rest))
+        after = counts_of(cards_from_ids(rest))
+        for i in range(N_IDS):
+            for s in range(4):
+                before[i] += self._hands[s][i]
+                after[i] += new_hands[s][i]
+        if before != after:
+            raise IllegalAction("hands: the hidden cards must be the same cards, placed otherwise")
+        new = self.clone()
+        new._hands = new_hands
+        new._sorted = [None, None, None, None]
+        new._decl_key = None
+        if dealing:
+            new._deck = self._deck[: self._drawn] + rest
+            new._kitty_taken = new._deck[4 * HAND_SIZE :]
+        else:
+            new._kitty = rest
+        return new
+
 _DRAW = Draw()
+_FULL_DECK: Final = sorted(list(range(N_IDS)) * 2)
 # decisions are immutable: the four of the play phase are made once
 _PLAY_DECISIONS = tuple(Decision(_PLAY, seat) for seat in range(4))
 

@@ -361,69 +361,69 @@ def build_view(
         raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
     shown_trump = rnd.display_trump()
     hand = rnd.sorted_hand(seat) if seat is not None else ()
-    over = rnd.phase is _OVER
+    over = rnd._phase is _OVER
     # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
     # everyone sees the buried kitty when the round ends.
     starter_sees = (
-        seat is not None and seat == rnd.starter
-        and rnd.phase in (_KITTY, _PLAY, _OVER)
+        seat is not None and seat == rnd._starter
+        and rnd._phase in (_KITTY, _PLAY, _OVER)
     )
-    kitty_taken = cards_from_ids(rnd.kitty_taken) if starter_sees else None
-    kitty = cards_from_ids(rnd.kitty) if rnd.kitty and (over or starter_sees) else None
+    kitty_taken = cards_from_ids(rnd._kitty_taken) if starter_sees else None
+    kitty = cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None
     tricks, current = rnd.trick_views()
-    phase = rnd.phase
+    phase = rnd._phase
     if phase is _PLAY:
         to_act = rnd.to_act
     elif phase is _DECLARE:
-        to_act = rnd.ask
+        to_act = rnd._ask
     elif phase is _KITTY:
-        to_act = rnd.starter
+        to_act = rnd._starter
     else:
         to_act = None
     last_drawer = (
-        (rnd.first_drawer + rnd.drawn - 1) % 4 if rnd.drawn and phase in (_DEAL, _DECLARE)
+        (rnd._first_drawer + rnd._drawn - 1) % 4 if rnd._drawn and phase in (_DEAL, _DECLARE)
         else None
     )
-    standing = rnd.standing
-    trump = rnd.trump
+    standing = rnd._standing
+    trump = rnd._trump
     if trump is not None:
         trump_rank, trump_suit = trump.rank, trump.suit
     else:
-        trump_rank = rnd.trump_rank
+        trump_rank = rnd._trump_rank
         trump_suit = CARDS[standing[2][0]].suit if standing else None
     return View(
         seat=seat,
-        phase=rnd.phase,
+        phase=rnd._phase,
         to_act=to_act,
-        round_no=rnd.round_no,
+        round_no=rnd._round_no,
         hand=hand,
-        hand_sizes=(rnd.sizes[0], rnd.sizes[1], rnd.sizes[2], rnd.sizes[3]),
+        hand_sizes=(rnd._sizes[0], rnd._sizes[1], rnd._sizes[2], rnd._sizes[3]),
         trump_rank=trump_rank,
         trump_suit=trump_suit,
         trump=trump,
         declarations=rnd.declaration_cards(),
         declarer=standing[0] if standing else None,
-        kitty_flip=cards_from_ids(rnd.kitty_flip) if rnd.kitty_flip else (),
-        starter=rnd.starter,
-        declaring_team=rnd.declaring_team,
-        levels=rnd.levels,
-        cards_left=100 - rnd.drawn if rnd.phase is _DEAL else 0,
+        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
+        starter=rnd._starter,
+        declaring_team=rnd._declaring_team,
+        levels=rnd._levels,
+        cards_left=100 - rnd._drawn if rnd._phase is _DEAL else 0,
         last_drawer=last_drawer,
         tricks=tricks,
         current_trick=current,
-        failed_throws=tuple(rnd.failed_throws),
-        opponents_points=rnd.opponents_points,
+        failed_throws=tuple(rnd._failed_throws),
+        opponents_points=rnd._opponents_points,
         point_cards=rnd.point_cards_won(),
         kitty=kitty,
         kitty_taken=kitty_taken,
-        result=rnd.result,
-        options=rnd.options,
+        result=rnd._result,
+        options=rnd._options,
         last_result=last_result,
         game_over=game_over,
         winner=winner,
         display_trump=shown_trump,
-        hand_counts=tuple(rnd.hands[seat]) if seat is not None else None,
-        lead_shape=rnd.lead_shape if rnd.current else None,
+        hand_counts=tuple(rnd._hands[seat]) if seat is not None else None,
+        lead_shape=rnd._lead_shape if rnd._current else None,
     )
 
 

@@ -267,10 +267,10 @@ class ExpertAgent:
             assert seat is not None
             plays = rnd.current
             ids = policy.choose_play(ks[seat], plays)
-            n_tricks = len(rnd.tricks)
+            n_tricks = rnd.n_tricks
             lead = plays[0][1] if plays else None
-            rnd.apply(Play(seat, tuple(CARDS[i] for i in ids)))
-            actual = rnd.current[-1][1] if len(rnd.tricks) == n_tricks else rnd.tricks[-1][1][-1][1]
+            rnd.step(Play(seat, tuple(CARDS[i] for i in ids)))
+            actual = rnd.current[-1][1] if rnd.n_tricks == n_tricks else rnd.tricks[-1][1][-1][1]
             for k in ks:
                 k.observe(seat, actual, lead)
             ks[0].observe_public(seat, actual, lead)
@@ -297,7 +297,7 @@ class ExpertAgent:
             for c in (cands[j] for j in which):
                 rnd = world.clone()
                 rnd.apply(Bury(me, tuple(CARDS[i] for i in c)))
-                ks = k0.world(rnd.hands, c, me)
+                ks = k0.world([rnd.hand_counts(s) for s in range(4)], c, me)
                 out.append(self._rollout(rnd, ks, me, seed))
             return out
 

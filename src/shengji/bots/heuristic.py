@@ -50,7 +50,7 @@ class _Knowledge:
 
     __slots__ = (
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
-        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_kitty",
+        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
         "n_hand", "n_unseen", "unseen_pts", "_sure", "held", "options", "key", "n_done",
         "n_part", "mark", "declarers",
     )
@@ -85,12 +85,12 @@ class _Knowledge:
         self.strict = view.options.strict_tractor_follow
         self.key: tuple[object, ...] | None = _view_key(view)
         self.starter_kitty = False
-        self._kitty: list[int] = []
+        self._buried: list[int] = []
         self.kitty_pts = 0
         unseen = self.unseen
         if view.kitty is not None and view.starter == me and not view.game_over:
             self.starter_kitty = True
-            self._kitty = [c.id for c in view.kitty]
+            self._buried = [c.id for c in view.kitty]
             for c in view.kitty:
                 unseen[c.id] -= 1
                 self.kitty_pts += c.points
@@ -202,7 +202,7 @@ class _Knowledge:
         their points and their number."""
         pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
         if self.starter_kitty:
-            for i in self._kitty:
+            for i in self._buried:
                 pool[i] += 1
         ps_of = self.t.play_suit
         per_suit = [0] * 5
@@ -239,7 +239,7 @@ class _Knowledge:
                 n_hand += n
         k.kitty_pts = 0
         k.starter_kitty = kitty is not None
-        k._kitty = list(kitty) if kitty is not None else []
+        k._buried = list(kitty) if kitty is not None else []
         if kitty is not None:
             for i in kitty:
                 unseen[i] -= 1
@@ -292,7 +292,7 @@ class _Knowledge:
 
     def kitty_ids(self) -> list[int]:
         """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
-        return list(self._kitty)
+        return list(self._buried)
 
     def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
         """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).

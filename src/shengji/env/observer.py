@@ -251,13 +251,13 @@ class Observer:
                 assert isinstance(ev, KittyTaken) and ev.cards is not None
                 self._add(HAND, ev.seat, [c.id for c in ev.cards], 1.0)
                 self._add(UNSEEN, ev.seat, [c.id for c in ev.cards], -1.0)
-                self.buf[SIZES + ev.seat] = self.rnd.sizes[ev.seat] / 33.0
+                self.buf[SIZES + ev.seat] = self.rnd.hand_sizes[ev.seat] / 33.0
             elif k is KittyBuried:
                 assert isinstance(ev, KittyBuried) and ev.cards is not None
                 ids = [c.id for c in ev.cards]
                 self._add(HAND, ev.seat, ids, -1.0)
                 self._add(KITTY, ev.seat, ids, 1.0)
-                self.buf[SIZES + ev.seat] = self.rnd.sizes[ev.seat] / 33.0
+                self.buf[SIZES + ev.seat] = self.rnd.hand_sizes[ev.seat] / 33.0
             elif k is KittyFlipped:
                 assert isinstance(ev, KittyFlipped)
                 self.state[FLIP : FLIP + N_IDS] = 0.0
@@ -314,7 +314,7 @@ class Observer:
                 k += 1
         if k < self.lead_n:
             b[VOID + seat * 5 + lead_suit] = 1.0
-        b[SIZES + seat] = self.rnd.sizes[seat] / 33.0
+        b[SIZES + seat] = self.rnd.hand_sizes[seat] / 33.0
         self._trick_points += pts
         b[TRICK_POINTS] = self._trick_points / 100.0
         self._n_plays += 1

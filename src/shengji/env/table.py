@@ -276,7 +276,7 @@ class Table:
             for d in rnd.legal_declarations(seat):
                 bits |= 1 << (8 * declaration_action([c.id for c in d]))
             return bits
-        hand = rnd.hands[seat]  # this seat's own cards (selected ones included)
+        hand = rnd.hand_counts(seat)  # this seat's own cards (selected ones included)
         sel = self._sel
         avail = _avail(hand, sel)
         if kind == "bury" or (kind == "lead" and not sel):
