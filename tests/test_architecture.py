@@ -191,3 +191,15 @@ def test_the_package_has_no_import_circles() -> None:
     for m in sorted(graph):
         walk(m, [])
     assert not cycles, f"import circles: {cycles}"
+
+
+def test_the_heuristic_reaches_the_engine_only_through_public_modules() -> None:
+    """Issue 8: the helpers bots need are public, in one module (`shengji.botkit`)."""
+    public = {"botkit", "actions", "errors", "options", "vocab", "cards", "hand"}
+    tree = ast.parse((PKG / "bots" / "heuristic.py").read_text(encoding="utf-8"))
+    engine = [
+        node.module for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module
+    ]
+    assert "botkit" in engine
+    assert [m for m in engine if m not in public] == []

@@ -13,6 +13,7 @@ from .cards import CARDS, Card, card_points, format_cards, parse_cards, shuffled
 from .errors import IllegalAction, MalformedAction
 from .follow import is_legal_follow
 from .game import Game, replay
+from .hand import Hand
 from .options import RuleOptions
 from .record import GameRecord, RecordMismatch
 from .round import Decision, FailedThrow, Round, RoundResult, Trick, TrickView
@@ -27,8 +28,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Action", "Bury", "CARDS", "Card", "CloseWindow", "Declare", "Decision", "Draw",
-    "FailedThrow", "Gainer", "Game", "GameRecord", "IllegalAction", "LeadKind", "MalformedAction",
-    "Pass", "Phase", "Play",
+    "FailedThrow", "Gainer", "Game", "GameRecord", "Hand", "IllegalAction", "LeadKind",
+    "MalformedAction", "Pass", "Phase", "Play",
     "RecordMismatch", "Round",
     "RoundResult", "RuleOptions", "Trick", "TrickView", "Trump", "View", "action_from_json",
     "card_points", "classify_lead", "failed_throw", "format_cards", "is_legal_follow",

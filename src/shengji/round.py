@@ -67,6 +67,7 @@ from .follow import (
     random_lead,
     submultisets,
 )
+from .hand import Hand
 from .options import SEED_RULES, RuleOptions
 from .scoring import kitty_multiplier, level_change, new_level, throw_penalty
 from .shapes import Shape, count_ids, shape_of
@@ -416,9 +417,9 @@ class Round:
         """The current deal's card order, 108 ids (hidden information)."""
         return self._deck
 
-    def hand_counts(self, seat: int) -> tuple[int, ...]:
-        """A seat's hand as counts per card id, 54 entries (hidden information)."""
-        return tuple(self._hands[seat])
+    def hand_counts(self, seat: int) -> Hand:
+        """A seat's hand as counts per card id (hidden information; players get views)."""
+        return Hand.trusted(self._hands[seat])
 
     @property
     def hand_sizes(self) -> tuple[int, int, int, int]:

@@ -23,6 +23,7 @@ from .follow import (
     random_follow,
     random_lead,
 )
+from .hand import Hand
 from .options import RuleOptions
 from .shapes import Shape, count_ids, shape_of
 from .trump import Trump
@@ -78,7 +79,7 @@ class View:
     display_trump: Trump | None = field(default=None, repr=False)
     #: the seat's hand as counts per card id, and the current trick's lead shape (§6.1):
     #: what the engine already holds, so that nobody rebuilds them from the cards
-    hand_counts: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
+    hand_counts: Hand | None = field(default=None, repr=False, compare=False)
     lead_shape: Shape | None = field(default=None, repr=False, compare=False)
 
     def __init__(
@@ -113,7 +114,7 @@ class View:
         game_over: bool = False,
         winner: int | None = None,
         display_trump: Trump | None = None,
-        hand_counts: tuple[int, ...] | None = None,
+        hand_counts: Hand | None = None,
         lead_shape: Shape | None = None,
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
@@ -161,7 +162,8 @@ class View:
         return self.current_trick.plays[0][1]
 
     def counts(self) -> list[int]:
-        """The seat's hand as counts per card id (a new list the caller may change)."""
+        """The seat's hand as counts per card id (a new list the caller may change;
+        `hand_counts` is the same as an immutable `Hand`)."""
         if self.hand_counts is not None:
             return list(self.hand_counts)
         return counts_of(self.hand)
@@ -422,7 +424,7 @@ def build_view(
         game_over=game_over,
         winner=winner,
         display_trump=shown_trump,
-        hand_counts=tuple(rnd._hands[seat]) if seat is not None else None,
+        hand_counts=Hand.trusted(rnd._hands[seat]) if seat is not None else None,
         lead_shape=rnd._lead_shape if rnd._current else None,
     )
 

@@ -26,16 +26,27 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Bury, Declare, Pass, Play
-from ..cards import CARDS, N_IDS, POINTS, Card
-from ..follow import follow_error, iter_follows
-from ..scoring import kitty_multiplier
-from ..shapes import Shape, Unit, decompose, match_value, shape_of
-from ..trick import winner_index
-from ..trump import TRUMP, Trump
-from ..views import View
+from ..botkit import (
+    CARDS,
+    N_IDS,
+    POINTS,
+    TRUMP,
+    Card,
+    Shape,
+    Trump,
+    Unit,
+    View,
+    decompose,
+    follow_error,
+    iter_follows,
+    kitty_multiplier,
+    match_value,
+    shape_of,
+    winner_index,
+)
 
 if TYPE_CHECKING:
-    from ..round import TrickView
+    from ..botkit import TrickView
 
 Ids = list[int]
 
@@ -619,6 +630,7 @@ class HeuristicAgent:
 
     # ================================================================ entry point
     def act(self, view: View) -> Action:
+        """The heuristic's action for the seat's view: declare or pass, bury, or play."""
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
         phase = view.phase

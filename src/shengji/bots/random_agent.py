@@ -19,6 +19,7 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def act(self, view: View) -> Action:
+        """A uniformly random legal action for the seat's view (RULES §3.3, §4, §6)."""
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
         phase = view.phase

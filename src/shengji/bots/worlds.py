@@ -40,7 +40,9 @@ class WorldError(ValueError):
 class PlayPolicy(Protocol):
     """A play policy that can be asked what it would play from a view (as card ids)."""
 
-    def play_ids(self, view: View) -> list[int]: ...
+    def play_ids(self, view: View) -> list[int]:
+        """The card ids the policy would play from `view` (its seat's turn to play)."""
+        ...
 
 
 @dataclass

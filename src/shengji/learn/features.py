@@ -31,11 +31,8 @@ Play = tuple[int, ...]
 
 
 def hand_counts(view: View) -> list[int]:
-    """The seat's hand as per-id counts."""
-    counts = [0] * N_IDS
-    for c in view.hand:
-        counts[c.id] += 1
-    return counts
+    """The seat's hand as per-id counts (a new list)."""
+    return view.counts()
 
 
 def lead_candidates(hand: Sequence[int], t: Trump) -> list[Play]:
