@@ -144,7 +144,7 @@ def test_the_engine_tests_pass_on_the_pure_python_engine_too() -> None:
         "test_declare.py", "test_scoring.py", "test_round.py", "test_views.py",
         "test_game.py", "test_record.py", "test_events.py", "test_driver.py",
         "test_house_rules.py", "test_properties.py", "test_worlds.py", "test_actions.py",
-        "test_bots.py",
+        "test_bots.py", "test_hand.py",
     ]
     env = dict(os.environ, SHENGJI_PURE="1")
     done = subprocess.run(

@@ -346,3 +346,25 @@ def test_no_trump_keeps_rank_option_in_a_joker_round_rules_5_3_10():
         assert rnd.trump.suit is None
         assert rnd.trump.rank == ("2" if keeps else None)
         assert rnd.trump.is_trump(C("2S")[0]) == keeps
+
+
+def test_the_sorted_hand_kept_between_views_equals_a_fresh_sort_rules_5() -> None:
+    """The engine keeps each seat's sorted hand and drops played cards from it; at every
+    view it must equal the hand sorted again from scratch (and a failed throw's forced
+    cards are what leaves the hand, RULES §6.4)."""
+    checked = 0
+    for seed in range(12):
+        rnd = Round(seed)
+        rng = random.Random(seed)
+        while not rnd.is_over:
+            for seat in range(4):
+                shown = rnd.view(seat).hand
+                key = rnd.display_trump().sort_key
+                fresh = tuple(sorted(
+                    (c for c in CARDS for _ in range(rnd.hand_counts(seat)[c.id])),
+                    key=lambda c: (key[c.id], c.id),
+                ))
+                assert shown == fresh
+                checked += 1
+            rnd.apply(rnd.random_action(rng))
+    assert checked > 5000

@@ -7,14 +7,14 @@ Agents see only their seat's view (§11).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from .actions import Action, Declare, Draw, Pass
 from .errors import IllegalAction
 from .events import Event
 from .game import Game
-from .round import Round
+from .round import Decision, Round
 from .views import View
 
 
@@ -42,39 +42,54 @@ def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, 
     RULES §3.3).
     """
     done: list[tuple[Action, list[Event]]] = []
-    for action in _ask(table, agents):
-        done.append((action, table.apply(action)))
-    return done
+    d = table.decision()
+    if d.phase == "deal":
+        done.append((_DRAW, table.apply(_DRAW)))
+        answer = _declaration_after_draw(table, agents)
+        if answer is not None:
+            done.append((answer, table.apply(answer)))
+        return done
+    action = _asked(table, agents, d)
+    return [(action, table.apply(action))]
 
 
 def step(table: Game | Round, agents: Sequence[Agent]) -> list[Action]:
-    """Like `advance`, returning only the actions applied (no events are built)."""
-    done = []
-    for action in _ask(table, agents):
-        table.step(action)
-        done.append(action)
-    return done
-
-
-def _ask(table: Game | Round, agents: Sequence[Agent]) -> Iterator[Action]:
-    """The actions to apply now, in order; each is applied before the next is asked for."""
+    """Like `advance`, returning only the actions applied (no events are built): the
+    loop of simulations and bot matches, so it asks and applies without a generator."""
     d = table.decision()
+    if d.phase == "deal":
+        table.step(_DRAW)
+        answer = _declaration_after_draw(table, agents)
+        if answer is None:
+            return [_DRAW]
+        table.step(answer)
+        return [_DRAW, answer]
+    action = _asked(table, agents, d)
+    table.step(action)
+    return [action]
+
+
+def _asked(table: Game | Round, agents: Sequence[Agent], d: Decision) -> Action:
+    """The action of the seat a (non-deal) decision waits for."""
     if d.phase == "over":
         raise IllegalAction("RULES §9: the game is over")
-    if d.phase == "deal":
-        yield _DRAW
-        after = table.decision()
-        seat = after.last_drawer
-        # Only a seat that can declare is asked: for the others the only answer is a pass.
-        if after.phase == "deal" and seat is not None and table.has_declaration(seat):
-            action = agents[seat].act(table.view(seat))
-            if isinstance(action, Declare):
-                yield action
-            elif not isinstance(action, Pass):
-                raise IllegalAction("RULES §3.3: during the deal answer a declaration or a pass")
-        return
     assert d.seat is not None
-    yield agents[d.seat].act(table.view(d.seat))
+    return agents[d.seat].act(table.view(d.seat))
+
+
+def _declaration_after_draw(table: Game | Round, agents: Sequence[Agent]) -> Declare | None:
+    """The declaration the seat that just drew makes, if any (RULES §3.3). Only a seat
+    that can declare is asked: for the others the only answer is a pass."""
+    after = table.decision()
+    seat = after.last_drawer
+    if after.phase != "deal" or seat is None or not table.has_declaration(seat):
+        return None
+    action = agents[seat].act(table.view(seat))
+    if isinstance(action, Declare):
+        return action
+    if not isinstance(action, Pass):
+        raise IllegalAction("RULES §3.3: during the deal answer a declaration or a pass")
+    return None
 
 
 _DRAW = Draw()
@@ -98,7 +113,7 @@ def play_game(
     max_rounds: int | None = None,
 ) -> Game:
     """Play a game until a team passes A (or `max_rounds` rounds are finished)."""
-    while not game.is_over and (max_rounds is None or len(game.results) < max_rounds):
+    while not game.is_over and (max_rounds is None or game.round_no < max_rounds):
         for a in step(game, agents):
             if on_action:
                 on_action(a)

@@ -311,9 +311,10 @@ class Round:
         self._drawn = 0
         self._declarations: list[tuple[int, tuple[int, ...]]] = []
         self._standing: tuple[int, int, tuple[int, ...]] | None = None
-        # the last `_declaration_ids` answer and what it depended on
-        self._decl_key: object = None
-        self._decl_ids: list[tuple[int, ...]] = []
+        # each seat's last `_declaration_ids` answer and what it depended on (per seat:
+        # the four seats draw in turn, so one shared entry would miss at every draw)
+        self._decl_key: list[object] = [None, None, None, None]
+        self._decl_ids: list[list[tuple[int, ...]]] = [[], [], [], []]
         self._phase = _DEAL
         self._ask: int | None = None
         self._passes = 0
@@ -590,16 +591,16 @@ class Round:
         # declaration: kept while those stay the same (most draws change neither).
         hand = self._hands[seat]
         r = self._rank_idx
-        key = (seat, hand[r], hand[13 + r], hand[26 + r], hand[39 + r], hand[52], hand[53],
+        key = (hand[r], hand[13 + r], hand[26 + r], hand[39 + r], hand[52], hand[53],
                self._standing, self._phase)
-        if key == self._decl_key:
-            return self._decl_ids
+        if key == self._decl_key[seat]:
+            return self._decl_ids[seat]
         out = [
             ids for ids in candidate_declarations(hand, self._trump_rank)
             if self._declare_error(seat, ids) is None
         ]
-        self._decl_key = key
-        self._decl_ids = out
+        self._decl_key[seat] = key
+        self._decl_ids[seat] = out
         return out
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
@@ -959,6 +960,11 @@ class Round:
             if not commit:
                 return
         hand = self._hands[seat]
+        cached = self._sorted[seat]
+        if cached is not None and cached[0] == tuple(hand):
+            # the seat's sorted hand was shown: drop the played cards from it in order
+            # instead of sorting the hand again at its next view (kept in sync below)
+            self._sorted[seat] = _without(cached, ids, hand)
         for i in ids:
             hand[i] -= 1
         self._sizes[seat] -= len(ids)
@@ -1132,8 +1138,8 @@ class Round:
         new._drawn = self._drawn
         new._declarations = self._declarations[:]
         new._standing = self._standing
-        new._decl_key = self._decl_key
-        new._decl_ids = self._decl_ids
+        new._decl_key = self._decl_key[:]
+        new._decl_ids = self._decl_ids[:]
         new._rank_idx = self._rank_idx
         new._phase = self._phase
         new._ask = self._ask
@@ -1208,8 +1214,8 @@ class Round:
         rnd._drawn = 4 * HAND_SIZE
         rnd._declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
         rnd._standing = None
-        rnd._decl_key = None
-        rnd._decl_ids = []
+        rnd._decl_key = [None, None, None, None]
+        rnd._decl_ids = [[], [], [], []]
         if rnd._declarations:
             s, ids = rnd._declarations[-1]
             rnd._standing = (s, declaration_strength(ids, rnd._trump_rank), ids)
@@ -1368,7 +1374,7 @@ class Round:
         new = self.clone()
         new._hands = new_hands
         new._sorted = [None, None, None, None]
-        new._decl_key = None
+        new._decl_key = [None, None, None, None]
         if dealing:
             new._deck = self._deck[: self._drawn] + rest
             new._kitty_taken = new._deck[4 * HAND_SIZE :]
@@ -1396,6 +1402,25 @@ def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
     check_well_formed(action)
     return int(seat), tuple(cards)
 
+
+
+def _without(
+    cached: tuple[tuple[int, ...], list[int], tuple[Card, ...]],
+    ids: tuple[int, ...],
+    hand: list[int],
+) -> tuple[tuple[int, ...], list[int], tuple[Card, ...]]:
+    """A sorted-hand cache entry after `ids` leave `hand` (still in sort order)."""
+    left = list(ids)
+    kept: list[Card] = []
+    for c in cached[2]:
+        if c.id in left:
+            left.remove(c.id)
+        else:
+            kept.append(c)
+    counts = list(hand)
+    for i in ids:
+        counts[i] -= 1
+    return (tuple(counts), cached[1], tuple(kept))
 
 
 def _check_seat(seat: object) -> None:
