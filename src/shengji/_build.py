@@ -30,7 +30,7 @@ from typing import Any
 #: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
     "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
-    "bots.heuristic",
+    "driver", "bots.heuristic",
 )
 
 _HERE = Path(__file__).resolve().parent

@@ -8,29 +8,13 @@ Agents see only their seat's view (§11).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
 
 from .actions import Action, Declare, Draw, Pass
+from .agent import Agent as Agent  # re-exported: agents were always `driver.Agent`
 from .errors import IllegalAction
 from .events import Event
 from .game import Game
 from .round import Decision, Round
-from .views import View
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """A player: given its seat's view, returns the action it takes (RULES §11).
-
-    Phase "deal" (asked after its own draw, when it holds a legal declaration) and
-    "declare" (the final window):
-    `Declare(seat, cards)` or `Pass(seat)`; phase "kitty": `Bury(seat, 8 cards)`;
-    phase "play": `Play(seat, cards)`.
-    """
-
-    def act(self, view: View) -> Action:
-        """The action this agent takes, given its seat's view (RULES §11)."""
-        ...
 
 
 def advance(table: Game | Round, agents: Sequence[Agent]) -> list[tuple[Action, list[Event]]]:

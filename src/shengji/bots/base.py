@@ -7,7 +7,7 @@ wherever agents are named (`shengji play`, `shengji arena`, `make_agent`).
 
 from __future__ import annotations
 
-from ..driver import Agent
+from ..agent import Agent
 
 __all__ = [
     "AGENT_KINDS", "Agent", "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec",
