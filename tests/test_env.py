@@ -46,12 +46,11 @@ def _set_selection(t: Table, sel: list[int]) -> None:
     """Make `sel` the acting seat's selection (as if picked one by one), for probing masks."""
     assert t.seat is not None
     t.observer.unpick(t.seat, t.selected)
-    t.selected, t._sel = [], {}
+    t.selected = []
     for i in sel:
         t.selected.append(i)
-        t._sel[i] = t._sel.get(i, 0) + 1
         t.observer.pick(t.seat, i)
-    t._mask = None
+    t._resync()
 
 
 def _play_to(t: Table, rng: random.Random, until: str, n_tricks: int = 0) -> None:
@@ -299,8 +298,7 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
             kitty = k
             changed = True
     t.round = t.observer.rnd = rnd.with_hidden(hands, kitty=kitty)
-    t._views.clear()
-    t._mask = None
+    t._resync()
     return changed
 
 

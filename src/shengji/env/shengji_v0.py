@@ -130,11 +130,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
             self.infos[self.agent_selection] = {"kind": t.kind}
 
     def observe(self, agent: str) -> dict[str, Any]:
-        """`observation` (built from this seat's view only) and `action_mask`."""
+        """`observation` (built from this seat's view only) and `action_mask`: new arrays
+        at every call, the caller's to keep."""
         t = self.table
         assert t is not None, "call reset() first"
         seat = _SEAT[agent]
-        return {"observation": t.observation(seat), "action_mask": t.action_mask(seat).copy()}
+        return {"observation": t.observation(seat), "action_mask": t.action_mask(seat)}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (see docs/ENV.md); None for a finished agent."""
