@@ -199,7 +199,7 @@ class Observer:
 
     def observation(self, seat: int) -> F32:
         """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now."""
-        return self.state.take(self.index[seat])
+        return self.state.take(self.index[seat], mode="clip")
 
     # ------------------------------------------------------------ selection
 
