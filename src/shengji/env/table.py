@@ -404,8 +404,8 @@ class Table:
             if a == PASS:
                 self._answer(_PASSES[seat])
             else:
-                ids = declaration_ids(a, self.round.trump_rank)
-                self._answer(Declare(seat, tuple([CARDS[i] for i in ids])))
+                shown = declaration_ids(a, self.round.trump_rank)
+                self._answer(Declare(seat, tuple([CARDS[i] for i in shown])))
             return
         # one more card picked for the play or bury being built
         selected.append(a)
