@@ -451,7 +451,7 @@ def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> Non
         while not t.is_over:
             assert t.seat is not None
             for s in range(4):
-                assert t._hands[s] == int.from_bytes(bytes(t.round.hand_counts(s)), "little")
+                assert t._hand_bits[s] == int.from_bytes(bytes(t.round.hand_counts(s)), "little")
             mask = t.action_mask(t.seat)
             assert mask.flags.writeable and mask.dtype == np.int8
             assert int.from_bytes(mask.tobytes(), "little") == t.mask_bits()

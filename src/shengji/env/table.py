@@ -226,7 +226,7 @@ class Table:
         self.reward_points = reward_points
         self.selected: list[int] = []
         self._selbits = 0  # the selection as per-id counts, one byte per card id
-        self._hands = [0, 0, 0, 0]  # each seat's cards, one byte per card id (engine side)
+        self._hand_bits = [0, 0, 0, 0]  # each seat's cards, one byte per card id (engine side)
         self._may_declare = [False, False, False, False]  # holds a trump-rank card/joker
         self._declarable = _declarable_ids(self.round.trump_rank)
         self.seat: int | None = None
@@ -301,7 +301,7 @@ class Table:
             for d in self.round.legal_declarations(seat):
                 bits |= 1 << (8 * declaration_action([c.id for c in d]))
             return bits
-        x = self._hands[seat] - self._selbits
+        x = self._hand_bits[seat] - self._selbits
         avail = (x | (x >> 1)) & _BYTE_ONES  # held and not all selected
         if kind == "follow":
             shape = self._lead
@@ -474,10 +474,10 @@ class Table:
         if ids is None:  # what was led: the throw, or the part a failed throw forces
             ids = rnd.current[0][1]
         obs.played(seat, ids, lead)
-        h = self._hands[seat]
+        h = self._hand_bits[seat]
         for i in ids:
             h -= _CARD_BIT[i]
-        self._hands[seat] = h
+        self._hand_bits[seat] = h
         self._bits = -1
         if rnd.n_tricks != n_tricks:
             obs.trick_won(n_tricks + 1)
@@ -502,7 +502,7 @@ class Table:
     def _sync_hands(self) -> None:
         """Re-read every seat's cards from the round (after the kitty moved, a redeal)."""
         rnd = self.round
-        self._hands = [_as_bytes_int(rnd.hand_counts(s)) for s in range(4)]
+        self._hand_bits = [_as_bytes_int(rnd.hand_counts(s)) for s in range(4)]
 
     def _resync(self) -> None:
         """Re-read all engine-side bookkeeping from `self.round` (tests that swap in a
@@ -561,11 +561,11 @@ class Table:
         rnd = self.round
         start = drawn = rnd.drawn
         if drawn == 0:  # a new deal (also after a redeal, §3.5)
-            self._hands = [0, 0, 0, 0]
+            self._hand_bits = [0, 0, 0, 0]
             self._may_declare = [False, False, False, False]
         deck = rnd.deck
         first = rnd.first_drawer
-        hands = self._hands
+        hands = self._hand_bits
         may = self._may_declare
         declarable = self._declarable
         step = rnd.step
