@@ -4,8 +4,10 @@
 for one at nearly every step, and between two steps only a card or two changed. An
 `Observer` keeps one flat float32 *state* vector per round, in the engine's fixed card
 ids and absolute seats (so nothing in it depends on the trump), and updates it in place
-from the events `Round.apply` returns (`shengji.events`). A seat's observation is then a
-single gather, `state.take(index)`, where `index` (cached per seat and trump) maps each
+from the events `Round.apply` returns (`shengji.events`), or, where the table advanced the
+round with `Round.step` (draws and plays), from its notices (`dealt`, `played`,
+`trick_won`, `round_over`). A seat's observation is then a single gather,
+`state.take(index)`, where `index` (cached per seat and trump) maps each
 of the `OBS_SIZE` entries to the state entry it reads: trump-relative slots, relative
 seats and "my team" are all in the index, not in the state.
 
