@@ -46,12 +46,11 @@ def _set_selection(t: Table, sel: list[int]) -> None:
     """Make `sel` the acting seat's selection (as if picked one by one), for probing masks."""
     assert t.seat is not None
     t.observer.unpick(t.seat, t.selected)
-    t.selected, t._sel = [], {}
+    t.selected = []
     for i in sel:
         t.selected.append(i)
-        t._sel[i] = t._sel.get(i, 0) + 1
         t.observer.pick(t.seat, i)
-    t._mask = None
+    t._resync()
 
 
 def _play_to(t: Table, rng: random.Random, until: str, n_tricks: int = 0) -> None:
@@ -299,8 +298,7 @@ def _scramble(t: Table, seat: int, rng: random.Random) -> bool:
             kitty = k
             changed = True
     t.round = t.observer.rnd = rnd.with_hidden(hands, kitty=kitty)
-    t._views.clear()
-    t._mask = None
+    t._resync()
     return changed
 
 
@@ -437,6 +435,55 @@ def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
         _random_step(t, rng)
     for seat in range(4):
         np.testing.assert_array_equal(t.observation(seat), _fresh(t, seat))
+
+
+def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> None:
+    """The table's own copies of the hands (byte-per-card ints the masks are built from)
+    stay equal to the round's hands at every step, whether seats act card by card or
+    with whole actions; `mask_bits` is the mask array's bytes; `observation_into` fills
+    a caller's buffer with the observation; and the arrays handed out are new ones that
+    later steps do not change."""
+    rng = random.Random(9)
+    checked = 0
+    for deal in range(3):
+        t = Table(300 + deal, starter=deal % 4)
+        kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        while not t.is_over:
+            assert t.seat is not None
+            for s in range(4):
+                assert t._hand_bits[s] == int.from_bytes(bytes(t.round.hand_counts(s)), "little")
+            mask = t.action_mask(t.seat)
+            assert mask.flags.writeable and mask.dtype == np.int8
+            assert int.from_bytes(mask.tobytes(), "little") == t.mask_bits()
+            out = np.full(OBS_SIZE, -1.0, dtype=np.float32)
+            assert t.observation_into(t.seat, out) is out
+            obs = t.observation(t.seat)
+            np.testing.assert_array_equal(out, obs)
+            kept.append((obs, obs.copy(), mask, mask.copy()))
+            if not t.selected and t.kind in ("lead", "follow") and rng.random() < 0.3:
+                t.act(Play(t.seat, t.view(t.seat).random_play(rng)))
+            else:
+                _random_step(t, rng)
+            checked += 1
+        assert t.mask_bits() == 0
+        for obs, obs_then, mask, mask_then in kept:  # nothing handed out was reused
+            np.testing.assert_array_equal(obs, obs_then)
+            np.testing.assert_array_equal(mask, mask_then)
+    assert checked > 300
+
+
+def test_env_observations_are_new_arrays_the_agent_may_keep() -> None:
+    env = shengji_v0.raw_env()
+    env.reset(seed=4)
+    first = env.observe(env.agent_selection)
+    saved = {k: v.copy() for k, v in first.items()}
+    for _ in range(30):
+        obs, *_ = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        obs["action_mask"][:] = 0  # the agent's own array: scribbling on it changes nothing
+        env.step(int(legal[0]))
+    for k in saved:
+        np.testing.assert_array_equal(first[k], saved[k])
 
 
 def test_observer_follows_a_round_from_its_start_and_masks_are_per_seat() -> None:

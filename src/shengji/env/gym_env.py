@@ -79,13 +79,13 @@ class TractorEnv(gym.Env[ObsDict, np.int64]):
         assert self.table is not None
         return {
             "observation": self.table.observation(self.seat),
-            "action_mask": self.table.action_mask(self.seat).copy(),
+            "action_mask": self.table.action_mask(self.seat),
         }
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         assert self.table is not None
         info: dict[str, Any] = {
-            "action_mask": self.table.action_mask(self.seat).copy(),
+            "action_mask": self.table.action_mask(self.seat),
             "kind": self.table.kind,
             "seat": self.seat,
         }

@@ -4,8 +4,10 @@
 for one at nearly every step, and between two steps only a card or two changed. An
 `Observer` keeps one flat float32 *state* vector per round, in the engine's fixed card
 ids and absolute seats (so nothing in it depends on the trump), and updates it in place
-from the events `Round.apply` returns (`shengji.events`). A seat's observation is then a
-single gather, `state.take(index)`, where `index` (cached per seat and trump) maps each
+from the events `Round.apply` returns (`shengji.events`), or, where the table advanced the
+round with `Round.step` (draws and plays), from its notices (`dealt`, `played`,
+`trick_won`, `round_over`). A seat's observation is then a single gather,
+`state.take(index)`, where `index` (cached per seat and trump) maps each
 of the `OBS_SIZE` entries to the state entry it reads: trump-relative slots, relative
 seats and "my team" are all in the index, not in the state.
 
@@ -144,20 +146,25 @@ _TURN_NONE = -1
 _OTHERS_UNSEEN = tuple(
     tuple(UNSEEN + s * N_IDS for s in range(4) if s != me) for me in range(4)
 )
+_PHASE_SLOT = {p: PHASE + k for k, p in enumerate(PHASES)}
 
 
 class Observer:
     """The four seats' observations of one round, updated from the round's events.
 
-    Create it on a round before any action; then pass every list of events that
-    `Round.apply` returns to `feed` (in order). `observation(seat)` is that seat's
-    vector now (a new array). `pick`/`unpick` record the cards a seat selects for the
-    play or bury it is building (the `hand` and `selected` blocks).
+    Create it on a round before any action. Then, for every action applied to the
+    round, either pass the events `Round.apply` returned to `feed` (in order), or, on
+    the fast path where the round was advanced with `Round.step` (no events built),
+    call the matching notices: `dealt` for draws, `played` (then `trick_won`,
+    `round_over`) for a play, and `refresh`. `observation(seat)` is that seat's vector
+    now (a new array). `pick`/`unpick` record the cards a seat selects for the play or
+    bury it is building (the `hand` and `selected` blocks).
     """
 
     __slots__ = (
         "rnd", "buf", "state", "index", "trump_key", "phase", "turn", "lead_suit",
-        "lead_n", "drawn", "_trick_points", "_n_plays", "points",
+        "lead_n", "drawn", "_trick_points", "_n_plays", "points", "_ps", "_block_of",
+        "_sizes",
     )
 
     def __init__(self, rnd: Round) -> None:
@@ -176,6 +183,9 @@ class Observer:
         self._trick_points = 0
         self._n_plays = 0
         self.points = 0
+        self._ps: Sequence[int] = ()  # the fixed trump's play suit per card id
+        self._block_of: tuple[int, ...] = (0, 1, 2, 3)
+        self._sizes = [0, 0, 0, 0]  # hand sizes (public), written exactly as size / 33
         self._reset()
 
     def __getstate__(self) -> dict[str, object]:
@@ -191,7 +201,7 @@ class Observer:
 
     def observation(self, seat: int) -> F32:
         """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now."""
-        return self.state.take(self.index[seat])
+        return self.state.take(self.index[seat], mode="clip")
 
     # ------------------------------------------------------------ selection
 
@@ -212,10 +222,94 @@ class Observer:
         """The `bury picks left / 8` scalar of `seat` (0 when it is not burying)."""
         self.buf[BURY + seat] = value
 
+    # ------------------------------------------------------------ fast-path notices
+
+    def dealt(self, deck: Sequence[int], start: int, end: int, first_drawer: int) -> None:
+        """The deal's cards `deck[start:end]` were drawn (RULES §3.1), the first of them
+        by seat `(first_drawer + start) % 4`; each is written into its drawer's rows only."""
+        b = self.buf
+        for d in range(start, end):
+            o = ((first_drawer + d) & 3) * N_IDS + deck[d]
+            b[HAND + o] += 1.0
+            b[UNSEEN + o] -= 1.0
+        self.drawn = end
+        self._read_sizes()
+        if end < 100:
+            b[CARDS_LEFT] = (100 - end) / 100.0
+        else:
+            self.refresh()
+
+    def played(self, seat: int, ids: Sequence[int], lead: bool) -> None:
+        """`seat` played the cards `ids` (RULES §6; a failed throw's forced cards, §6.4),
+        leading the trick if `lead`. Call `trick_won` next if it completed the trick."""
+        b = self.buf
+        ps = self._ps
+        if lead:
+            shape = self.rnd.lead_shape
+            assert shape is not None
+            self.lead_suit = lead_suit = shape.play_suit
+            self.lead_n = len(ids)
+            b[LEAD_N] = shape.n_cards / 25.0
+            b[LEAD_PAIRS] = shape.n_pairs / 12.0
+            b[LEAD_BLOCK] = ((self._block_of[lead_suit] if lead_suit < 4 else 4) + 1) / 5.0
+        else:
+            lead_suit = self.lead_suit
+        o_hand = HAND + seat * N_IDS
+        o_played = PLAYED + seat * N_IDS
+        o_trick = TRICK + seat * N_IDS
+        u0, u1, u2 = _OTHERS_UNSEEN[seat]
+        pts = 0
+        k = 0
+        for i in ids:
+            b[o_hand + i] -= 1.0
+            b[o_played + i] += 1.0
+            b[o_trick + i] += 1.0
+            b[u0 + i] -= 1.0
+            b[u1 + i] -= 1.0
+            b[u2 + i] -= 1.0
+            pts += POINTS[i]
+            if ps[i] == lead_suit:
+                k += 1
+        if k < self.lead_n:
+            b[VOID + seat * 5 + lead_suit] = 1.0
+        n = self._sizes[seat] - len(ids)
+        self._sizes[seat] = n
+        b[SIZES + seat] = n / 33.0
+        self._trick_points += pts
+        b[TRICK_POINTS] = self._trick_points / 100.0
+        self._n_plays += 1
+        b[N_PLAYS] = self._n_plays / 4.0
+
+    def trick_won(self, n_tricks: int) -> None:
+        """The current trick is complete; `n_tricks` tricks are done now (RULES §6.3)."""
+        b = self.buf
+        self.state[TRICK : TRICK + 4 * N_IDS] = 0.0
+        self._trick_points = 0
+        self._n_plays = 0
+        self.lead_suit = -1
+        self.lead_n = 0
+        b[TRICK_POINTS] = 0.0
+        b[N_PLAYS] = 0.0
+        b[LEAD_N] = 0.0
+        b[LEAD_PAIRS] = 0.0
+        b[LEAD_BLOCK] = 0.0
+        b[N_TRICKS] = n_tricks / 25.0
+
+    def round_over(self) -> None:
+        """The round ended (RULES §8): everyone sees the kitty now (§11)."""
+        rnd = self.rnd
+        starter = rnd.starter
+        kitty = rnd.kitty
+        for s in range(4):
+            self.state[KITTY + s * N_IDS : KITTY + (s + 1) * N_IDS] = 0.0
+            self._add(KITTY, s, kitty, 1.0)
+        if starter is not None:  # its "unseen" stops subtracting the kitty it buried
+            self._add(UNSEEN, starter, kitty, 1.0)
+
     # ------------------------------------------------------------ events
 
     def drew(self, draws: Sequence[Drew]) -> None:
-        """`Drew` events, in order (the deal's hundred draws are passed in batches)."""
+        """`Drew` events, in order (the deal's hundred draws may come in batches)."""
         b = self.buf
         for ev in draws:
             seat = ev.seat
@@ -224,6 +318,7 @@ class Observer:
             i = card.id
             b[HAND + seat * N_IDS + i] += 1.0
             b[UNSEEN + seat * N_IDS + i] -= 1.0
+            self._sizes[seat] = ev.hand_size
             b[SIZES + seat] = ev.hand_size / 33.0
         self.drawn += len(draws)
         if self.drawn < 100:
@@ -237,10 +332,10 @@ class Observer:
             k = type(ev)
             if k is Played:
                 assert isinstance(ev, Played)
-                self._played(ev)
+                self.played(ev.seat, [c.id for c in ev.cards], ev.lead)
             elif k is TrickWon:
                 assert isinstance(ev, TrickWon)
-                self._trick_won(ev)
+                self.trick_won(ev.trick + 1)
             elif k is Drew:
                 assert isinstance(ev, Drew)
                 self.drew((ev,))
@@ -251,13 +346,13 @@ class Observer:
                 assert isinstance(ev, KittyTaken) and ev.cards is not None
                 self._add(HAND, ev.seat, [c.id for c in ev.cards], 1.0)
                 self._add(UNSEEN, ev.seat, [c.id for c in ev.cards], -1.0)
-                self.buf[SIZES + ev.seat] = self.rnd.hand_sizes[ev.seat] / 33.0
+                self._read_sizes()
             elif k is KittyBuried:
                 assert isinstance(ev, KittyBuried) and ev.cards is not None
                 ids = [c.id for c in ev.cards]
                 self._add(HAND, ev.seat, ids, -1.0)
                 self._add(KITTY, ev.seat, ids, 1.0)
-                self.buf[SIZES + ev.seat] = self.rnd.hand_sizes[ev.seat] / 33.0
+                self._read_sizes()
             elif k is KittyFlipped:
                 assert isinstance(ev, KittyFlipped)
                 self.state[FLIP : FLIP + N_IDS] = 0.0
@@ -267,72 +362,23 @@ class Observer:
                 assert isinstance(ev, TrumpFixed)
                 self._trump_fixed(ev)
             elif k is RoundOver:
-                self._round_over()
+                self.round_over()
             elif k is Redealt:
                 self._reset()
         self.refresh()
+
+    def _read_sizes(self) -> None:
+        b = self.buf
+        sizes = self._sizes
+        for s, n in enumerate(self.rnd.hand_sizes):
+            sizes[s] = n
+            b[SIZES + s] = n / 33.0
 
     def _add(self, base: int, seat: int, ids: Sequence[int], d: float) -> None:
         b = self.buf
         o = base + seat * N_IDS
         for i in ids:
             b[o + i] += d
-
-    def _played(self, ev: Played) -> None:
-        b = self.buf
-        seat = ev.seat
-        t = self.rnd.trump
-        assert t is not None
-        ps = t.play_suit
-        o_hand = HAND + seat * N_IDS
-        o_played = PLAYED + seat * N_IDS
-        o_trick = TRICK + seat * N_IDS
-        u0, u1, u2 = _OTHERS_UNSEEN[seat]
-        pts = 0
-        if ev.lead:
-            self.lead_suit = ps[ev.cards[0].id]
-            self.lead_n = len(ev.cards)
-            shape = self.rnd.lead_shape
-            assert shape is not None
-            _, _, block_of = slot_tables(t.rank, t.suit)
-            b[LEAD_N] = shape.n_cards / 25.0
-            b[LEAD_PAIRS] = shape.n_pairs / 12.0
-            block = block_of[shape.play_suit] if shape.play_suit < 4 else 4
-            b[LEAD_BLOCK] = (block + 1) / 5.0
-        lead_suit = self.lead_suit
-        k = 0
-        for c in ev.cards:
-            i = c.id
-            b[o_hand + i] -= 1.0
-            b[o_played + i] += 1.0
-            b[o_trick + i] += 1.0
-            b[u0 + i] -= 1.0
-            b[u1 + i] -= 1.0
-            b[u2 + i] -= 1.0
-            pts += POINTS[i]
-            if ps[i] == lead_suit:
-                k += 1
-        if k < self.lead_n:
-            b[VOID + seat * 5 + lead_suit] = 1.0
-        b[SIZES + seat] = self.rnd.hand_sizes[seat] / 33.0
-        self._trick_points += pts
-        b[TRICK_POINTS] = self._trick_points / 100.0
-        self._n_plays += 1
-        b[N_PLAYS] = self._n_plays / 4.0
-
-    def _trick_won(self, ev: TrickWon) -> None:
-        b = self.buf
-        self.state[TRICK : TRICK + 4 * N_IDS] = 0.0
-        self._trick_points = 0
-        self._n_plays = 0
-        self.lead_suit = -1
-        self.lead_n = 0
-        b[TRICK_POINTS] = 0.0
-        b[N_PLAYS] = 0.0
-        b[LEAD_N] = 0.0
-        b[LEAD_PAIRS] = 0.0
-        b[LEAD_BLOCK] = 0.0
-        b[N_TRICKS] = (ev.trick + 1) / 25.0
 
     def _declared(self, ev: Declared) -> None:
         b = self.buf
@@ -356,16 +402,6 @@ class Observer:
         b[DT + ev.declaring_team] = 1.0
         self._set_trump()
 
-    def _round_over(self) -> None:
-        rnd = self.rnd
-        # §11: everyone sees the kitty now; the starter's "unseen" stops subtracting it
-        starter = rnd.starter
-        for s in range(4):
-            self.state[KITTY + s * N_IDS : KITTY + (s + 1) * N_IDS] = 0.0
-            self._add(KITTY, s, rnd.kitty, 1.0)
-        if starter is not None:
-            self._add(UNSEEN, starter, rnd.kitty, 1.0)
-
     # ------------------------------------------------------------ public facts
 
     def refresh(self) -> None:
@@ -376,8 +412,8 @@ class Observer:
         phase = rnd.phase
         if phase != self.phase:
             if self.phase:
-                b[PHASE + PHASES.index(self.phase)] = 0.0
-            b[PHASE + PHASES.index(phase)] = 1.0
+                b[_PHASE_SLOT[self.phase]] = 0.0
+            b[_PHASE_SLOT[phase]] = 1.0
             self.phase = phase
             if phase != "deal":
                 b[CARDS_LEFT] = 0.0
@@ -401,12 +437,33 @@ class Observer:
             self.points = p
             b[OPP] = min(max(p / 200.0, 0.0), 2.0)
 
+    def play_turn(self, seat: int | None) -> None:
+        """The fast path's `refresh` after a play: `seat` is to act (None: the round is
+        over, and the phase changed); re-reads the opponents' points."""
+        if seat is None:
+            self.refresh()
+            return
+        b = self.buf
+        if seat != self.turn:
+            if self.turn != _TURN_NONE:
+                b[TURN + self.turn] = 0.0
+            b[TURN + seat] = 1.0
+            self.turn = seat
+        p = self.rnd.opponents_points
+        if p != self.points:
+            self.points = p
+            b[OPP] = min(max(p / 200.0, 0.0), 2.0)
+
     def _set_trump(self) -> None:
-        t = self.rnd.display_trump()
+        rnd = self.rnd
+        t = rnd.display_trump()
         key = (t.rank, t.suit)
         if key != self.trump_key:
             self.trump_key = key
             self.index = [obs_index(s, t.rank, t.suit) for s in range(4)]
+            self._block_of = slot_tables(t.rank, t.suit)[2]
+        fixed = rnd.trump
+        self._ps = fixed.play_suit if fixed is not None else ()
 
     def _reset(self) -> None:
         """The state of a round before its first card (also after a redeal, §3.5)."""
@@ -422,6 +479,7 @@ class Observer:
         self._trick_points = 0
         self._n_plays = 0
         self.points = 0
+        self._sizes = [0, 0, 0, 0]
         b[DECLARER + 4] = 1.0
         b[STARTER + (rnd.starter if rnd.starter is not None else 4)] = 1.0
         b[TRUMP_RANK + RANKS.index(rnd.trump_rank)] = 1.0

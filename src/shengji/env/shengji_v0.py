@@ -130,11 +130,29 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
             self.infos[self.agent_selection] = {"kind": t.kind}
 
     def observe(self, agent: str) -> dict[str, Any]:
-        """`observation` (built from this seat's view only) and `action_mask`."""
+        """`observation` (built from this seat's view only) and `action_mask`: new arrays
+        at every call, the caller's to keep."""
         t = self.table
         assert t is not None, "call reset() first"
         seat = _SEAT[agent]
-        return {"observation": t.observation(seat), "action_mask": t.action_mask(seat).copy()}
+        return {"observation": t.observation(seat), "action_mask": t.action_mask(seat)}
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+        """`AECEnv.last` (the selected agent's observation, accumulated reward,
+        termination, truncation and info), with the observation built in one call."""
+        agent = self.agent_selection
+        obs = None
+        if observe:
+            t = self.table
+            assert t is not None, "call reset() first"
+            seat = _SEAT[agent]
+            obs = {"observation": t.observation(seat), "action_mask": t.action_mask(seat)}
+        return (
+            obs, self._cumulative_rewards[agent], self.terminations[agent],
+            self.truncations[agent], self.infos[agent],
+        )
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (see docs/ENV.md); None for a finished agent."""
@@ -144,10 +162,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
             return
         t = self.table
         assert t is not None
-        self._cumulative_rewards[agent] = 0.0
+        # Rewards are all 0 until the round ends (then `_accumulate_rewards` below), so
+        # the acting agent's accumulated reward is 0 already: nothing to reset per step.
         assert action is not None
         t.step(action)
-        if t.is_over:
+        if t.seat is None:
             r = t.rewards()
             self.rewards = {a: r[i] for i, a in enumerate(AGENTS)}
             self.terminations = dict.fromkeys(AGENTS, True)

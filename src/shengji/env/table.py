@@ -5,8 +5,11 @@ seats that hold no declaration). Decisions reach a seat as: declare/pass (§3.3)
 the bury as 8 single picks (§4), a lead built card by card and closed by DONE
 (§6.1), or a follow built card by card and committed when it has as many cards
 as the lead (§6.2). A seat's mask and observation use only its own cards and
-public facts (RULES §11); observations are kept up to date from the round's events
-(`observer.Observer`), so none is re-encoded from a view.
+public facts (RULES §11); observations are kept up to date incrementally
+(`observer.Observer`), so none is re-encoded from a view. Draws and plays, nearly all
+of a round's actions, go through `Round.step` (no event objects are built) and the
+table tells the observer what changed; declarations and the bury go through
+`Round.apply` and the observer reads their events.
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..actions import Action, Bury, Declare, Draw, Pass, Play
-from ..cards import CARDS, N_IDS
-from ..events import Drew
+from ..cards import CARDS, N_IDS, RANKS
 from ..follow import iter_follows
 from ..options import RuleOptions
-from ..round import Round
+from ..round import HAND_SIZE, Round
 from ..shapes import Shape
 from ..trump import Trump, trump_for
 from ..views import View
+from ..vocab import Phase
 from .encoding import (
     DONE,
     F32,
@@ -154,18 +157,18 @@ def _counts(ids: Sequence[int]) -> list[int]:
 
 # Masks are built as Python ints with one byte per action (byte k = action k, 0 or 1):
 # bytewise AND/OR of 0/1 bytes is the integer's AND/OR, and the bytes become the int8
-# mask array in one call.
+# mask array in one call. Hands and selections are kept the same way, one byte per card
+# id holding its count (0-2): `hand - selected` needs no borrows, and
+# `(x | x >> 1) & _BYTE_ONES` turns counts into a 0/1 byte mask.
 _BYTE_ONES = int.from_bytes(b"\x01" * N_IDS, "little")
 _DONE_BIT = 1 << (8 * DONE)
 _PASS_BIT = 1 << (8 * PASS)
+_CARD_BIT = tuple(1 << (8 * i) for i in range(N_IDS))
 
 
-def _avail(hand: Sequence[int], sel: dict[int, int]) -> int:
-    """Card ids held and not all selected, as a byte mask (counts are at most 2)."""
-    x = int.from_bytes(bytes(hand), "little")
-    for i, c in sel.items():
-        x -= c << (i << 3)
-    return (x | (x >> 1)) & _BYTE_ONES
+def _as_bytes_int(counts: Sequence[int]) -> int:
+    """Per-id counts (0-2 each) as an int with one byte per card id."""
+    return int.from_bytes(bytes(counts), "little")
 
 
 @functools.cache
@@ -178,14 +181,19 @@ def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
 
 
 _INT8 = np.dtype(np.int8)
-
-
-def _mask_array(bits: int) -> I8:
-    return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), _INT8)
-
-
 _DRAW = Draw()
 _PASSES = tuple(Pass(s) for s in range(4))
+# one-card plays are most plays: their (immutable) actions are made once
+_SINGLES = tuple(tuple(Play(s, (CARDS[i],)) for i in range(N_IDS)) for s in range(4))
+_DEAL_CARDS = 4 * HAND_SIZE
+_PLAY = Phase.PLAY
+_DEAL = Phase.DEAL
+
+
+def _declarable_ids(rank: str) -> frozenset[int]:
+    """Card ids whose draw can give a seat a declaration (§3.3): trump-rank cards, jokers."""
+    r = RANKS.index(rank)
+    return frozenset([r, 13 + r, 26 + r, 39 + r, 52, 53])
 
 
 class Table:
@@ -196,10 +204,12 @@ class Table:
     still choose the trump suit (§3.3), and the kitty is turned up if nobody declares
     (§3.5).
 
-    Observations are kept incrementally by an `Observer` fed the events of every
-    action the table applies; masks are built once per decision step from the acting
-    seat's own cards and the public lead. Apply actions through the table only (not
-    to `table.round` directly), or the observations fall behind.
+    Observations are kept incrementally by an `Observer`; masks are built once per
+    decision step from the acting seat's own cards (kept as byte-per-card integers)
+    and the public lead. Draws and plays advance the round with `Round.step` (no
+    event objects built) and tell the observer what changed; declarations and the
+    bury go through `Round.apply` and its events. Apply actions through the table only
+    (`step` or `act`, not to `table.round` directly), or its bookkeeping falls behind.
     """
 
     def __init__(
@@ -218,14 +228,18 @@ class Table:
         self.options = self.round.options
         self.reward_points = reward_points
         self.selected: list[int] = []
-        self._sel: dict[int, int] = {}  # the selection as per-id counts
+        self._selbits = 0  # the selection as per-id counts, one byte per card id
+        self._hand_bits = [0, 0, 0, 0]  # each seat's cards, one byte per card id (engine side)
+        self._may_declare = [False, False, False, False]  # holds a trump-rank card/joker
+        self._declarable = _declarable_ids(self.round.trump_rank)
         self.seat: int | None = None
         self.kind = "declare"
         self._offer = False  # a deal-phase declaration offer is waiting for an answer
         self._views: dict[int, tuple[int, View]] = {}
-        self._mask: I8 | None = None  # the acting seat's mask for the current selection
-        self._bits = 0  # the same mask as an int, one byte per action
+        self._bits = -1  # the acting seat's mask (one byte per action); -1: not built yet
         self._lead: Shape | None = None  # the lead being followed
+        self._in_suit = 0  # byte mask of the led play suit's card ids (following)
+        self._suits: tuple[int, ...] = ()  # byte masks per play suit under the fixed trump
         self.observer = Observer(self.round)
         self._advance()
 
@@ -234,7 +248,7 @@ class Table:
     @property
     def is_over(self) -> bool:
         """Whether the round has ended (RULES §8)."""
-        return self.kind == "over"
+        return self.seat is None
 
     def view(self, seat: int) -> View:
         """This seat's `View` now (cached until the next engine action)."""
@@ -247,65 +261,90 @@ class Table:
         return v
 
     def observation(self, seat: int) -> F32:
-        """The observation vector of `seat` (docs/ENV.md): a new array.
+        """The observation vector of `seat` (docs/ENV.md): a new array, the caller's to keep.
 
         It equals `encode(view, selected, ...)` of the seat's view (the tests check
-        this), but is gathered from state kept up to date by the round's events.
+        this), but is gathered from state kept up to date as the round goes.
         """
         obs = self.observer
-        return obs.state.take(obs.index[seat])
+        # the index is always in range: "clip" only skips numpy's bounds-error path (~2x)
+        return obs.state.take(obs.index[seat], mode="clip")
+
+    def observation_into(self, seat: int, out: F32) -> F32:
+        """Write the observation of `seat` into `out` (`OBS_SIZE` float32) and return it:
+        no allocation, for loops that keep a preallocated buffer (e.g. a batch row)."""
+        obs = self.observer
+        return obs.state.take(obs.index[seat], out=out, mode="clip")
 
     def action_mask(self, seat: int) -> I8:
-        """The legal actions of `seat` now (all zero when it is not this seat's turn).
-
-        The acting seat's mask is built once per step and shared: do not modify it.
-        """
+        """The legal actions of `seat` now (all zero when it is not this seat's turn):
+        a new int8 array, the caller's to keep or modify."""
         if seat != self.seat:
             return np.zeros(N_ACTIONS, dtype=np.int8)
-        mask = self._mask
-        if mask is None:
+        bits = self._bits
+        if bits < 0:
             bits = self._bits = self._mask_bits(seat)
-            mask = self._mask = _mask_array(bits)
-        return mask
+        return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), _INT8)
+
+    def mask_bits(self) -> int:
+        """The acting seat's mask as an int with one byte per action (byte `a` is 1 if
+        action `a` is legal; 0 when the round is over): for loops that pick actions
+        without building an array."""
+        if self.seat is None:
+            return 0
+        bits = self._bits
+        if bits < 0:
+            bits = self._bits = self._mask_bits(self.seat)
+        return bits
 
     def _mask_bits(self, seat: int) -> int:
         kind = self.kind
-        rnd = self.round
         if kind == "declare":
             bits = _PASS_BIT
-            for d in rnd.legal_declarations(seat):
+            for d in self.round.legal_declarations(seat):
                 bits |= 1 << (8 * declaration_action([c.id for c in d]))
             return bits
-        hand = rnd.hand_counts(seat)  # this seat's own cards (selected ones included)
-        sel = self._sel
-        avail = _avail(hand, sel)
-        if kind == "bury" or (kind == "lead" and not sel):
+        x = self._hand_bits[seat] - self._selbits
+        avail = (x | (x >> 1)) & _BYTE_ONES  # held and not all selected
+        if kind == "follow":
+            shape = self._lead
+            assert shape is not None
+            in_suit = self._in_suit
+            if shape.n_cards == 1:  # a single: any card of the led suit, else any (§6.2)
+                held = avail & in_suit
+                return held if held else avail
+            return self._follow_bits(seat, shape, avail)
+        if kind == "bury" or not self.selected:
             return avail
-        t = rnd.trump
+        # a lead being built: cards of the first card's play suit, or done (§6.1)
+        return (avail & self._suits[self._play_suit(self.selected[0])]) | _DONE_BIT
+
+    def _play_suit(self, card_id: int) -> int:
+        t = self.round.trump
         assert t is not None
-        if kind == "lead":
-            suits = _suit_bytes(t.rank, t.suit)
-            return (avail & suits[t.play_suit[self.selected[0]]]) | _DONE_BIT
-        shape = self._lead
-        assert shape is not None
-        lead_suit = shape.play_suit
-        in_suit = _suit_bytes(t.rank, t.suit)[lead_suit]
-        if shape.n_cards == 1:  # a single: any card of the led suit, else any card (§6.2)
-            held = avail & in_suit
-            return held if held else avail
+        return t.play_suit[card_id]
+
+    def _follow_bits(self, seat: int, shape: Shape, avail: int) -> int:
+        """A multi-card follow being built: the cards that keep it completable (§6.2)."""
+        t = self.round.trump
+        assert t is not None
+        hand = self.round.hand_counts(seat)  # this seat's own cards (selected ones included)
+        sel: dict[int, int] = {}
+        for i in self.selected:
+            sel[i] = sel.get(i, 0) + 1
         if self.options.strict_tractor_follow and shape.tractor_lengths:
             bits = 0
             for i in _strict_offers(hand, sel, shape, t):
-                bits |= 1 << (8 * i)
+                bits |= _CARD_BIT[i]
             return bits
         suit_ok, other_ok = _follow_rule(hand, sel, shape, t)
-        bits = avail & ~in_suit if other_ok else 0
-        for i in t.suit_ids[lead_suit]:
+        bits = avail & ~self._in_suit if other_ok else 0
+        for i in t.suit_ids[shape.play_suit]:
             c = hand[i]
             if c:
                 k = sel.get(i, 0)
                 if c > k and suit_ok[min(c, 2) * 3 + min(k, 2)]:
-                    bits |= 1 << (8 * i)
+                    bits |= _CARD_BIT[i]
         return bits
 
     def rewards(self) -> list[float]:
@@ -333,55 +372,65 @@ class Table:
         if seat is None:
             raise ValueError("RULES §8: the round is over")
         a = int(action)
-        if self._mask is None:
-            self._bits = self._mask_bits(seat)
-            self._mask = _mask_array(self._bits)
-        if not 0 <= a < N_ACTIONS or not (self._bits >> (8 * a)) & 1:
+        bits = self._bits
+        if bits < 0:
+            bits = self._bits = self._mask_bits(seat)
+        if not 0 <= a < N_ACTIONS or not (bits >> (a << 3)) & 1:
             raise ValueError(
                 f"action {action} is not legal for seat {seat} now ({self.kind}); "
                 "consult the action mask"
             )
         kind = self.kind
-        if kind == "declare":
-            if a == PASS:
-                self._answer(_PASSES[seat])
-            else:
-                rank = self.round.trump_rank
-                ids = declaration_ids(a, rank)
-                self._answer(Declare(seat, tuple([CARDS[i] for i in ids])))
-            return
-        if a == DONE:  # the mask offers it only to a lead with a card selected
-            self._commit(Play(seat, tuple([CARDS[i] for i in self.selected])))
-            return
         selected = self.selected
-        selected.append(a)
-        n = len(selected)
         if kind == "follow":
             lead = self._lead
             assert lead is not None
-            if n == lead.n_cards:  # complete: its only continuation is to commit it
-                selected.pop()  # (never shown as selected: the pick and commit are one step)
-                self._commit(Play(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+            if len(selected) + 1 == lead.n_cards:  # complete: pick and commit are one step
+                if selected:
+                    ids = selected + [a]
+                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids)
+                else:
+                    self._play(seat, _SINGLES[seat][a], (a,))
                 return
-        elif kind == "bury" and n == 8:
-            selected.pop()
-            self._commit(Bury(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+        elif kind == "lead":
+            if a == DONE:  # the mask offers it only to a lead with a card selected
+                if len(selected) == 1:
+                    self._play(seat, _SINGLES[seat][selected[0]], None)
+                else:
+                    self._play(seat, Play(seat, tuple([CARDS[i] for i in selected])), None)
+                return
+        elif kind == "bury":
+            if len(selected) == 7:
+                self._commit(Bury(seat, tuple([CARDS[i] for i in selected] + [CARDS[a]])))
+                return
+        else:
+            if a == PASS:
+                self._answer(_PASSES[seat])
+            else:
+                shown = declaration_ids(a, self.round.trump_rank)
+                self._answer(Declare(seat, tuple([CARDS[i] for i in shown])))
             return
-        self._sel[a] = self._sel.get(a, 0) + 1
-        self._mask = None
+        # one more card picked for the play or bury being built
+        selected.append(a)
+        self._selbits += _CARD_BIT[a]
+        self._bits = -1
         obs = self.observer
         obs.pick(seat, a)
         if kind == "bury":
-            obs.set_bury_left(seat, (8 - n) / 8.0)
+            obs.set_bury_left(seat, (8 - len(selected)) / 8.0)
 
     def act(self, action: Action) -> None:
         """Apply a whole engine action of the seat to act (bots: Declare/Pass/Bury/Play)."""
-        if self.seat is None:
+        seat = self.seat
+        if seat is None:
             raise ValueError("RULES §8: the round is over")
         if self.kind == "declare":
             if not isinstance(action, Declare | Pass):
                 raise ValueError("RULES §3.3: answer a declaration offer with Declare or Pass")
             self._answer(action)
+        elif type(action) is Play and self.round.phase is _PLAY:
+            lead = self.kind == "lead"
+            self._play(seat, action, None if lead else [c.id for c in action.cards])
         else:
             self._commit(action)
 
@@ -395,6 +444,8 @@ class Table:
         self._advance()
 
     def _commit(self, action: Action) -> None:
+        """Apply an action through `Round.apply` and feed its events (the bury; any
+        action a bot gives); the round's own checks refuse illegal ones unchanged."""
         events = self.round.apply(action)  # raises (changing nothing) if illegal
         seat = self.seat
         assert seat is not None
@@ -405,31 +456,77 @@ class Table:
             obs.set_bury_left(seat, 0.0)
         obs.feed(events)
         self.selected = []
-        self._sel = {}
+        self._selbits = 0
+        self._sync_hands()
         self._advance()
+
+    def _play(self, seat: int, action: Play, ids: Sequence[int] | None) -> None:
+        """A lead (`ids` None) or a follow of the card ids `ids` through `Round.step` (no
+        events built); what a lead put down (a failed throw's forced cards, §6.4) is read
+        back from the trick."""
+        rnd = self.round
+        n_tricks = rnd.n_tricks
+        lead = ids is None
+        rnd.step(action)  # raises (changing nothing) if illegal
+        obs = self.observer
+        selected = self.selected
+        if selected:
+            obs.unpick(seat, selected)
+            self.selected = []
+            self._selbits = 0
+        if ids is None:  # what was led: the throw, or the part a failed throw forces
+            ids = rnd.current[0][1]
+        obs.played(seat, ids, lead)
+        h = self._hand_bits[seat]
+        for i in ids:
+            h -= _CARD_BIT[i]
+        self._hand_bits[seat] = h
+        self._bits = -1
+        if rnd.n_tricks != n_tricks:
+            obs.trick_won(n_tricks + 1)
+            if rnd.phase is not _PLAY:
+                obs.round_over()
+                obs.refresh()
+                self.seat, self.kind, self._lead = None, "over", None
+                return
+            self.seat = to_act = rnd.to_act
+            self.kind = "lead"
+            self._lead = None
+            obs.play_turn(to_act)
+            return
+        self.seat = to_act = rnd.to_act
+        obs.play_turn(to_act)
+        if lead:
+            self.kind = "follow"
+            shape = self._lead = rnd.lead_shape
+            assert shape is not None
+            self._in_suit = self._suits[shape.play_suit]
+
+    def _sync_hands(self) -> None:
+        """Re-read every seat's cards from the round (after the kitty moved, a redeal)."""
+        rnd = self.round
+        self._hand_bits = [_as_bytes_int(rnd.hand_counts(s)) for s in range(4)]
+
+    def _resync(self) -> None:
+        """Re-read all engine-side bookkeeping from `self.round` (tests that swap in a
+        round with other hidden cards use it; the selection is kept)."""
+        self._sync_hands()
+        self._selbits = 0
+        for i in self.selected:
+            self._selbits += _CARD_BIT[i]
+        self._views.clear()
+        self._bits = -1
 
     def _advance(self) -> None:
         rnd = self.round
         obs = self.observer
-        self._mask = None
+        self._bits = -1
         self._lead = None
         while True:
             phase = rnd.phase
-            if phase == "deal":
-                drawn: list[Drew] = []
-                while True:
-                    ev = rnd.apply(_DRAW)[0]
-                    assert isinstance(ev, Drew)
-                    drawn.append(ev)
-                    if rnd.phase != "deal":
-                        break
-                    s = ev.seat
-                    if rnd.has_declaration(s):
-                        obs.drew(drawn)
-                        self._offer = True
-                        self.seat, self.kind = s, "declare"
-                        return
-                obs.drew(drawn)
+            if phase is _DEAL:
+                if self._deal():
+                    return
                 continue
             if phase == "declare":
                 asked = rnd.ask
@@ -442,18 +539,58 @@ class Table:
             if phase == "kitty":
                 self.seat, self.kind = rnd.starter, "bury"
                 assert self.seat is not None
+                self._sync_hands()  # the starter took the kitty (§4)
                 obs.set_bury_left(self.seat, 1.0)
                 return
-            if phase == "play":
+            if phase is _PLAY:
+                if not self._suits:
+                    t = rnd.trump
+                    assert t is not None
+                    self._suits = _suit_bytes(t.rank, t.suit)
                 self.seat = rnd.to_act
-                if rnd.current:
+                shape = self._lead = rnd.lead_shape
+                if shape is not None:
                     self.kind = "follow"
-                    self._lead = rnd.lead_shape
+                    self._in_suit = self._suits[shape.play_suit]
                 else:
                     self.kind = "lead"
                 return
             self.seat, self.kind = None, "over"
             return
+
+    def _deal(self) -> bool:
+        """Draw cards (RULES §3.1) until a drawer may declare (an offer: True) or the
+        deal ends (False). Draws go through `Round.step`; the card is the deck's next."""
+        rnd = self.round
+        start = drawn = rnd.drawn
+        if drawn == 0:  # a new deal (also after a redeal, §3.5)
+            self._hand_bits = [0, 0, 0, 0]
+            self._may_declare = [False, False, False, False]
+        deck = rnd.deck
+        first = rnd.first_drawer
+        hands = self._hand_bits
+        may = self._may_declare
+        declarable = self._declarable
+        step = rnd.step
+        offer = False
+        while True:
+            seat = (first + drawn) & 3
+            card = deck[drawn]
+            step(_DRAW)
+            drawn += 1
+            hands[seat] += _CARD_BIT[card]
+            if drawn == _DEAL_CARDS:
+                break
+            if card in declarable:
+                may[seat] = True
+            if may[seat] and rnd.has_declaration(seat):
+                offer = True
+                break
+        self.observer.dealt(deck, start, drawn, first)
+        if offer:
+            self._offer = True
+            self.seat, self.kind = seat, "declare"
+        return offer
 
 
 __all__ = ["KINDS", "Table", "follow_offers"]
