@@ -110,6 +110,32 @@ class Stats:
     tables_done: int = 0
     messages: int = 0
     slow_moves: int = 0  # actions applied at the slow-bot tables
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds during the play
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> float:
+    """CPU seconds every process of the machine has used so far (Linux /proc/stat)."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return 0.0
+    busy = sum(int(x) for i, x in enumerate(first) if i not in (3, 4))  # not idle, iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_now(pids: list[int]) -> dict[str, float]:
+    """CPU seconds so far: this load generator, the server processes, the whole machine."""
+    return {"client": time.process_time(), "servers": sum(proc_cpu(p) for p in pids),
+            "machine": machine_cpu()}
 
 
 def free_port() -> int:
@@ -230,7 +256,8 @@ async def play_table(
 
 
 async def run_load(
-    ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any]
+    ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any],
+    pids: list[int] | None = None,
 ) -> tuple[Stats, float]:
     """Table i lives on (is created on, and its players connect to) ports[i % len]."""
     rounds, timeout = args.rounds, args.timeout
@@ -261,9 +288,12 @@ async def run_load(
             if j.done() and j.exception() is not None:
                 raise j.exception()  # type: ignore[misc]
     t0 = time.perf_counter()
+    cpu0 = cpu_now(pids or [])
     started.set()
     done, pending = await asyncio.wait(jobs, timeout=timeout)
     elapsed = time.perf_counter() - t0
+    cpu1 = cpu_now(pids or [])
+    stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
     for j in pending:
         j.cancel()
     for j in done:
@@ -358,7 +388,8 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
                         "window_ms": args.window_ms}
-            stats, elapsed = asyncio.run(run_load(ports, n, args, settings))
+            stats, elapsed = asyncio.run(
+                run_load(ports, n, args, settings, [p.pid for p in procs]))
         finally:
             for proc in procs:
                 proc.terminate()
@@ -383,6 +414,12 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
         "errors": len(stats.errors),
         "slow_tables": args.slow_tables,
+        # CPU seconds per second of play: the load generator, the servers, everything else
+        # (PostgreSQL, Redis, other programs); 2.0 is both cores of a 2-core machine busy.
+        "cpu_client": round(stats.cpu.get("client", 0) / elapsed, 2),
+        "cpu_servers": round(stats.cpu.get("servers", 0) / elapsed, 2),
+        "cpu_other": round((stats.cpu.get("machine", 0) - stats.cpu.get("client", 0)
+                            - stats.cpu.get("servers", 0)) / elapsed, 2),
         "slow_table_actions": stats.slow_moves,
     }
     if stats.errors and args.verbose:
@@ -436,7 +473,9 @@ def main() -> None:
                 f"tables={r['tables']:4d} done={r['completed']:4d} in {r['elapsed_s']:7.2f}s  "
                 f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
-                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}"
+                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
+                f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
+                f"other={r['cpu_other']}"
                 + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
                    else ""),
                 flush=True,

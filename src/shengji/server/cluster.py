@@ -292,7 +292,45 @@ def _tables_key(worker: str) -> str:
     return f"shengji:tables:{worker}"
 
 
+def _limit_key(kind: str, addr: str) -> str:
+    return f"shengji:{kind}:{addr}"
+
+
+def _creator_key(table_id: str) -> str:
+    return f"shengji:creator:{table_id}"
+
+
 WORKERS_KEY = "shengji:workers"
+LIMIT_TTL_MS = 30_000  # a per-address slot (connection, open table) lives this long ...
+LIMIT_RENEW_S = 10.0  # ... unless its worker renews it (every this often)
+CREATOR_TTL_S = 7 * 24 * 3600  # who created a table, for the worker that takes it over
+# A slot of an address (KEYS[1]: a sorted set, member -> expiry on Redis's clock, ms):
+# drop the expired ones, then take (or renew) ARGV[2] if fewer than ARGV[1] are held.
+_ADMIT_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[2])
+    or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+"""
+# Renew slots ARGV[2..] of KEYS[1] for ARGV[1] ms more (re-adding any that expired).
+_RENEW_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return #ARGV - 1
+"""
 _CREATE_LUA = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, tonumber(ARGV[1]) - 60)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
@@ -329,6 +367,12 @@ class Cluster:
         self._pubsub: Any = None
         # tables claimed from others: (table, time.monotonic() then, its seq then)
         self.takeovers: list[tuple[str, float, int]] = []
+        self._create_script = self.redis.register_script(_CREATE_LUA)
+        self._admit_script = self.redis.register_script(_ADMIT_LUA)
+        self._renew_script = self.redis.register_script(_RENEW_LUA)
+        # per-address slots this worker holds: (kind, addr) -> members (see `admit`)
+        self._leases: dict[tuple[str, str], set[str]] = {}
+        self._bg: set[asyncio.Task[None]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -340,6 +384,7 @@ class Cluster:
         for coro, name in (
             (self._publisher(), "publisher"), (self._listen(), "listen"),
             (self._beat(), "beat"), (self._orphans(), "orphans"),
+            (self._leases_loop(), "limits"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
 
@@ -472,6 +517,9 @@ class Cluster:
 
     def _took(self, table: Table) -> None:
         self.takeovers.append((table.id, time.monotonic(), table.seq))
+        task = asyncio.create_task(self.restore_creator(table))
+        self._bg.add(task)
+        task.add_done_callback(self._bg.discard)
         log.info("cluster: took over table %s at seq %d", table.id, table.seq)
 
     async def _claim_from_dead(self) -> None:
@@ -654,13 +702,102 @@ class Cluster:
         (rate_limited) once the address has made `per_min` this minute."""
         from .schema import RATE_LIMITED, InputError
 
-        ok = await self.redis.eval(  # atomic: a sliding minute in a sorted set
-            _CREATE_LUA, 1, f"shengji:created:{addr}", time.time(), per_min, uuid.uuid4().hex)
+        ok = await self._create_script(
+            keys=[f"shengji:created:{addr}"], args=[time.time(), per_min, uuid.uuid4().hex])
         if not int(ok):
             raise InputError(
                 f"too many new tables from your address (limit {per_min} a minute): "
                 "try again later", code=RATE_LIMITED,
             )
+
+    async def admit(self, kind: str, addr: str, member: str, limit: int) -> bool:
+        """Hold one of `addr`'s `limit` slots of `kind` ("conns", "open") as `member`,
+        across every worker (atomic; True if held). The slot is a lease renewed by this
+        worker every `LIMIT_RENEW_S`: a crashed worker's slots expire after `LIMIT_TTL_MS`."""
+        ok = await self._admit_script(
+            keys=[_limit_key(kind, addr)], args=[limit, member, LIMIT_TTL_MS])
+        if int(ok):
+            self._leases.setdefault((kind, addr), set()).add(member)
+            return True
+        return False
+
+    async def release(self, kind: str, addr: str, member: str) -> None:
+        """Give back a slot taken by `admit` (a closed connection, a finished table)."""
+        held = self._leases.get((kind, addr))
+        if held is None or member not in held:
+            return
+        held.discard(member)
+        if not held:
+            del self._leases[(kind, addr)]
+        await self.redis.zrem(_limit_key(kind, addr), member)
+
+    def release_soon(self, kind: str, addr: str, member: str) -> None:
+        """`release` without waiting (from code that must not wait on Redis)."""
+        if member in self._leases.get((kind, addr), ()):
+            task = asyncio.create_task(self.release(kind, addr, member))
+            self._bg.add(task)
+            task.add_done_callback(self._bg.discard)
+
+    def table_closed(self, table: Table) -> None:
+        """A table stopped counting as open for its creator (finished, evicted, lost)."""
+        if table.creator:
+            self.release_soon("open", table.creator, table.id)
+
+    async def open_table(self, addr: str, table_id: str, open_limit: int, per_min: int) -> None:
+        """Count a new table from `addr` across every worker: one of its `open_limit` open
+        tables and one of its `per_min` creations this minute; `InputError` (nothing
+        counted) past either. Who created it is kept in Redis too, so that a worker that
+        takes the table over keeps counting it."""
+        from .schema import TOO_MANY_TABLES, InputError
+
+        if not await self.admit("open", addr, table_id, open_limit):
+            raise InputError(
+                f"too many open tables from your address (limit {open_limit})",
+                code=TOO_MANY_TABLES,
+            )
+        try:
+            await self.count_create(addr, per_min)
+            await self.redis.set(_creator_key(table_id), addr, ex=CREATOR_TTL_S)
+        except BaseException:
+            await self.release("open", addr, table_id)
+            raise
+
+    async def _renew_leases(self) -> None:
+        """Renew every slot this worker holds (one script call per address and kind); the
+        open tables' slots follow the tables this worker drives."""
+        for tid, t in self.manager.tables.items():
+            if t.creator and t.status in (WAITING, PLAYING):
+                self._leases.setdefault(("open", t.creator), set()).add(tid)
+        for (kind, addr), members in list(self._leases.items()):
+            if kind == "open":
+                for m in list(members):
+                    live = self.manager.tables.get(m)
+                    if live is None or not self.store.owns(m):
+                        members.discard(m)  # moved to another worker, which counts it now
+                    elif live.status not in (WAITING, PLAYING):
+                        await self.release(kind, addr, m)
+                if not members:
+                    self._leases.pop((kind, addr), None)
+            if members:
+                await self._renew_script(
+                    keys=[_limit_key(kind, addr)], args=[LIMIT_TTL_MS, *sorted(members)])
+
+    async def _leases_loop(self) -> None:
+        while True:
+            await asyncio.sleep(LIMIT_RENEW_S)
+            try:
+                await self._renew_leases()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: could not renew the per-address limits")
+
+    async def restore_creator(self, table: Table) -> None:
+        """A table taken over from another worker keeps counting for its creator."""
+        with contextlib.suppress(Exception):
+            creator = await self.redis.get(_creator_key(table.id))
+            if creator and not table.creator:
+                table.creator = str(creator)
 
     # -- the lobby across processes ------------------------------------------------------
     async def lobby(self) -> list[dict[str, Any]]:
