@@ -111,6 +111,7 @@ class Stats:
     messages: int = 0
     slow_moves: int = 0  # actions applied at the slow-bot tables
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds during the play
+    workers: list[dict[str, Any]] = field(default_factory=list)  # /api/cluster metrics
 
 
 def proc_cpu(pid: int) -> float:
@@ -132,10 +133,30 @@ def machine_cpu() -> float:
     return busy / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_now(pids: list[int]) -> dict[str, float]:
-    """CPU seconds so far: this load generator, the server processes, the whole machine."""
+def service_pids(urls: list[str]) -> list[int]:
+    """The PostgreSQL (postmaster and its backends) and redis-server processes listening on
+    the ports of `urls` (Linux /proc)."""
+    ports = {u.rsplit(":", 1)[1].split("/")[0] for u in urls if u}
+    roots, parents = [], {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            parents[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if any(f"-p {p} " in cmd + " " or (cmd.startswith("redis-server") and f":{p}" in cmd)
+               for p in ports):
+            roots.append(int(d.name))
+    return roots + [pid for pid, ppid in parents.items() if ppid in roots]
+
+
+def cpu_now(pids: list[int], services: list[int] | None = None) -> dict[str, float]:
+    """CPU seconds so far: this load generator, the server processes, PostgreSQL and Redis
+    (`services`), the whole machine."""
     return {"client": time.process_time(), "servers": sum(proc_cpu(p) for p in pids),
-            "machine": machine_cpu()}
+            "services": sum(proc_cpu(p) for p in services or []), "machine": machine_cpu()}
 
 
 def free_port() -> int:
@@ -288,11 +309,20 @@ async def run_load(
             if j.done() and j.exception() is not None:
                 raise j.exception()  # type: ignore[misc]
     t0 = time.perf_counter()
-    cpu0 = cpu_now(pids or [])
+    services = service_pids([args.db or "", args.redis or ""]) if args.redis else []
+    cpu0 = cpu_now(pids or [], services)
     started.set()
     done, pending = await asyncio.wait(jobs, timeout=timeout)
     elapsed = time.perf_counter() - t0
-    cpu1 = cpu_now(pids or [])
+    services += [p for p in service_pids([args.db or "", args.redis or ""]) if p not in
+                 services] if args.redis else []
+    cpu1 = cpu_now(pids or [], services)
+    if args.cluster or args.redis:  # each worker's write batches and event-loop lag
+        async with httpx.AsyncClient(timeout=10) as http:
+            for port in ports:
+                with contextlib.suppress(Exception):
+                    info = (await http.get(f"http://127.0.0.1:{port}/api/cluster")).json()
+                    stats.workers.append(info["metrics"])
     stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
     for j in pending:
         j.cancel()
@@ -418,10 +448,14 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         # (PostgreSQL, Redis, other programs); 2.0 is both cores of a 2-core machine busy.
         "cpu_client": round(stats.cpu.get("client", 0) / elapsed, 2),
         "cpu_servers": round(stats.cpu.get("servers", 0) / elapsed, 2),
+        "cpu_services": round(stats.cpu.get("services", 0) / elapsed, 2),
         "cpu_other": round((stats.cpu.get("machine", 0) - stats.cpu.get("client", 0)
-                            - stats.cpu.get("servers", 0)) / elapsed, 2),
+                            - stats.cpu.get("servers", 0) - stats.cpu.get("services", 0))
+                           / elapsed, 2),
         "slow_table_actions": stats.slow_moves,
     }
+    if stats.workers:
+        out["workers"] = stats.workers
     if stats.errors and args.verbose:
         out["first_errors"] = stats.errors[:5]
     return out
@@ -475,11 +509,13 @@ def main() -> None:
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
                 f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
                 f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
-                f"other={r['cpu_other']}"
+                f"pg+redis={r['cpu_services']} other={r['cpu_other']}"
                 + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
                    else ""),
                 flush=True,
             )
+            for i, w in enumerate(r.get("workers", [])):
+                print(f"  worker {i}: " + "  ".join(f"{k}={v}" for k, v in w.items()))
             if args.verbose and r.get("first_errors"):
                 print("  errors:", r["first_errors"])
 
