@@ -180,10 +180,17 @@ class ClusterStore(Store):
         if conn.invalidated:
             return False
         try:
-            pid = (await asyncio.wait_for(
-                conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
-            )).scalar()
-            await conn.commit()
+            raw = self._raw
+            if raw is not None and not conn.in_transaction():  # one round trip
+                if (await conn.get_raw_connection()).driver_connection is not raw:
+                    return False
+                pid = await asyncio.wait_for(
+                    raw.fetchval("SELECT pg_backend_pid()"), self.lease_ms / 2000)
+            else:
+                pid = (await asyncio.wait_for(
+                    conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
+                )).scalar()
+                await conn.commit()
         except Exception:  # noqa: BLE001 - any failure means the session is gone
             return False
         return bool(pid == self._pid)
@@ -503,9 +510,10 @@ class Cluster:
                 if not await self.store.ping():
                     await self._lost()
                     continue
-                await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
+                dead = await self._announce()
                 await self._close_dead_relays()
-                await self._claim_from_dead()
+                if dead:
+                    await self._claim_from_dead()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -546,6 +554,20 @@ class Cluster:
     async def alive(self, worker: str) -> bool:
         """Is `worker` heard from within `ALIVE_MS`?"""
         return worker == self.id or bool(await self.redis.exists(_alive_key(worker)))
+
+    async def _announce(self) -> set[str]:
+        """Refresh this worker's alive key; the workers registered but not alive (one
+        round trip for the set, one for their keys)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(_alive_key(self.id), "1", px=ALIVE_MS)
+        pipe.smembers(WORKERS_KEY)
+        others = sorted(w for w in (await pipe.execute())[1] if w != self.id)
+        if not others:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for w in others:
+            pipe.exists(_alive_key(w))
+        return {w for w, up in zip(others, await pipe.execute(), strict=True) if not up}
 
     async def _claim(self, table_id: str) -> bool:
         if table_id in self.manager.tables:
