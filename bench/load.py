@@ -501,6 +501,13 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "cpu_client": round(stats.cpu.get("client", 0) / elapsed, 2),
         "cpu_servers": round(stats.cpu.get("servers", 0) / elapsed, 2),
         "cpu_services": round(stats.cpu.get("services", 0) / elapsed, 2),
+        # CPU per applied action of everything the test runs (generator, servers, PostgreSQL,
+        # Redis): unlike latency, it does not depend on what else the machine runs, and
+        # 2000 / it is the actions/s two dedicated cores could at most sustain.
+        "cpu_ms_per_action": round(1000 * sum(stats.cpu.get(k, 0) for k in (
+            "client", "servers", "services")) / max(1, stats.actions), 3),
+        "server_cpu_ms_per_action": round(
+            1000 * stats.cpu.get("servers", 0) / max(1, stats.actions), 3),
         "cpu_other": round((stats.cpu.get("machine", 0) - stats.cpu.get("client", 0)
                             - stats.cpu.get("servers", 0) - stats.cpu.get("services", 0))
                            / elapsed, 2),
@@ -562,7 +569,8 @@ def main() -> None:
                 f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
                 f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
                 f"pg+redis={r['cpu_services']} other={r['cpu_other']}  "
-                f"client loop lag p99={r['client_lag_p99_ms']}ms"
+                f"client loop lag p99={r['client_lag_p99_ms']}ms  cpu ms/action: "
+                f"all={r['cpu_ms_per_action']} servers={r['server_cpu_ms_per_action']}"
                 + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
                    else ""),
                 flush=True,

@@ -452,6 +452,11 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self._flush_out()
             await self.redis.delete(_alive_key(self.id))
+            pipe = self.redis.pipeline(transaction=False)
+            for (kind, addr), members in self._leases.items():
+                if kind == "conns" and members:  # (open tables: their next owner counts them)
+                    pipe.zrem(_limit_key(kind, addr), *members)
+            await pipe.execute()
             if self._pubsub is not None:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
