@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -102,6 +103,12 @@ def view_from_json(j: dict[str, Any]) -> View:
     )
 
 
+_VIEW_HEAD = re.compile(
+    r'"seat":(?P<seat>\d+|null),"phase":"(?P<phase>\w+)","to_act":(?P<to_act>\d+|null),'
+    r'"round_no":(?P<round_no>\d+),')
+_LAST_DRAWER = re.compile(r'"last_drawer":(\d+|null)')
+
+
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
@@ -110,6 +117,54 @@ class Stats:
     tables_done: int = 0
     messages: int = 0
     slow_moves: int = 0  # actions applied at the slow-bot tables
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds during the play
+    workers: list[dict[str, Any]] = field(default_factory=list)  # /api/cluster metrics
+    lags: list[float] = field(default_factory=list)  # the load generator's loop lag (s)
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> float:
+    """CPU seconds every process of the machine has used so far (Linux /proc/stat)."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return 0.0
+    busy = sum(int(x) for i, x in enumerate(first) if i not in (3, 4))  # not idle, iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def service_pids(urls: list[str]) -> list[int]:
+    """The PostgreSQL (postmaster and its backends) and redis-server processes listening on
+    the ports of `urls` (Linux /proc)."""
+    ports = {u.rsplit(":", 1)[1].split("/")[0] for u in urls if u}
+    roots, parents = [], {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            parents[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if any(f"-p {p} " in cmd + " " or (cmd.startswith("redis-server") and f":{p}" in cmd)
+               for p in ports):
+            roots.append(int(d.name))
+    return roots + [pid for pid, ppid in parents.items() if ppid in roots]
+
+
+def cpu_now(pids: list[int], services: list[int] | None = None) -> dict[str, float]:
+    """CPU seconds so far: this load generator, the server processes, PostgreSQL and Redis
+    (`services`), the whole machine."""
+    return {"client": time.process_time(), "servers": sum(proc_cpu(p) for p in pids),
+            "services": sum(proc_cpu(p) for p in services or []), "machine": machine_cpu()}
 
 
 def free_port() -> int:
@@ -154,10 +209,38 @@ class Player:
             return ["play", seat, " ".join(str(c) for c in cards)]
         return None
 
+    def skip(self, text: str) -> bool:
+        """True for a state this seat need not read in full: not game over, its round
+        not past `rounds`, and not this seat's move (or no move is due from it). The
+        server writes a state's `view` last, starting with seat, phase, to_act and
+        round_no, so a glance at those few keys decides; the other three quarters of the
+        states are never parsed (the load generator shares the machine's CPUs)."""
+        i = text.find(',"view":{')
+        if i < 0 or not text.startswith('{"type":"state"'):
+            return False
+        m = _VIEW_HEAD.match(text, i + 9)
+        j = text.rfind('"seq":', 0, i)
+        if m is None or j < 0 or text.find('"game_over":false', i) < 0:
+            return False
+        if int(m["round_no"]) >= self.rounds:
+            return False
+        seq = int(text[j + 6:text.index(",", j)])
+        if self.pending is not None and seq > self.pending[0]:
+            return False  # it answers our action: timed by `run`
+        self.seq = seq
+        if self.pending is not None or seq == self.acted_seq:
+            return True
+        if m["phase"] == "deal":
+            d = _LAST_DRAWER.search(text, i)
+            return d is None or d[1] != str(self.seat)
+        return m["to_act"] != str(self.seat)
+
     async def run(self, ws: ClientConnection) -> None:
         async for text in ws:
             now = time.perf_counter()
             self.stats.messages += 1
+            if isinstance(text, str) and self.skip(text):
+                continue
             msg = json.loads(text)
             kind = msg["type"]
             if kind == "error":
@@ -191,13 +274,13 @@ class Player:
 
 
 async def play_table(
-    base: str, ws_base: str, index: int, stats: Stats, rounds: int, started: asyncio.Event,
-    ready: list[int], settings: dict[str, Any], think_s: float, delay_s: float,
+    http: httpx.AsyncClient, ws_base: str, index: int, stats: Stats, rounds: int,
+    started: asyncio.Event, ready: list[int], settings: dict[str, Any], think_s: float,
+    delay_s: float,
 ) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        r = await http.post("/api/tables", json={"name": f"load {index}", **settings})
-        r.raise_for_status()
-        tid, host = r.json()["id"], r.json()["host_token"]
+    r = await http.post("/api/tables", json={"name": f"load {index}", **settings})
+    r.raise_for_status()
+    tid, host = r.json()["id"], r.json()["host_token"]
     rng = random.Random(index)
     players = [
         Player(s, random.Random(rng.random()), stats, rounds, think_s) for s in range(4)
@@ -230,7 +313,8 @@ async def play_table(
 
 
 async def run_load(
-    ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any]
+    ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any],
+    pids: list[int] | None = None,
 ) -> tuple[Stats, float]:
     """Table i lives on (is created on, and its players connect to) ports[i % len]."""
     rounds, timeout = args.rounds, args.timeout
@@ -240,12 +324,16 @@ async def run_load(
     ready: list[int] = []
     sem = asyncio.Semaphore(20)
 
+    # One HTTP client per server (a client per table would load the CA bundle each time).
+    https = {port: httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30)
+             for port in ports}
+
     async def one(i: int) -> None:
         async with sem:
             pass
         delay = args.ramp_s * i / tables
         port = ports[i % len(ports)]
-        await play_table(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", i, stats,
+        await play_table(https[port], f"ws://127.0.0.1:{port}", i, stats,
                          rounds, started, ready, settings, args.think_ms / 1000, delay)
 
     slow_done = asyncio.Event()
@@ -261,14 +349,37 @@ async def run_load(
             if j.done() and j.exception() is not None:
                 raise j.exception()  # type: ignore[misc]
     t0 = time.perf_counter()
+    services = service_pids([args.db or "", args.redis or ""]) if args.redis else []
+    cpu0 = cpu_now(pids or [], services)
+
+    async def sample_lag() -> None:  # how late this process's own loop runs (its share)
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.02)
+            stats.lags.append(time.perf_counter() - t - 0.02)
+
+    lagger = asyncio.create_task(sample_lag())
     started.set()
     done, pending = await asyncio.wait(jobs, timeout=timeout)
     elapsed = time.perf_counter() - t0
+    lagger.cancel()
+    services += [p for p in service_pids([args.db or "", args.redis or ""]) if p not in
+                 services] if args.redis else []
+    cpu1 = cpu_now(pids or [], services)
+    if args.cluster or args.redis:  # each worker's write batches and event-loop lag
+        async with httpx.AsyncClient(timeout=10) as http:
+            for port in ports:
+                with contextlib.suppress(Exception):
+                    info = (await http.get(f"http://127.0.0.1:{port}/api/cluster")).json()
+                    stats.workers.append(info["metrics"])
+    stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
     for j in pending:
         j.cancel()
     for j in done:
         if j.exception() is not None:
             stats.errors.append(repr(j.exception()))
+    for h in https.values():
+        await h.aclose()
     slow_done.set()
     for j in slow_jobs:
         moves = await j
@@ -358,7 +469,8 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
                         "window_ms": args.window_ms}
-            stats, elapsed = asyncio.run(run_load(ports, n, args, settings))
+            stats, elapsed = asyncio.run(
+                run_load(ports, n, args, settings, [p.pid for p in procs]))
         finally:
             for proc in procs:
                 proc.terminate()
@@ -382,9 +494,27 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "max_ms": round(max(lat), 2) if lat else None,
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
         "errors": len(stats.errors),
+        "client_lag_p99_ms": round(pct([x * 1000 for x in stats.lags], 99), 2),
         "slow_tables": args.slow_tables,
+        # CPU seconds per second of play: the load generator, the servers, everything else
+        # (PostgreSQL, Redis, other programs); 2.0 is both cores of a 2-core machine busy.
+        "cpu_client": round(stats.cpu.get("client", 0) / elapsed, 2),
+        "cpu_servers": round(stats.cpu.get("servers", 0) / elapsed, 2),
+        "cpu_services": round(stats.cpu.get("services", 0) / elapsed, 2),
+        # CPU per applied action of everything the test runs (generator, servers, PostgreSQL,
+        # Redis): unlike latency, it does not depend on what else the machine runs, and
+        # 2000 / it is the actions/s two dedicated cores could at most sustain.
+        "cpu_ms_per_action": round(1000 * sum(stats.cpu.get(k, 0) for k in (
+            "client", "servers", "services")) / max(1, stats.actions), 3),
+        "server_cpu_ms_per_action": round(
+            1000 * stats.cpu.get("servers", 0) / max(1, stats.actions), 3),
+        "cpu_other": round((stats.cpu.get("machine", 0) - stats.cpu.get("client", 0)
+                            - stats.cpu.get("servers", 0) - stats.cpu.get("services", 0))
+                           / elapsed, 2),
         "slow_table_actions": stats.slow_moves,
     }
+    if stats.workers:
+        out["workers"] = stats.workers
     if stats.errors and args.verbose:
         out["first_errors"] = stats.errors[:5]
     return out
@@ -436,11 +566,17 @@ def main() -> None:
                 f"tables={r['tables']:4d} done={r['completed']:4d} in {r['elapsed_s']:7.2f}s  "
                 f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
-                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}"
+                f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
+                f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
+                f"pg+redis={r['cpu_services']} other={r['cpu_other']}  "
+                f"client loop lag p99={r['client_lag_p99_ms']}ms  cpu ms/action: "
+                f"all={r['cpu_ms_per_action']} servers={r['server_cpu_ms_per_action']}"
                 + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
                    else ""),
                 flush=True,
             )
+            for i, w in enumerate(r.get("workers", [])):
+                print(f"  worker {i}: " + "  ".join(f"{k}={v}" for k, v in w.items()))
             if args.verbose and r.get("first_errors"):
                 print("  errors:", r["first_errors"])
 

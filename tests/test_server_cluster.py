@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ class Worker:
         self.db, self.redis, self.log, self.name = db, redis, log, name
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.extra: list[str] = []  # more command-line options (e.g. limits)
 
     @property
     def base(self) -> str:
@@ -105,7 +107,7 @@ class Worker:
             "--db", self.db, "--redis", self.redis, "--lease-ms", str(LEASE_MS),
             "--deal-ms", "0", "--window-ms", "100", "--fast-timings", "--bot-workers", "0",
             "--bot-delay-ms", "0", "--round-pause-ms", "0", "--rate", "1000",
-            "--burst", "1000", "--log-level", "warning",
+            "--burst", "1000", "--log-level", "warning", *self.extra,
         ]
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
@@ -463,3 +465,76 @@ def test_an_owner_whose_session_ended_writes_nothing(db: str) -> None:
             await b.close()
 
     asyncio.run(run())
+
+
+def admitted(stack: ExitStack, w: Worker, tid: str) -> ClientConnection | None:
+    """A WebSocket to `w` for `tid` that got past the per-address connection limit (it
+    says hello and reads its state; closed with `stack`), or None if the worker refused
+    it (4429: before the handshake completes, so the client sees an HTTP refusal)."""
+    from websockets.exceptions import InvalidStatus
+
+    try:
+        ws = stack.enter_context(connect(w.ws(tid)))
+    except InvalidStatus:
+        return None
+    ws.send(json.dumps({"type": "hello", "token": None}))
+    state(ws)
+    return ws
+
+
+def test_per_address_limits_count_the_connections_and_tables_of_every_worker(
+    workers: list[Worker], redis_url: str
+) -> None:
+    """Connections and open tables per address, counted across two real workers in Redis
+    (a slot is a lease with a TTL there, renewed by its worker)."""
+    import redis
+
+    a, b = workers[0], workers[1]
+    for w in (a, b):
+        w.extra = ["--conns-per-addr", "3", "--open-per-addr", "2"]
+    up(a, b)
+    tid, _ = new_table(a, bots=0)
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    key = "shengji:conns:127.0.0.1"
+    with ExitStack() as stack:
+        # Connections: 2 on A, 1 on B (relayed to A): a 4th, on either worker, is refused.
+        held = [admitted(stack, a, tid), admitted(stack, a, tid), admitted(stack, b, tid)]
+        assert all(ws is not None for ws in held)
+        assert admitted(stack, b, tid) is None and admitted(stack, a, tid) is None
+        assert r.zcard(key) == 3 and 0 < r.pttl(key) <= 30_000  # expires unless renewed
+        # Closing one on A frees a slot for a connection on B.
+        held[0].close()  # type: ignore[union-attr]
+        deadline = time.monotonic() + 10
+        while admitted(stack, b, tid) is None:
+            assert time.monotonic() < deadline, "the closed connection's slot was not freed"
+            time.sleep(0.1)
+        assert admitted(stack, a, tid) is None
+    # Open tables: 1 from A above + 1 from B; a third from the same address is refused
+    # on either worker, and nothing is stored for it.
+    assert httpx.post(b.base + "/api/tables", json={"name": "b1"}).status_code == 200
+    for w in (a, b):
+        resp = httpx.post(w.base + "/api/tables", json={"name": "x"})
+        assert resp.status_code == 429 and resp.json()["code"] == "too_many_tables"
+    assert len(httpx.get(a.base + "/api/tables").json()) == 2
+    okey = "shengji:open:127.0.0.1"
+    assert r.zcard(okey) == 2 and 0 < r.pttl(okey) <= 30_000
+
+
+def test_a_slot_of_a_crashed_worker_expires_by_itself(redis_url: str) -> None:
+    """The admission script: a slot not renewed (its worker died) frees itself after its
+    TTL; a held slot is re-admitted (renewed) even at the limit."""
+    import redis
+
+    from shengji.server.cluster import _ADMIT_LUA
+
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    admit = r.register_script(_ADMIT_LUA)
+    key = "shengji:conns:test-expiry"
+    r.delete(key)
+    assert admit(keys=[key], args=[2, "w1:1", 300]) == 1
+    assert admit(keys=[key], args=[2, "w2:1", 60_000]) == 1
+    assert admit(keys=[key], args=[2, "w2:2", 60_000]) == 0  # full
+    assert admit(keys=[key], args=[2, "w2:1", 60_000]) == 1  # renewing a held slot
+    time.sleep(0.4)  # w1 died: its slot was not renewed
+    assert admit(keys=[key], args=[2, "w2:2", 60_000]) == 1
+    assert sorted(r.zrange(key, 0, -1)) == ["w2:1", "w2:2"]

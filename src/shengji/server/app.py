@@ -408,13 +408,14 @@ def create_app(
     async def ws_endpoint(ws: WebSocket, table_id: str) -> None:
         manager = manager_of(ws.app)
         addr = ws.client.host if ws.client else ""
-        if not manager.connect(addr):
+        lease = await manager.admit_conn(addr)  # across every worker of a cluster
+        if lease is None:
             await ws.close(code=4429, reason="too many connections from your address")
             return
         try:
             await _serve_ws(ws, manager, table_id, addr, ws.app.state.hello_timeout_s)
         finally:
-            manager.disconnect(addr)
+            await manager.release_conn(addr, lease)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
     allowed = frozenset(o.rstrip("/").lower() for o in allow_origins)

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -40,7 +41,7 @@ import sqlalchemy as sa
 
 from .connection import Client
 from .status import ERROR, PLAYING, WAITING
-from .storage import ChatRow, Store, WriteOp, _lock_key
+from .storage import _INSERT_ACTION, ChatRow, Store, WriteOp, _lock_key
 
 if TYPE_CHECKING:
     from fastapi import WebSocket
@@ -55,6 +56,7 @@ ALIVE_MS = 1000  # a worker whose alive key is older than this is presumed dead
 BEAT_S = 0.25  # heartbeat and dead-worker scan period
 ORPHAN_SCAN_S = 5.0  # the full scan for unowned open tables
 MIGRATE_LOCK = _lock_key("migrations")  # held while a worker brings the schema up to date
+LAG_SAMPLE_S = 0.02  # the event loop's lag is sampled this often (`Cluster.metrics`)
 CLOSE_RESTART = 1012  # WebSocket close code: the server moved this table; reconnect
 
 
@@ -76,6 +78,10 @@ class ClusterStore(Store):
         self._gen_of: dict[int, int] = {}  # id(op) -> the generation it was queued in
         self.fenced = 0  # writes refused because ownership was lost (tests, metrics)
         self._pid: Any = None  # the owner session's backend pid
+        self._raw: Any = None  # that session's asyncpg connection (the actions' fast path)
+        self.fast_batches = 0  # batches of actions written in one statement (benchmarks)
+        # the last batches written: (seconds from taking the session to commit, ops)
+        self.batches: collections.deque[tuple[float, int]] = collections.deque(maxlen=20_000)
 
     async def start(self) -> None:
         """Start the store (one worker at a time runs the migrations: workers that start
@@ -94,6 +100,7 @@ class ClusterStore(Store):
         conn = self._owner_conn
         assert conn is not None
         self._pid = (await conn.execute(sa.text("SELECT pg_backend_pid()"))).scalar()
+        self._raw = (await conn.get_raw_connection()).driver_connection
         await conn.execute(sa.text(f"SET idle_session_timeout = {int(self.lease_ms)}"))
         await conn.execute(
             sa.text(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
@@ -114,6 +121,11 @@ class ClusterStore(Store):
             self._gen_of.pop(id(op), None)
 
     async def _run(self, ops: list[WriteOp]) -> None:
+        t0 = time.perf_counter()
+        await self._run_fenced(ops)
+        self.batches.append((time.perf_counter() - t0, len(ops)))
+
+    async def _run_fenced(self, ops: list[WriteOp]) -> None:
         async with self._olock:
             conn = self._owner_conn
             if conn is not None and conn.invalidated:
@@ -124,9 +136,12 @@ class ClusterStore(Store):
                 self.fenced += 1
                 raise OwnershipLost("the owner session was lost: nothing written")
             try:
-                for stmt, params in _grouped(ops):
-                    await conn.execute(stmt, params)
-                await conn.commit()
+                if all(stmt is _INSERT_ACTION for stmt, _ in ops):
+                    await self._insert_actions([p for _, p in ops])
+                else:
+                    for stmt, params in _grouped(ops):
+                        await conn.execute(stmt, params)
+                    await conn.commit()
             except Exception as exc:
                 if conn.invalidated:  # the session is gone (never reconnect it: see _alive)
                     self._mark_lost()
@@ -136,6 +151,28 @@ class ClusterStore(Store):
                     self._mark_lost()
                 raise
 
+    async def _insert_actions(self, rows: list[dict[str, Any] | None]) -> None:
+        """The hot path: a batch of actions (of any tables) in one statement, one round
+        trip, on the owner session itself (its own transaction: all or none). SQLAlchemy's
+        path takes three (BEGIN, INSERT, COMMIT) and far more CPU per batch."""
+        import asyncpg  # type: ignore[import-untyped]
+
+        raw = self._raw
+        if raw is None or raw.is_closed():
+            raise OwnershipLost("the owner session was lost: nothing written")
+        cols: tuple[list[Any], list[Any], list[Any], list[Any]] = ([], [], [], [])
+        for r in rows:
+            assert r is not None
+            cols[0].append(r["table_id"])
+            cols[1].append(r["seq"])
+            cols[2].append(json.dumps(r["action"], separators=(",", ":")))
+            cols[3].append(r["by"])
+        try:
+            await raw.execute(_INSERT_ACTIONS_SQL, *cols)
+        except asyncpg.UniqueViolationError as exc:  # as SQLAlchemy reports it (tables.py)
+            raise sa.exc.IntegrityError(_INSERT_ACTIONS_SQL, None, exc) from exc
+        self.fast_batches += 1
+
     async def _alive(self, conn: Any) -> bool:
         """Is the owner session the one that took the locks, and alive? SQLAlchemy would
         silently reconnect an invalidated connection: a new session holds no lock, so any
@@ -143,10 +180,17 @@ class ClusterStore(Store):
         if conn.invalidated:
             return False
         try:
-            pid = (await asyncio.wait_for(
-                conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
-            )).scalar()
-            await conn.commit()
+            raw = self._raw
+            if raw is not None and not conn.in_transaction():  # one round trip
+                if (await conn.get_raw_connection()).driver_connection is not raw:
+                    return False
+                pid = await asyncio.wait_for(
+                    raw.fetchval("SELECT pg_backend_pid()"), self.lease_ms / 2000)
+            else:
+                pid = (await asyncio.wait_for(
+                    conn.execute(sa.text("SELECT pg_backend_pid()")), self.lease_ms / 2000
+                )).scalar()
+                await conn.commit()
         except Exception:  # noqa: BLE001 - any failure means the session is gone
             return False
         return bool(pid == self._pid)
@@ -238,6 +282,12 @@ class ClusterStore(Store):
         await super().update_table(table_id, **values)
 
 
+_INSERT_ACTIONS_SQL = (
+    'INSERT INTO actions (table_id, seq, action, "by") '
+    "SELECT * FROM unnest($1::varchar[], $2::int[], $3::json[], $4::varchar[])"
+)
+
+
 def _grouped(ops: list[WriteOp]) -> list[tuple[Any, Any]]:
     """Consecutive inserts of the same statement as one executemany (one round trip)."""
     out: list[tuple[Any, Any]] = []
@@ -292,7 +342,45 @@ def _tables_key(worker: str) -> str:
     return f"shengji:tables:{worker}"
 
 
+def _limit_key(kind: str, addr: str) -> str:
+    return f"shengji:{kind}:{addr}"
+
+
+def _creator_key(table_id: str) -> str:
+    return f"shengji:creator:{table_id}"
+
+
 WORKERS_KEY = "shengji:workers"
+LIMIT_TTL_MS = 30_000  # a per-address slot (connection, open table) lives this long ...
+LIMIT_RENEW_S = 10.0  # ... unless its worker renews it (every this often)
+CREATOR_TTL_S = 7 * 24 * 3600  # who created a table, for the worker that takes it over
+# A slot of an address (KEYS[1]: a sorted set, member -> expiry on Redis's clock, ms):
+# drop the expired ones, then take (or renew) ARGV[2] if fewer than ARGV[1] are held.
+_ADMIT_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[2])
+    or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+"""
+# Renew slots ARGV[2..] of KEYS[1] for ARGV[1] ms more (re-adding any that expired).
+_RENEW_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return #ARGV - 1
+"""
 _CREATE_LUA = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, tonumber(ARGV[1]) - 60)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
@@ -329,6 +417,13 @@ class Cluster:
         self._pubsub: Any = None
         # tables claimed from others: (table, time.monotonic() then, its seq then)
         self.takeovers: list[tuple[str, float, int]] = []
+        self._create_script = self.redis.register_script(_CREATE_LUA)
+        self._admit_script = self.redis.register_script(_ADMIT_LUA)
+        self._renew_script = self.redis.register_script(_RENEW_LUA)
+        # per-address slots this worker holds: (kind, addr) -> members (see `admit`)
+        self._leases: dict[tuple[str, str], set[str]] = {}
+        self._bg: set[asyncio.Task[None]] = set()
+        self.lags: collections.deque[float] = collections.deque(maxlen=20_000)
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -340,6 +435,7 @@ class Cluster:
         for coro, name in (
             (self._publisher(), "publisher"), (self._listen(), "listen"),
             (self._beat(), "beat"), (self._orphans(), "orphans"),
+            (self._leases_loop(), "limits"), (self._lag_loop(), "lag"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
 
@@ -356,6 +452,11 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self._flush_out()
             await self.redis.delete(_alive_key(self.id))
+            pipe = self.redis.pipeline(transaction=False)
+            for (kind, addr), members in self._leases.items():
+                if kind == "conns" and members:  # (open tables: their next owner counts them)
+                    pipe.zrem(_limit_key(kind, addr), *members)
+            await pipe.execute()
             if self._pubsub is not None:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
@@ -414,9 +515,10 @@ class Cluster:
                 if not await self.store.ping():
                     await self._lost()
                     continue
-                await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
+                dead = await self._announce()
                 await self._close_dead_relays()
-                await self._claim_from_dead()
+                if dead:
+                    await self._claim_from_dead()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -458,6 +560,20 @@ class Cluster:
         """Is `worker` heard from within `ALIVE_MS`?"""
         return worker == self.id or bool(await self.redis.exists(_alive_key(worker)))
 
+    async def _announce(self) -> set[str]:
+        """Refresh this worker's alive key; the workers registered but not alive (one
+        round trip for the set, one for their keys)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(_alive_key(self.id), "1", px=ALIVE_MS)
+        pipe.smembers(WORKERS_KEY)
+        others = sorted(w for w in (await pipe.execute())[1] if w != self.id)
+        if not others:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for w in others:
+            pipe.exists(_alive_key(w))
+        return {w for w, up in zip(others, await pipe.execute(), strict=True) if not up}
+
     async def _claim(self, table_id: str) -> bool:
         if table_id in self.manager.tables:
             return True
@@ -472,6 +588,9 @@ class Cluster:
 
     def _took(self, table: Table) -> None:
         self.takeovers.append((table.id, time.monotonic(), table.seq))
+        task = asyncio.create_task(self.restore_creator(table))
+        self._bg.add(task)
+        task.add_done_callback(self._bg.discard)
         log.info("cluster: took over table %s at seq %d", table.id, table.seq)
 
     async def _claim_from_dead(self) -> None:
@@ -654,13 +773,102 @@ class Cluster:
         (rate_limited) once the address has made `per_min` this minute."""
         from .schema import RATE_LIMITED, InputError
 
-        ok = await self.redis.eval(  # atomic: a sliding minute in a sorted set
-            _CREATE_LUA, 1, f"shengji:created:{addr}", time.time(), per_min, uuid.uuid4().hex)
+        ok = await self._create_script(
+            keys=[f"shengji:created:{addr}"], args=[time.time(), per_min, uuid.uuid4().hex])
         if not int(ok):
             raise InputError(
                 f"too many new tables from your address (limit {per_min} a minute): "
                 "try again later", code=RATE_LIMITED,
             )
+
+    async def admit(self, kind: str, addr: str, member: str, limit: int) -> bool:
+        """Hold one of `addr`'s `limit` slots of `kind` ("conns", "open") as `member`,
+        across every worker (atomic; True if held). The slot is a lease renewed by this
+        worker every `LIMIT_RENEW_S`: a crashed worker's slots expire after `LIMIT_TTL_MS`."""
+        ok = await self._admit_script(
+            keys=[_limit_key(kind, addr)], args=[limit, member, LIMIT_TTL_MS])
+        if int(ok):
+            self._leases.setdefault((kind, addr), set()).add(member)
+            return True
+        return False
+
+    async def release(self, kind: str, addr: str, member: str) -> None:
+        """Give back a slot taken by `admit` (a closed connection, a finished table)."""
+        held = self._leases.get((kind, addr))
+        if held is None or member not in held:
+            return
+        held.discard(member)
+        if not held:
+            del self._leases[(kind, addr)]
+        await self.redis.zrem(_limit_key(kind, addr), member)
+
+    def release_soon(self, kind: str, addr: str, member: str) -> None:
+        """`release` without waiting (from code that must not wait on Redis)."""
+        if member in self._leases.get((kind, addr), ()):
+            task = asyncio.create_task(self.release(kind, addr, member))
+            self._bg.add(task)
+            task.add_done_callback(self._bg.discard)
+
+    def table_closed(self, table: Table) -> None:
+        """A table stopped counting as open for its creator (finished, evicted, lost)."""
+        if table.creator:
+            self.release_soon("open", table.creator, table.id)
+
+    async def open_table(self, addr: str, table_id: str, open_limit: int, per_min: int) -> None:
+        """Count a new table from `addr` across every worker: one of its `open_limit` open
+        tables and one of its `per_min` creations this minute; `InputError` (nothing
+        counted) past either. Who created it is kept in Redis too, so that a worker that
+        takes the table over keeps counting it."""
+        from .schema import TOO_MANY_TABLES, InputError
+
+        if not await self.admit("open", addr, table_id, open_limit):
+            raise InputError(
+                f"too many open tables from your address (limit {open_limit})",
+                code=TOO_MANY_TABLES,
+            )
+        try:
+            await self.count_create(addr, per_min)
+            await self.redis.set(_creator_key(table_id), addr, ex=CREATOR_TTL_S)
+        except BaseException:
+            await self.release("open", addr, table_id)
+            raise
+
+    async def _renew_leases(self) -> None:
+        """Renew every slot this worker holds (one script call per address and kind); the
+        open tables' slots follow the tables this worker drives."""
+        for tid, t in self.manager.tables.items():
+            if t.creator and t.status in (WAITING, PLAYING):
+                self._leases.setdefault(("open", t.creator), set()).add(tid)
+        for (kind, addr), members in list(self._leases.items()):
+            if kind == "open":
+                for m in list(members):
+                    live = self.manager.tables.get(m)
+                    if live is None or not self.store.owns(m):
+                        members.discard(m)  # moved to another worker, which counts it now
+                    elif live.status not in (WAITING, PLAYING):
+                        await self.release(kind, addr, m)
+                if not members:
+                    self._leases.pop((kind, addr), None)
+            if members:
+                await self._renew_script(
+                    keys=[_limit_key(kind, addr)], args=[LIMIT_TTL_MS, *sorted(members)])
+
+    async def _leases_loop(self) -> None:
+        while True:
+            await asyncio.sleep(LIMIT_RENEW_S)
+            try:
+                await self._renew_leases()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: could not renew the per-address limits")
+
+    async def restore_creator(self, table: Table) -> None:
+        """A table taken over from another worker keeps counting for its creator."""
+        with contextlib.suppress(Exception):
+            creator = await self.redis.get(_creator_key(table.id))
+            if creator and not table.creator:
+                table.creator = str(creator)
 
     # -- the lobby across processes ------------------------------------------------------
     async def lobby(self) -> list[dict[str, Any]]:
@@ -680,6 +888,30 @@ class Cluster:
             })
         return out
 
+    async def _lag_loop(self) -> None:
+        """Sample how late the event loop wakes a 20 ms sleep (its lag, for `info`)."""
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(LAG_SAMPLE_S)
+            self.lags.append(time.perf_counter() - t0 - LAG_SAMPLE_S)
+
+    def metrics(self) -> dict[str, Any]:
+        """Figures of the last writes and of the event loop (ms): the write batches'
+        count, mean size and time (queue for the owner session + round trip + commit),
+        and how late the loop ran its timers."""
+        times = sorted(t for t, _ in self.store.batches)
+        ops = sum(n for _, n in self.store.batches)
+        lags = sorted(self.lags)
+
+        def pct(xs: list[float], p: float) -> float | None:
+            return round(1000 * xs[min(len(xs) - 1, int(p / 100 * len(xs)))], 2) if xs else None
+
+        return {
+            "batches": len(times), "mean_batch": round(ops / len(times), 2) if times else None,
+            "batch_p50_ms": pct(times, 50), "batch_p99_ms": pct(times, 99),
+            "loop_lag_p50_ms": pct(lags, 50), "loop_lag_p99_ms": pct(lags, 99),
+        }
+
     def info(self) -> dict[str, Any]:
         """This worker's cluster state (the /api/cluster endpoint; tests, operators)."""
         return {
@@ -692,6 +924,7 @@ class Cluster:
             "takeovers": [list(t) for t in self.takeovers],
             "relayed": len(self._relayed),
             "remote": len(self._remote),
+            "metrics": self.metrics(),
         }
 
 

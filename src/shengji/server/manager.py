@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import random
@@ -72,6 +73,7 @@ class Manager:
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         self.cluster: Cluster | None = None  # several processes (`cluster.Cluster`)
+        self._conn_ids = itertools.count()
 
     def make_agent(self, kind: str, seed: int) -> Agent:
         """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
@@ -172,9 +174,31 @@ class Manager:
                     del self.tables[tid]
                     await self.store.disown_table(tid)
                     if self.cluster is not None:
+                        self.cluster.table_closed(t)
                         await self.cluster.unregistered(tid)
                     out.append(tid)
         return out
+
+    async def admit_conn(self, addr: str) -> str | None:
+        """Count a new connection from `addr` (across every worker of a cluster); returns
+        its slot for `release_conn`, or None if that address has too many."""
+        if self.cluster is None:
+            return "" if self.connect(addr) else None
+        lease = f"{self.cluster.id}:c{next(self._conn_ids)}"
+        try:
+            ok = await self.cluster.admit("conns", addr, lease, self.limits.conns_per_addr)
+        except Exception:  # noqa: BLE001 - Redis away: this worker's own count decides
+            log.warning("connection limit: Redis unreachable, counting locally")
+            return "" if self.connect(addr) else None
+        return lease if ok else None
+
+    async def release_conn(self, addr: str, lease: str) -> None:
+        """A connection counted by `admit_conn` closed."""
+        if not lease:
+            self.disconnect(addr)
+        elif self.cluster is not None:
+            with contextlib.suppress(Exception):  # unreleased, it expires by itself
+                await self.cluster.release("conns", addr, lease)
 
     def new_client(self, addr: str = "") -> Client:
         """A new connection object with this server's message rate limit."""
@@ -204,14 +228,19 @@ class Manager:
                 f"{self.limits.create_per_min} a minute): try again later",
                 code=RATE_LIMITED,
             )
+        if self.cluster is not None:  # counted across workers, in Redis (see `create`)
+            return
         mine = sum(
             1 for t in self.tables.values() if t.creator == addr and t.status in (WAITING, PLAYING)
         )
         if mine >= self.limits.open_per_addr:
-            raise InputError(
-                f"too many open tables from your address (limit {self.limits.open_per_addr})",
-                code=TOO_MANY_TABLES,
-            )
+            raise self._too_many_open()
+
+    def _too_many_open(self) -> InputError:
+        return InputError(
+            f"too many open tables from your address (limit {self.limits.open_per_addr})",
+            code=TOO_MANY_TABLES,
+        )
 
     async def create(
         self, name: str, options: Any, settings: dict[str, Any], addr: str = ""
@@ -224,12 +253,14 @@ class Manager:
         opts = check_options(options)
         st = check_settings(settings, self.defaults, minima=self.minima)
         self._check_create_limits(addr)
-        if self.cluster is not None:  # the limit counts every process's tables
-            await self.cluster.count_create(addr, self.limits.create_per_min)
+        table_id = new_table_id()
+        if self.cluster is not None:  # the limits count every process's tables
+            await self.cluster.open_table(
+                addr, table_id, self.limits.open_per_addr, self.limits.create_per_min)
         self.created_by[addr].append(time.monotonic())
         host_token = new_token()
         row = TableRow(
-            id=new_table_id(),
+            id=table_id,
             name=name,
             options=opts.to_json(),
             seed=self.seed_source(),

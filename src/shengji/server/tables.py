@@ -369,6 +369,8 @@ class Table:
                 await self.store.update_table(
                     self.id, status=FINISHED, result=self.result, finished=self.finished
                 )
+                if self.manager.cluster is not None:  # no longer open for its creator
+                    self.manager.cluster.table_closed(self)
             self.broadcast(events, by)
         self.wake.set()
         return None
