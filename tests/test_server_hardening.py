@@ -330,3 +330,39 @@ def test_bots_think_in_worker_processes(tmp_path: Path, monkeypatch: pytest.Monk
         pids = h.call(lambda: [pid for a in table.bots.agents.values() for pid in a.pids])  # type: ignore[attr-defined]
         assert pids and os.getpid() not in pids
         h.close()
+
+
+def test_views_hold_no_float_so_the_fast_view_encoder_is_as_strict_as_json() -> None:
+    """`dumps_view` (orjson) may only encode what holds no float: walk every seat's and the
+    spectator's view over whole random games (house rules too) and compare the text with
+    the strict encoder's."""
+    import json
+    import random
+
+    from shengji import Game, RuleOptions
+    from shengji.server.schema import dumps_view
+
+    def floats(x: object) -> int:
+        if isinstance(x, float):
+            return 1
+        if isinstance(x, dict):
+            return sum(floats(v) for v in x.values())
+        if isinstance(x, (list, tuple)):
+            return sum(floats(v) for v in x)
+        return 0
+
+    checked = 0
+    for seed, opts in ((1, RuleOptions()), (2, RuleOptions.preset("common_online"))):
+        g = Game(seed, opts)
+        rng = random.Random(seed)
+        for step in range(1500):
+            if g.is_over:
+                break
+            g.apply(g.random_action(rng))
+            if step % 7 == 0:
+                for seat in (0, 1, 2, 3, None):
+                    data = g.view(seat).to_json()
+                    assert floats(data) == 0
+                    assert json.loads(dumps_view(data)) == json.loads(dumps_strict(data))
+                    checked += 1
+    assert checked > 500

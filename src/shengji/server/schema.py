@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shengji import IllegalAction, RuleOptions
@@ -221,6 +222,15 @@ def check_options(data: Any) -> RuleOptions:
 def dumps_strict(obj: Any) -> str:
     """Compact JSON text; NaN and infinities raise ValueError (browsers cannot parse them)."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def dumps_view(view_json: dict[str, Any]) -> str:
+    """Compact JSON text of a `View.to_json()`: the payload the server sends each seat at
+    every action, so it is encoded with orjson (about 10x `json`'s speed). A view holds
+    no float at all (its fields are ints, strings, booleans and None; a test walks views
+    of whole games to prove it), so the strict encoder's NaN check has nothing to refuse;
+    orjson would write a stray NaN as null, never as the `NaN` browsers cannot parse."""
+    return orjson.dumps(view_json).decode()
 
 
 @dataclass

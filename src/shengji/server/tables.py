@@ -27,7 +27,14 @@ from .botdriver import STANDIN, STANDIN_KIND, BotDriver
 from .chat import ChatLog
 from .clock import TableClock
 from .connection import Client, ClientError, Refusal, clean_name, dumps
-from .schema import InputError, Limits, check_options, check_settings, clamp_settings
+from .schema import (
+    InputError,
+    Limits,
+    check_options,
+    check_settings,
+    clamp_settings,
+    dumps_view,
+)
 from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
 from .storage import TableRow
 
@@ -232,7 +239,7 @@ class Table:
         view = views.get(seat)
         if view is None:
             try:
-                view = dumps(self.game.view(seat).to_json())
+                view = dumps_view(self.game.view(seat).to_json())
             except Exception:  # an engine bug or a damaged table: no view, never a crash
                 if self.status != ERROR:
                     log.exception("table %s: view of seat %s failed", self.id, seat)
