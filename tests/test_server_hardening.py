@@ -197,7 +197,15 @@ def test_a_table_nobody_watches_pauses_and_resumes_when_someone_connects(
         deadline = time.monotonic() + 10
         while on_loop(client, lambda: len(table.clients)) and time.monotonic() < deadline:
             time.sleep(0.02)
+        # A draw already on its way to the log when the last client left may still land:
+        # wait for the log to hold still (a table still dealing at deal_ms=0 never does).
         n = stored_actions(db, tid)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            m = stored_actions(db, tid)
+            if m == n:
+                break
+            n = m
         time.sleep(0.5)  # unwatched, a deal_ms=0 table would commit thousands of rows here
         assert stored_actions(db, tid) == n
         assert on_loop(client, lambda: table.seq) == n
