@@ -316,5 +316,6 @@ def test_with_too_small_a_budget_the_expert_declares_as_the_heuristic() -> None:
 
     rnd = _strong_hearts_window()
     view = rnd.view(0)
-    action = ExpertAgent(3, iters=2).act(view)  # two candidates need four rollouts
+    action = ExpertAgent(3, iters=8).act(view)  # five candidates need ten rollouts
     assert action == HeuristicAgent(0).act(view)  # no random tie-break in the window
+    assert ExpertAgent(3, ms=20).act(view) == action

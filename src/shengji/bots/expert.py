@@ -56,6 +56,9 @@ __all__ = ["ExpertAgent"]
 
 DEFAULT_ITERS = 80  # rollouts per decision for a plain `expert` (~0.25 s on one core)
 MAX_REDEALS = 2  # a deal rollout in a first round gives up (utility 0) after this many
+# Below this many milliseconds a declaration is not searched: one sampled deal played out
+# for each candidate takes ~10 ms per candidate compiled (several times that pure).
+MIN_DECLARE_MS = 60
 
 
 class ExpertAgent:
@@ -315,6 +318,8 @@ class ExpertAgent:
                 cands.append(ids)
         if self.iters is not None and self.iters < 2 * len(cands):
             return mine  # too small a budget to compare them on two deals each
+        if self.ms is not None and self.iters is None and self.ms < MIN_DECLARE_MS:
+            return mine
         try:
             ids = self._search_declaration(view, cands, rng)
         except WorldError:
