@@ -200,3 +200,122 @@ def test_without_a_consistent_world_the_expert_plays_the_heuristic_move(
     assert isinstance(action, Play) and view.is_legal(action.cards)
     assert view.lead is not None  # a follow: the heuristic's choice has no random tie-break
     assert action == HeuristicAgent(2).act(view)
+
+
+# ==================================================================== declaring (§3.3)
+class Passer:
+    """Never declares (RULES §3.3: a pass is always an answer)."""
+
+    def act(self, view: View) -> Action:
+        assert view.seat is not None
+        return Pass(view.seat)
+
+
+def _deal_ask(seed: int, min_cards: int = 0) -> tuple[Round, int]:
+    """The first declaration ask of a heuristic deal with at least `min_cards` in hand."""
+    from shengji.actions import Draw
+
+    rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
+    while rnd.phase == "deal":
+        rnd.apply(Draw())
+        s = rnd.decision().last_drawer
+        if (rnd.phase == "deal" and s is not None and rnd.has_declaration(s)
+                and rnd.hand_sizes[s] >= min_cards):
+            return rnd, s
+    raise AssertionError("no declaration ask in this deal")
+
+
+def _strong_hearts_window() -> Round:
+    """Seat 0 (starter, drawing first) holds one of each 2 and of each joker (nobody else
+    can show a pair to overturn with) and 19 more hearts; nobody declared in the deal:
+    the final window asks seat 0 first (RULES §3.3, §3.5)."""
+    hearts = list(range(14, 26)) + list(range(19, 26))  # 3H-AH, 8H-AH
+    mine = hearts + [0, 13, 26, 39, 52, 53]  # and 2S 2H 2D 2C BJ RJ
+    rest = [i for i in range(54) for _ in range(2)]
+    for i in mine:
+        rest.remove(i)
+    random.Random(5).shuffle(rest)
+    deck = []
+    for p in range(108):
+        deck.append(mine.pop() if p < 100 and p % 4 == 0 else rest.pop())
+    rnd = Round(1, trump_rank="2", starter=0, declaring_team=0, deck=deck)
+    passers = [Passer()] * 4
+    while rnd.phase == "deal":
+        step(rnd, passers)
+    assert rnd.phase == "declare" and rnd.decision().seat == 0
+    return rnd
+
+
+def test_the_expert_prefers_declaring_its_long_suit_to_passing_rules_3_3() -> None:
+    rnd = _strong_hearts_window()
+    view = rnd.view(0)
+    values = ExpertAgent(3).declaration_values(view, n_worlds=8, seed=1)
+    assert set(values) == {"pass", "2S", "2H", "2D", "2C"}
+    # Passing lets another seat declare a suit seat 0 cannot overturn, or the kitty pick
+    # trump (§3.5); 2H makes its long suit trump and nobody can overturn it.
+    assert values["2H"] > values["pass"] + 0.3
+    assert values["2H"] == max(values.values())
+    action = ExpertAgent(3, iters=20).act(view)
+    assert isinstance(action, Declare) and [str(c) for c in action.cards] == ["2H"]
+    rnd.check(action)
+
+
+def test_the_experts_declarations_are_legal_in_the_deal_and_the_window() -> None:
+    seen = {"deal": 0, "declare": 0, "declared": 0}
+    for seed in (2, 3):
+        rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
+        agents = [Checked(make_agent("expert:iters=6", s), rnd, s) for s in range(4)]
+        while rnd.phase in ("deal", "declare"):
+            before = len(rnd.declarations)
+            if rnd.phase == "declare":
+                seen["declare"] += 1
+            elif rnd.decision().last_drawer is not None:
+                seen["deal"] += 1
+            step(rnd, agents)
+            seen["declared"] += len(rnd.declarations) - before
+    assert seen["deal"] and seen["declare"] and seen["declared"]
+
+
+def test_the_experts_declaration_ignores_the_hidden_and_undealt_cards_rules_11() -> None:
+    rng = random.Random(6)
+    for seed in (4, 9):
+        rnd, seat = _deal_ask(seed, min_cards=6)
+        view = rnd.view(seat)
+        assert view.legal_declarations()  # a real choice: declare or not now
+        a = ExpertAgent(21, iters=8).act(view)
+        for _ in range(2):
+            pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
+                    for _ in range(n)]
+            pool += list(rnd.deck[sum(rnd.hand_sizes):])  # the undealt rest (the kitty too)
+            rng.shuffle(pool)
+            hands = [list(rnd.hand_counts(s)) for s in range(4)]
+            k = 0
+            for s in range(4):
+                if s != seat:
+                    hands[s] = [0] * 54
+                    for i in pool[k : k + rnd.hand_sizes[s]]:
+                        hands[s][i] += 1
+                    k += rnd.hand_sizes[s]
+            other = rnd.with_hidden(hands, undealt=pool[k:])
+            assert other.deck != rnd.deck
+            assert other.view(seat) == view
+            assert ExpertAgent(21, iters=8).act(other.view(seat)) == a
+
+
+def test_the_experts_declaration_is_deterministic_for_a_seed_and_budget() -> None:
+    rnd, seat = _deal_ask(11, min_cards=8)
+    view = rnd.view(seat)
+    assert ExpertAgent(8, iters=8).act(view) == ExpertAgent(8, iters=8).act(view)
+    v1 = ExpertAgent(8).declaration_values(view, n_worlds=3, seed=2)
+    v2 = ExpertAgent(8).declaration_values(view, n_worlds=3, seed=2)
+    assert v1 == v2 and "pass" in v1 and len(v1) >= 2
+
+
+def test_with_too_small_a_budget_the_expert_declares_as_the_heuristic() -> None:
+    from shengji.bots.heuristic import HeuristicAgent
+
+    rnd = _strong_hearts_window()
+    view = rnd.view(0)
+    action = ExpertAgent(3, iters=8).act(view)  # five candidates need ten rollouts
+    assert action == HeuristicAgent(0).act(view)  # no random tie-break in the window
+    assert ExpertAgent(3, ms=20).act(view) == action

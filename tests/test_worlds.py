@@ -224,3 +224,92 @@ def test_the_true_world_explains_heuristic_play_better_than_sampled_ones() -> No
     mean_sampled = sum(sampled_w) / len(sampled_w)
     assert mean_true > mean_sampled
     assert mean_true > 0.5
+
+
+# ==================================================================== the deal (§3)
+def deal_asks(seed: int, first_round: bool):  # type: ignore[no-untyped-def]
+    """Yield (round, seat) at every declaration ask of the deal and its final window."""
+    from shengji.actions import Draw
+
+    if first_round:
+        rnd = Round(seed, trump_rank="2")
+    else:
+        rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
+    agents = [make_agent("heuristic", seed * 10 + s) for s in range(4)]
+    while rnd.phase in ("deal", "declare"):
+        d = rnd.decision()
+        if d.phase == "deal":
+            rnd.apply(Draw())
+            after = rnd.decision()
+            s = after.last_drawer
+            if after.phase == "deal" and s is not None and rnd.has_declaration(s):
+                yield rnd, s
+                action = agents[s].act(rnd.view(s))
+                if action.__class__.__name__ == "Declare":
+                    rnd.apply(action)
+        else:
+            assert d.seat is not None
+            yield rnd, d.seat
+            rnd.apply(agents[d.seat].act(rnd.view(d.seat)))
+
+
+def true_deal(rnd: Round) -> tuple[list[list[int]], list[int]]:
+    return [list(rnd.hand_counts(s)) for s in range(4)], list(rnd.deck[sum(rnd.hand_sizes):])
+
+
+def test_sampled_deals_keep_every_fact_of_the_view_rules_3_3() -> None:
+    """During the deal the unseen cards are the others' hands so far and the rest of the
+    deck (the seat's own later cards too); declarers keep the cards they showed."""
+    from shengji.bots.worlds import DealFacts, deal_error, sample_deal
+
+    rng = random.Random(2)
+    checked = declared = window = 0
+    for seed, first_round in ((1, True), (2, False), (3, False), (4, True)):
+        for rnd, seat in deal_asks(seed, first_round):
+            view = rnd.view(seat)
+            f = DealFacts.from_view(view)
+            assert deal_error(f, *true_deal(rnd)) is None  # the real deal is one of them
+            undealt_orders = set()
+            for _ in range(3):
+                hands, undealt = sample_deal(f, rng)
+                assert deal_error(f, hands, undealt) is None
+                undealt_orders.add(tuple(undealt))
+                for s, cards in view.declarations:
+                    for c in cards:
+                        assert hands[s][c.id] >= 1
+                checked += 1
+            assert len(undealt_orders) > 1  # the rest of the deck is really sampled
+            declared += any(s != seat for s, _ in view.declarations)
+            window += view.phase == "declare"
+    assert checked > 30 and declared and window
+
+
+def test_a_deal_world_is_built_in_the_views_position() -> None:
+    """`deal_round` rebuilds the deal (or the final window) from a view and a sampled
+    world through the public engine: the seat sees exactly its view again."""
+    from shengji.bots.worlds import DealFacts, deal_round, sample_deal
+
+    rng = random.Random(3)
+    n = 0
+    for seed, first_round in ((5, True), (6, False)):
+        for rnd, seat in deal_asks(seed, first_round):
+            view = rnd.view(seat)
+            hands, undealt = sample_deal(DealFacts.from_view(view), rng)
+            world = deal_round(view, hands, undealt)
+            assert world.view(seat) == view
+            assert [list(world.hand_counts(s)) for s in range(4)] == hands
+            assert list(world.deck[sum(world.hand_sizes):]) == undealt
+            assert world.legal_declarations(seat) == rnd.legal_declarations(seat)
+            # the real deal rebuilt this way plays on exactly like the real round
+            real = deal_round(view, *true_deal(rnd))
+            assert real.view(seat) == view and real.standing == rnd.standing
+            n += 1
+    assert n > 5
+
+
+def test_deal_facts_refuse_other_phases() -> None:
+    from shengji.bots.worlds import DealFacts
+
+    rnd, seat = next(positions(7, ("heuristic",) * 4))
+    with pytest.raises(ValueError, match="deal or declare phase"):
+        DealFacts.from_view(rnd.view(seat))

@@ -11,7 +11,10 @@ heuristic's own move stands unless another beats it by a standard error. The
 utility is half the levels won (§8.2) and half a smooth reading of the points.
 The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds
 per decision. The kitty is buried the same way (candidates from the heuristic's
-ranking, §4); declarations use the heuristic's judgement of the hand (§3.3).
+ranking, §4). Declarations (§3.3) are searched too: "not now" (a pass) and every
+legal declaration or overturn meet the same sampled deals — the others' cards so far
+and the rest of the deck, the seat's own later cards included (`worlds.sample_deal`)
+— each finished by the heuristic (declaring, burying, playing) on a cloned round.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from ..actions import Action, Bury, Play
+from ..actions import Action, Bury, Declare, Draw, Pass, Play
 from ..cards import CARDS, POINTS
 from ..errors import IllegalAction
 from ..follow import iter_follows, iter_leads
@@ -29,7 +32,15 @@ from ..shapes import decompose, shape_of
 from ..trump import TRUMP
 from ..views import View
 from .heuristic import HeuristicAgent, _Knowledge
-from .worlds import WorldError, WorldFacts, play_likelihood, sample_world
+from .worlds import (
+    DealFacts,
+    WorldError,
+    WorldFacts,
+    deal_round,
+    play_likelihood,
+    sample_deal,
+    sample_world,
+)
 
 Ids = list[int]
 WorldMaker = Callable[[random.Random], tuple[Round, list[list[int]], list[int]]]
@@ -44,6 +55,10 @@ DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 __all__ = ["ExpertAgent"]
 
 DEFAULT_ITERS = 80  # rollouts per decision for a plain `expert` (~0.25 s on one core)
+MAX_REDEALS = 2  # a deal rollout in a first round gives up (utility 0) after this many
+# Below this many milliseconds a declaration is not searched: one sampled deal played out
+# for each candidate takes ~10 ms per candidate compiled (several times that pure).
+MIN_DECLARE_MS = 60
 
 
 class ExpertAgent:
@@ -81,7 +96,7 @@ class ExpertAgent:
 
     # ================================================================ entry point
     def act(self, view: View) -> Action:
-        """Declare (heuristic judgement), bury or play (search) for this seat's view."""
+        """Declare, bury or play (all searched) for this seat's view."""
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
         self.decisions += 1
@@ -90,7 +105,7 @@ class ExpertAgent:
         rng = random.Random(f"{self.seed}:{self.decisions}")
         self.policy.rng = random.Random(rng.getrandbits(32))
         if view.phase in ("deal", "declare"):
-            return self.policy.act(view)
+            return self._declare(view, rng)
         if view.phase not in ("kitty", "play"):
             raise ValueError(f"nothing to do in phase {view.phase!r}")
         try:
@@ -275,6 +290,119 @@ class ExpertAgent:
                 k.observe(seat, actual, lead)
             ks[0].observe_public(seat, actual, lead)
         return utility(rnd, me)
+
+    # ================================================================ declaring (§3.3)
+    def _declare(self, view: View, rng: random.Random) -> Action:
+        """Pass or declare: the heuristic's answer unless search finds a better one.
+
+        Candidates: the heuristic's answer, "not now" (a pass) and every legal
+        declaration (a single or a pair of a suit, two jokers; an overturn when one
+        stands). Each is played out in the same sampled deals; the heuristic decides
+        for every seat from then on (this seat's later chances to declare included).
+        """
+        seat = view.seat
+        assert seat is not None
+        # A fresh heuristic per decision: its memory of asks without a declaration must
+        # not carry over from the rollouts' worlds.
+        mine = HeuristicAgent(rng.getrandbits(32)).act(view)
+        legal = view.legal_declarations()
+        if not legal:
+            return mine
+        cands: list[Ids] = []
+        for ids in (
+            [c.id for c in mine.cards] if isinstance(mine, Declare) else [],
+            [],
+            *([c.id for c in cards] for cards in legal),
+        ):
+            if ids not in cands:
+                cands.append(ids)
+        if self.iters is not None and self.iters < 2 * len(cands):
+            return mine  # too small a budget to compare them on two deals each
+        if self.ms is not None and self.iters is None and self.ms < MIN_DECLARE_MS:
+            return mine
+        try:
+            ids = self._search_declaration(view, cands, rng)
+        except WorldError:
+            return mine
+        if not ids:
+            return Pass(seat)
+        return Declare(seat, tuple(CARDS[i] for i in ids))
+
+    def declaration_values(self, view: View, n_worlds: int, seed: int = 0) -> dict[str, float]:
+        """Mean utility of passing and of each legal declaration over `n_worlds` sampled
+        deals (for tests and analysis): keys "pass" and the declared cards ("2H 2H")."""
+        legal = view.legal_declarations()
+        cands: list[Ids] = [[]] + [[c.id for c in cards] for cards in legal]
+        vals: list[list[float]] = [[] for _ in cands]
+        make_world, evaluate = self._declaration_search(view, cands)
+        rng = random.Random(seed)
+        for _ in range(n_worlds):
+            wrng = random.Random(rng.getrandbits(64))
+            world, hands, undealt = make_world(wrng)
+            got = evaluate(world, hands, undealt, wrng.getrandbits(32), list(range(len(cands))))
+            for v, x in zip(vals, got, strict=True):
+                v.append(x)
+        names = ["pass"] + [" ".join(str(CARDS[i]) for i in c) for c in cands[1:]]
+        return {n: sum(v) / len(v) for n, v in zip(names, vals, strict=True)}
+
+    def _declaration_search(
+        self, view: View, cands: list[Ids]
+    ) -> tuple[WorldMaker, Evaluator]:
+        me = view.seat
+        assert me is not None
+        facts = DealFacts.from_view(view)
+        window = view.phase == "declare"
+
+        def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            hands, undealt = sample_deal(facts, wrng)
+            return deal_round(view, hands, undealt), hands, undealt
+
+        def evaluate(world: Round, hands: list[list[int]], undealt: list[int],
+                     seed: int, which: list[int]) -> list[float]:
+            out = []
+            for c in (cands[j] for j in which):
+                rnd = world.clone()
+                if c:
+                    rnd.step(Declare(me, tuple(CARDS[i] for i in c)))
+                elif window:
+                    rnd.step(Pass(me))
+                out.append(self._rollout_deal(rnd, me, seed))
+            return out
+
+        return make_world, evaluate
+
+    def _search_declaration(self, view: View, cands: list[Ids], rng: random.Random) -> Ids:
+        make_world, evaluate = self._declaration_search(view, cands)
+        return self._pimc(cands, make_world, evaluate, rng)
+
+    def _rollout_deal(self, rnd: Round, me: int, seed: int) -> float:
+        """Finish the deal, the declarations and the kitty with the heuristic, then play
+        the round out (`_rollout`); `me`'s utility."""
+        bot = HeuristicAgent(seed)  # fresh: its declaration memory belongs to one world
+        draw = Draw()
+        attempt = rnd.attempt
+        while rnd.phase == "deal" or rnd.phase == "declare":
+            if rnd.attempt > attempt + MAX_REDEALS:
+                return 0.0  # nobody declares in this first round's redeals (§3.5)
+            d = rnd.decision()
+            if d.phase == "deal":
+                rnd.step(draw)
+                after = rnd.decision()
+                s = after.last_drawer
+                if after.phase == "deal" and s is not None and rnd.has_declaration(s):
+                    a = bot.act(rnd.view(s))
+                    if isinstance(a, Declare):
+                        rnd.step(a)
+            else:
+                assert d.seat is not None
+                rnd.step(bot.act(rnd.view(d.seat)))
+        starter = rnd.starter
+        t = rnd.trump
+        assert starter is not None and t is not None
+        rnd.step(bot.act(rnd.view(starter)))  # the bury (§4)
+        k0 = _Knowledge(rnd.view(starter), t)
+        ks = k0.world([rnd.hand_counts(s) for s in range(4)], list(rnd.kitty), starter)
+        return self._rollout(rnd, ks, me, seed)
 
     # ================================================================ the kitty (§4)
     def _search_bury(self, view: View, rng: random.Random) -> Ids:

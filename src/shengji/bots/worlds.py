@@ -11,6 +11,12 @@ kitty by a starter void in trumps).
 `sample_world(facts, rng)` deals the unseen cards into the other hands (and the
 hidden kitty) so that every one of those facts holds; `determinize(view, rng)`
 turns such a world into a `Round` to search on.
+
+During the deal and its final window (RULES §3.1, §3.3) `DealFacts.from_view`
+knows the seat's cards so far, the others' hand sizes and the declarations made
+(a declarer still holds what it showed: nothing leaves a hand before the kitty);
+`sample_deal` places the unseen cards in the other hands and in the undealt rest
+of the deck, in drawing order, and `deal_round` builds the round in that position.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import random
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from ..actions import Declare, Draw, Pass
 from ..cards import CARDS, N_IDS, POINTS
+from ..errors import IllegalAction
 from ..round import Round, TrickView
 from ..shapes import shape_of
 from ..trump import TRUMP, Trump
@@ -28,9 +36,11 @@ from ..views import View
 KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
 
 __all__ = [
-    "KITTY", "PlayPolicy", "WorldError", "WorldFacts", "determinize", "play_likelihood",
-    "sample_world", "world_error",
+    "KITTY", "DealFacts", "PlayPolicy", "WorldError", "WorldFacts", "deal_error", "deal_round",
+    "determinize", "play_likelihood", "sample_deal", "sample_world", "world_error",
 ]
+
+N_DEALT = 100  # cards drawn into the four hands; the last 8 of the deck are the kitty (§3.1)
 
 
 class WorldError(ValueError):
@@ -347,3 +357,183 @@ def play_likelihood(
         if sorted(choice) != sorted(c.id for c in cards):
             weight *= miss
     return weight
+
+
+# ==================================================================== the deal (§3)
+@dataclass
+class DealFacts:
+    """What one seat knows about the hidden cards during the deal or its final window.
+
+    `hand`: its own cards so far (counts per id); `pool[i]`: unseen copies of id `i`
+    (in other hands or still to be drawn); `sizes[s]`: cards seat `s` holds now;
+    `n_undealt`: cards still in the deck, the kitty's 8 included; `pinned[s][i]`: copies
+    of `i` seat `s` is known to hold (it declared with them, RULES §3.3).
+    """
+
+    seat: int
+    hand: list[int]
+    pool: list[int]
+    sizes: list[int]
+    n_undealt: int
+    pinned: list[list[int]]
+
+    @classmethod
+    def from_view(cls, view: View) -> DealFacts:
+        """The facts of `view` (a seat's view in the deal or declare phase)."""
+        me = view.seat
+        if me is None or view.phase not in ("deal", "declare"):
+            raise ValueError("deal facts need a seat's view in the deal or declare phase")
+        hand = [0] * N_IDS
+        for c in view.hand:
+            hand[c.id] += 1
+        pool = [2 - n for n in hand]
+        if min(pool) < 0:
+            raise ValueError("the view shows more than two copies of a card")
+        sizes = list(view.hand_sizes)
+        drawn = sum(sizes)
+        pinned = [[0] * N_IDS for _ in range(4)]
+        for s, cards in view.declarations:
+            if s == me:
+                continue
+            cnt: dict[int, int] = {}
+            for c in cards:
+                cnt[c.id] = cnt.get(c.id, 0) + 1
+            for i, n in cnt.items():
+                pinned[s][i] = max(pinned[s][i], n)
+        for i in range(N_IDS):
+            if sum(pinned[s][i] for s in range(4)) > pool[i]:
+                raise ValueError(f"the declarations show more copies of card {i} than unseen")
+        return cls(me, hand, pool, sizes, 108 - drawn, pinned)
+
+
+def sample_deal(f: DealFacts, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+    """Deal the unseen cards consistently with the facts: four hands (count arrays, the
+    seat's own as it is) and the undealt cards in drawing order (the kitty last).
+
+    Uniform over the placements that keep every declarer's shown cards in its hand;
+    that a seat did not declare is not read as a fact (bots wait for a long suit).
+    """
+    hands = [[0] * N_IDS for _ in range(4)]
+    rest = list(f.pool)
+    cap = list(f.sizes)
+    cap[f.seat] = 0
+    for s in range(4):
+        if s == f.seat:
+            continue
+        for i, n in enumerate(f.pinned[s]):
+            if n:
+                hands[s][i] += n
+                rest[i] -= n
+                cap[s] -= n
+    if min(cap) < 0:
+        raise WorldError("a declarer holds fewer cards than it declared with")
+    cards = [i for i in range(N_IDS) for _ in range(rest[i])]
+    rng.shuffle(cards)
+    k = 0
+    for s in range(4):
+        for i in cards[k : k + cap[s]]:
+            hands[s][i] += 1
+        k += cap[s]
+    undealt = cards[k:]
+    if len(undealt) != f.n_undealt:
+        raise WorldError("the view's hand sizes and undealt cards do not add up to 108")
+    hands[f.seat] = f.hand[:]
+    return hands, undealt
+
+
+def deal_error(f: DealFacts, hands: list[list[int]], undealt: list[int]) -> str | None:
+    """Which fact a deal-phase world breaks (None: consistent) — for tests and assertions."""
+    if hands[f.seat] != f.hand:
+        return "the seat's own hand changed"
+    for s in range(4):
+        if sum(hands[s]) != f.sizes[s]:
+            return f"seat {s} holds {sum(hands[s])} cards, not {f.sizes[s]}"
+        for i, n in enumerate(f.pinned[s]):
+            if hands[s][i] < n:
+                return f"seat {s} must still hold {n} of card {i} (declared)"
+    if len(undealt) != f.n_undealt:
+        return f"{len(undealt)} undealt cards, not {f.n_undealt}"
+    unseen = [-f.hand[i] for i in range(N_IDS)]
+    for h in hands:
+        for i, n in enumerate(h):
+            unseen[i] += n
+    for i in undealt:
+        unseen[i] += 1
+    if unseen != f.pool:
+        return "the unseen cards are not conserved"
+    return None
+
+
+def deal_round(view: View, hands: list[list[int]], undealt: list[int]) -> Round:
+    """A round in the deal (or final declaration window) position `view` shows, with the
+    hidden cards placed as given: the hands so far and the rest of the deck in drawing order.
+
+    Built through the public engine: a deck (`Round(..., deck=)`) with each seat's cards
+    at the places it drew from, its declared cards first, the draws made so far and the
+    declarations replayed in order (RULES §3.1, §3.3). In the final window the seats asked
+    before the one asked now are taken to have passed since the deal ended (a view does
+    not tell whether the last declaration came in the window). The result has its own
+    action history, not the real one's. Raises `WorldError` if the world does not fit.
+    """
+    me = view.seat
+    if me is None or view.phase not in ("deal", "declare") or view.trump_rank is None:
+        raise WorldError("a deal world needs a seat's view in the deal or declare phase")
+    options = view.options
+    first = view.starter if view.starter is not None else options.first_drawer
+    sizes = [sum(h) for h in hands]
+    drawn = sum(sizes)
+    if drawn + len(undealt) != 108:
+        raise WorldError("hands and undealt cards must make the 108 cards")
+    declared = [[0] * N_IDS for _ in range(4)]
+    for s, cards in view.declarations:
+        cnt: dict[int, int] = {}
+        for c in cards:
+            cnt[c.id] = cnt.get(c.id, 0) + 1
+        for i, n in cnt.items():
+            declared[s][i] = max(declared[s][i], n)
+    per_seat: list[list[int]] = []
+    for s in range(4):
+        first_ids = [i for i in range(N_IDS) for _ in range(min(declared[s][i], hands[s][i]))]
+        rest = list(hands[s])
+        for i in first_ids:
+            rest[i] -= 1
+        per_seat.append(first_ids + [i for i in range(N_IDS) for _ in range(rest[i])])
+    deck: list[int] = []
+    taken = [0, 0, 0, 0]
+    for p in range(drawn):
+        s = (first + p) % 4
+        if taken[s] >= len(per_seat[s]):
+            raise WorldError("the hand sizes do not fit the drawing order (RULES §3.1)")
+        deck.append(per_seat[s][taken[s]])
+        taken[s] += 1
+    if taken != sizes:
+        raise WorldError("the hand sizes do not fit the drawing order (RULES §3.1)")
+    deck += undealt
+    try:
+        rnd = Round(
+            "world", options, trump_rank=view.trump_rank, starter=view.starter,
+            declaring_team=view.declaring_team, round_no=view.round_no, levels=view.levels,
+            deck=deck,
+        )
+        window = view.phase == "declare"
+        draw = Draw()
+        for _ in range(drawn - 1 if window else drawn):
+            rnd.step(draw)
+        for s, cards in view.declarations:
+            rnd.step(Declare(s, tuple(cards)))
+        if window:
+            rnd.step(draw)
+            for _ in range(3):
+                asked = rnd.decision().seat
+                if asked is None or asked == view.to_act:
+                    break
+                rnd.step(Pass(asked))
+    except IllegalAction as e:
+        raise WorldError(f"the world does not fit the view: {e}") from None
+    d = rnd.decision()
+    asked = d.seat if window else d.last_drawer
+    if str(d.phase) != str(view.phase) or asked != me or rnd.hand_counts(me) != tuple(
+        hands[me]
+    ):
+        raise WorldError("the rebuilt deal is not in the view's position")
+    return rnd
