@@ -66,8 +66,8 @@ def _agents(a: str, b: str, a_team: int, seed: int) -> list[Agent]:
 
 
 class TimedAgent:
-    """Wraps an agent and records the seconds each kitty or play decision takes
-    (declarations during the deal are near-instant for every bot and left out)."""
+    """Wraps an agent and records the seconds each decision takes: declarations (the
+    expert searches them too), the kitty and every play."""
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -77,8 +77,7 @@ class TimedAgent:
         """The wrapped agent's action, timed."""
         t0 = time.perf_counter()
         action = self.agent.act(view)
-        if view.phase in ("kitty", "play"):
-            self.times.append(time.perf_counter() - t0)
+        self.times.append(time.perf_counter() - t0)
         return action
 
 
