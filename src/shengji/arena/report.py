@@ -193,7 +193,7 @@ def arena_main(
     console.print(
         "[dim]deal wins: played deals whose gainer (RULES §8.2) was A's side; levels per deal: "
         "levels gained by A minus by B per played deal; leveling rate: levels gained by A / "
-        "by both; each mirrored deal is one sample; ms: time per kitty/play decision "
+        "by both; each mirrored deal is one sample; ms: time per decision "
         "(median/95th percentile); declaring side won "
         + ", ".join(f"{100 * r.declaring_win_rate():.1f}%" for r in results if r.deals)
         + " of played deals. Time: "

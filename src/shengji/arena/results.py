@@ -34,7 +34,7 @@ class DealOutcome:
     `a_declaring`: A held the declaring team. `a_won`: A's side was the round's
     gainer (RULES §8.2: declarers kept the deal, or the opponents took it over).
     `levels_a`/`levels_b`: levels gained by each side (one of them is 0).
-    `times_a`/`times_b`: seconds per kitty/play decision of A's and B's seats
+    `times_a`/`times_b`: seconds per decision (declarations, kitty, play) of A's and B's seats
     (measurements, left out of comparisons and of the JSON deal results).
     """
 
@@ -111,7 +111,7 @@ class PairingResult:
         return sum(x.levels_a for x in h), sum(x.levels_b for x in h)
 
     def decision_times(self) -> tuple[list[float], list[float]]:
-        """Seconds per kitty/play decision of agent A and of agent B, over all deals."""
+        """Seconds per decision (declarations, kitty, play) of A and of B, over all deals."""
         h = self.halves()
         return [x for d in h for x in d.times_a], [x for d in h for x in d.times_b]
 
