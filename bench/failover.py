@@ -26,7 +26,7 @@ import httpx
 from websockets.asyncio.client import connect
 
 from shengji import Game, RuleOptions, action_from_json
-from shengji.server.localcluster import free_port, local_services
+from shengji.server.localcluster import free_port, local_services, stop_processes
 
 
 def start_worker(port: int, db: str, redis: str, lease_ms: int) -> subprocess.Popen[bytes]:
@@ -197,14 +197,7 @@ def main() -> None:
                 wait_up(port)
             result = asyncio.run(scenario(args, ports, db, procs))
         finally:
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_processes(procs)
     print(json.dumps(result))
 
 

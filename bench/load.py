@@ -46,6 +46,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from shengji import RuleOptions, Trump, parse_cards
 from shengji.round import TrickView
+from shengji.server.localcluster import local_services, stop_processes
 from shengji.views import View
 
 
@@ -458,8 +459,6 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
     ports = [free_port() for _ in range(args.workers)]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as services:
         if args.cluster and not (args.db and args.redis):
-            from shengji.server.localcluster import local_services
-
             args.db, args.redis = services.enter_context(local_services())
             fresh = True
         else:
@@ -472,13 +471,7 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
             stats, elapsed = asyncio.run(
                 run_load(ports, n, args, settings, [p.pid for p in procs]))
         finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_processes(procs)
             if fresh:
                 args.db = args.redis = None
     lat = [x * 1000 for x in stats.latencies]

@@ -384,3 +384,17 @@ def service_or_skip(service: AbstractContextManager[str]) -> Iterator[str]:
         except ServiceError as exc:
             pytest.skip(str(exc))
         yield url
+
+
+def recv_json(ws: Any, timeout: float = 20.0) -> dict[str, Any]:
+    """The next message of a synchronous `websockets` client connection, parsed."""
+    msg: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
+    return msg
+
+
+def next_state(ws: Any) -> dict[str, Any]:
+    """The next `state` message of a synchronous client connection (others skipped)."""
+    while True:
+        m = recv_json(ws)
+        if m["type"] == "state":
+            return m

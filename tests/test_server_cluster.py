@@ -34,6 +34,8 @@ pytest.importorskip("redis", reason="the cluster extra (redis-py) is not install
 pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
+from server_harness import next_state as state  # noqa: E402
+from server_harness import recv_json as recv  # noqa: E402
 from server_harness import service_or_skip  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
 
@@ -172,18 +174,6 @@ def up(*ws: Worker) -> None:
         w.start()
     for w in ws:
         w.wait_up()
-
-
-def recv(ws: ClientConnection, timeout: float = 20.0) -> dict[str, Any]:
-    msg: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
-    return msg
-
-
-def state(ws: ClientConnection) -> dict[str, Any]:
-    while True:
-        m = recv(ws)
-        if m["type"] == "state":
-            return m
 
 
 class Mirror:

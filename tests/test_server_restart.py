@@ -16,8 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
+from server_harness import next_state as state
+from server_harness import recv_json as recv
 from shengji import Game, RuleOptions, action_from_json
 
 pytestmark = pytest.mark.timeout(120)
@@ -83,18 +85,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield s
     finally:
         s.stop()
-
-
-def recv(ws: ClientConnection, timeout: float = 20.0) -> dict[str, Any]:
-    msg: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
-    return msg
-
-
-def state(ws: ClientConnection) -> dict[str, Any]:
-    while True:
-        m = recv(ws)
-        if m["type"] == "state":
-            return m
 
 
 class Mirror:

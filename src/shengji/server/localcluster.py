@@ -30,6 +30,20 @@ class ServiceError(RuntimeError):
     """PostgreSQL or Redis is not installed or did not start (the message says which)."""
 
 
+
+def stop_processes(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Ask each process still running to stop (SIGTERM); kill one that has not
+    stopped 10 s later."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 @contextlib.contextmanager
 def local_postgres(max_connections: int = 300) -> Iterator[str]:
     """A throwaway PostgreSQL; yields its postgresql+asyncpg:// URL."""
