@@ -5,7 +5,8 @@ and the hand as a `Hand` of counts; searching and rule-based bots work faster on
 (0-53, `CARDS[i]` is the card) with the trump's tables. Everything such a bot needs from
 the engine is here, with a stable name, so that no bot reaches into engine internals:
 
-- cards: `CARDS`, `N_IDS`, `POINTS` (points per id), `cards_from_ids`, `Hand`;
+- cards: `CARDS`, `N_IDS`, `POINTS` (points per id), `cards_from_ids`, `Hand`, `as_list`
+  (a count array or ids as a `list`, which compiled code indexes fastest);
 - trump: `Trump` (tables per id: `play_suit`, `level`, `sort_key`), `TRUMP` (the play
   suit number of trumps, RULES §5);
 - shapes (RULES §5.2, §6.1): `Shape`, `Unit`, `shape_of(ids, trump)`, `decompose`
@@ -19,7 +20,7 @@ the engine is here, with a stable name, so that no bot reaches into engine inter
 
 from __future__ import annotations
 
-from .cards import CARDS, N_IDS, POINTS, Card, cards_from_ids
+from .cards import CARDS, N_IDS, POINTS, Card, as_list, cards_from_ids
 from .follow import follow_error, iter_follows, iter_leads
 from .hand import Hand
 from .round import Round, TrickView
@@ -31,6 +32,6 @@ from .views import View
 
 __all__ = [
     "CARDS", "Card", "Hand", "N_IDS", "POINTS", "Round", "Shape", "TRUMP", "TrickView", "Trump",
-    "Unit", "View", "cards_from_ids", "decompose", "follow_error", "iter_follows", "iter_leads",
-    "kitty_multiplier", "match_value", "shape_of", "winner_index",
+    "Unit", "View", "as_list", "cards_from_ids", "decompose", "follow_error", "iter_follows",
+    "iter_leads", "kitty_multiplier", "match_value", "shape_of", "winner_index",
 ]

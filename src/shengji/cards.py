@@ -192,6 +192,12 @@ def below(rng: random.Random, n: int) -> int:
     return k if k < n else n - 1
 
 
+def as_list(xs: Sequence[int]) -> list[int]:
+    """`xs` itself if it is a list, else a list copy. The kernels index hands through
+    this: compiled code reads a `list[int]` directly, any other sequence generically."""
+    return xs if isinstance(xs, list) else list(xs)
+
+
 def counts_of(cards: Iterable[Card]) -> list[int]:
     """Per-id card counts (a list of 54 ints)."""
     counts = [0] * N_IDS

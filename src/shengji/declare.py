@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import BJ_ID, CARDS, RANKS, RJ_ID
+from .cards import BJ_ID, CARDS, RANKS, RJ_ID, as_list
 from .errors import IllegalAction
 from .options import RuleOptions
 
@@ -91,6 +91,7 @@ def declaration_suit(ids: Sequence[int]) -> str | None:
 
 def candidate_declarations(hand: Sequence[int], trump_rank: str) -> list[tuple[int, ...]]:
     """Every declaration a hand can show, weakest first (§3.3)."""
+    hand = as_list(hand)
     r = RANKS.index(trump_rank)
     out: list[tuple[int, ...]] = []
     for s in range(4):

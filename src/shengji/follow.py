@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from .cards import N_IDS, Card, below, counts_of
+from .cards import N_IDS, Card, as_list, below, counts_of
 from .shapes import Shape, count_ids, longest_run, runs_in_hand, shape_of
 from .trump import Trump
 
@@ -23,6 +23,7 @@ def follow_error(
     n = shape.n_cards
     if len(play) != n:
         return f"RULES §6: play exactly {n} card(s), as many as the leader"
+    hand = as_list(hand)
     lead_suit = shape.play_suit
     ps = t.play_suit
     suit_ids = t.suit_ids[lead_suit]
@@ -120,12 +121,14 @@ def submultisets(
 
 def hand_items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]:
     """(id, count) of each of `ids` the hand (a count array) holds."""
-    return [(i, hand[i]) for i in ids if hand[i]]
+    h = as_list(hand)
+    return [(i, h[i]) for i in as_list(ids) if h[i]]
 
 
 def iter_leads(hand: Sequence[int], t: Trump) -> Iterator[Play]:
     """Every distinct lead (§6.1): any non-empty set of cards of one play suit,
     singles first, then by size."""
+    hand = as_list(hand)
     per_suit = [hand_items(hand, ids) for ids in t.suit_ids]
     max_size = max(sum(c for _, c in items) for items in per_suit)
     for size in range(1, max_size + 1):
@@ -138,6 +141,7 @@ def iter_follows(
     hand: Sequence[int], shape: Shape, t: Trump, strict: bool = False
 ) -> Iterator[Play]:
     """Every distinct legal follow to a lead of this shape (§6.2), lazily."""
+    hand = as_list(hand)
     lead_suit = shape.play_suit
     if shape.n_cards == 1:  # a single: any card of the led suit, else any card
         suit = [i for i in t.suit_ids[lead_suit] if hand[i]]
@@ -248,6 +252,7 @@ def _weighted_choice(weights: Sequence[int], rng: random.Random) -> int:
 
 def random_lead(hand: Sequence[int], t: Trump, rng: random.Random) -> Play:
     """A uniformly random distinct lead: any non-empty set of one play suit's cards (§6.1)."""
+    hand = as_list(hand)
     per_suit = [hand_items(hand, ids) for ids in t.suit_ids]
     weights = []
     for items in per_suit:
@@ -281,6 +286,7 @@ def random_follow(
     refused sample drawn again (uniform over the legal ones); after `STRICT_TRIES`
     refusals the legal follows are enumerated and one is drawn from them.
     """
+    hand = as_list(hand)
     lead_suit = shape.play_suit
     suit_items = hand_items(hand, t.suit_ids[lead_suit])
     h = 0

@@ -420,7 +420,7 @@ class Round:
 
     def hand_counts(self, seat: int) -> Hand:
         """A seat's hand as counts per card id (hidden information; players get views)."""
-        return Hand.trusted(self._hands[seat])
+        return tuple.__new__(Hand, self._hands[seat])  # = Hand.trusted, without a Python call
 
     @property
     def hand_sizes(self) -> tuple[int, int, int, int]:
@@ -653,7 +653,7 @@ class Round:
         if phase is _PLAY:
             seat = self.to_act
             assert seat is not None
-            return Play(seat, cards_from_ids(self._random_ids(seat, rng)))
+            return _new_play(seat, cards_from_ids(self._random_ids(seat, rng)))
         if phase is _DEAL:  # the drawer may declare (§3.3); else the deal goes on
             if not self._drawn:
                 return _DRAW
@@ -941,12 +941,13 @@ class Round:
                     len(self._tricks),
                 )
                 self._failed_throws.append(failed)
-                self._events.append(
-                    ThrowFailed(
-                        seat, failed.attempted, failed.forced, failed.blocker, failed.shown,
-                        failed.penalty,
+                if self._want_events:
+                    self._events.append(
+                        ThrowFailed(
+                            seat, failed.attempted, failed.forced, failed.blocker,
+                            failed.shown, failed.penalty,
+                        )
                     )
-                )
                 ids = outcome.forced
                 shape = shape_of(ids, t)
             self._lead_shape = shape
@@ -989,7 +990,8 @@ class Round:
         if w % 2 != self._declaring_team:
             self._opponents_points += pts
             self._point_cards += [i for ids in plays for i in ids if POINTS[i]]
-        self._tricks.append(Trick(self._leader, tuple(self._current), w, pts))
+        # tuple.__new__: a NamedTuple's own constructor is interpreted code
+        self._tricks.append(tuple.__new__(Trick, (self._leader, tuple(self._current), w, pts)))
         if self._want_events:
             self._events.append(TrickWon(len(self._tricks) - 1, w, pts, self._opponents_points))
         self._current = []
@@ -1386,6 +1388,19 @@ _DRAW = Draw()
 _FULL_DECK: Final = sorted(list(range(N_IDS)) * 2)
 # decisions are immutable: the four of the play phase are made once
 _PLAY_DECISIONS = tuple(Decision(_PLAY, seat) for seat in range(4))
+
+
+_new_object = object.__new__
+_set_field = object.__setattr__
+
+
+def _new_play(seat: int, cards: tuple[Card, ...]) -> Play:
+    """`Play(seat, cards)` for a play the engine built itself (`random_action`): the same
+    frozen object, filled in here instead of by the dataclass's interpreted `__init__`."""
+    play: Play = _new_object(Play)
+    _set_field(play, "seat", seat)
+    _set_field(play, "cards", cards)
+    return play
 
 
 def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ._build import picklable
-from .cards import CARDS, Card
+from .cards import CARDS, Card, as_list
 from .errors import IllegalAction
 from .trump import Trump
 from .vocab import LeadKind
@@ -96,6 +96,7 @@ class Shape:
 
 def play_suit_of_ids(ids: Sequence[int], t: Trump) -> int:
     """The common play suit of the ids, or -1 if they are mixed (or empty)."""
+    ids = tuple(ids)  # typed: compiled code indexes a tuple directly
     if not ids:
         return -1
     ps = t.play_suit
@@ -260,6 +261,7 @@ def match_value(ids: Sequence[int], shape: Shape, t: Trump) -> int | None:
 
     The caller has checked that the play is all of one play suit.
     """
+    ids = tuple(ids)  # typed: compiled code indexes a tuple directly
     if len(ids) != shape.n_cards:
         return None
     level = t.level
@@ -318,7 +320,8 @@ def _best_tractor_assignment(prof: list[int], lengths: list[int], n_pairs: int, 
 
 def runs_in_hand(counts: Sequence[int], t: Trump, ps: int) -> list[int]:
     """Pair counts per level of play suit `ps` in a hand's count array."""
-    return [sum(1 for i in lv if counts[i] >= 2) for lv in t.ids_at_level[ps]]
+    h = as_list(counts)
+    return [sum(1 for i in lv if h[i] >= 2) for lv in t.ids_at_level[ps]]
 
 
 picklable(Unit, Shape)

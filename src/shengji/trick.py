@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._build import picklable
-from .cards import CARDS, N_IDS, Card, counts_of
+from .cards import CARDS, N_IDS, Card, as_list, counts_of
 from .shapes import THROW, Shape, Unit, match_value, play_suit_of_ids, runs_in_hand, shape_of
 from .trump import TRUMP, Trump
 
@@ -47,6 +47,7 @@ def trick_winner(plays: Sequence[Sequence[Card]], trump: Trump) -> int:
 
 def lowest_beater(hand: Sequence[int], unit: Unit, ps: int, t: Trump) -> tuple[int, ...] | None:
     """The lowest unit of `hand` (counts) that beats `unit` of play suit `ps`, or None (§6.1)."""
+    hand = as_list(hand)
     levels = t.ids_at_level[ps]
     if unit.npairs == 0:
         for lvl in range(unit.top + 1, len(levels)):
@@ -106,11 +107,19 @@ def check_throw(
     if shape.kind != THROW:
         return None
     ps = shape.play_suit
-    others = [(leader + k) % 4 for k in (1, 2, 3)]
-    beatable = [u for u in shape.units if any(lowest_beater(hands[s], u, ps, t) for s in others)]
-    if not beatable:
+    others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    # plain loops, no key lambda or generator: compiled code runs them without
+    # calling back into the interpreter
+    forced: Unit | None = None
+    for u in shape.units:
+        if forced is not None and (u.size, u.top) >= (forced.size, forced.top):
+            continue
+        for s in others:
+            if lowest_beater(hands[s], u, ps, t) is not None:
+                forced = u
+                break
+    if forced is None:
         return None
-    forced = min(beatable, key=lambda u: (u.size, u.top))
     for s in others:
         shown = lowest_beater(hands[s], forced, ps, t)
         if shown is not None:

@@ -424,7 +424,8 @@ def build_view(
         game_over=game_over,
         winner=winner,
         display_trump=shown_trump,
-        hand_counts=Hand.trusted(rnd._hands[seat]) if seat is not None else None,
+        # = Hand.trusted(...), without a call into interpreted code
+        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
         lead_shape=rnd._lead_shape if rnd._current else None,
     )
 

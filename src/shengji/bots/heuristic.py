@@ -21,7 +21,7 @@ holds a trump-rank card or a joker and something changed since it last had none.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from ..botkit import (
     Trump,
     Unit,
     View,
+    as_list,
     decompose,
     follow_error,
     iter_follows,
@@ -313,6 +314,7 @@ class _Knowledge:
         updates those once with `observe_public`.
         """
         ps_of = self.t.play_suit
+        ids = as_list(ids)
         self._sure = [None] * 5
         if seat == self.me:
             hand = self.hand
@@ -341,6 +343,8 @@ class _Knowledge:
         """The voids and missing pairs a follow to `lead` shows (§6.2); `lead_pairs`: the
         pairs in the lead if known (a lead is one suit, so its repeated cards)."""
         ps_of = self.t.play_suit
+        ids = as_list(ids)
+        lead = as_list(lead)
         lead_suit = ps_of[lead[0]]
         n = len(lead)
         in_suit = [i for i in ids if ps_of[i] == lead_suit]
@@ -353,8 +357,8 @@ class _Knowledge:
                 self.nopair[seat][lead_suit] = True
 
     # ------------------------------------------------------------ who may hold what
-    def _holders(self, ps: int, seats: Iterable[int], pairs: bool = False) -> bool:
-        for s in seats:
+    def _holders(self, ps: int, seats: Sequence[int], pairs: bool = False) -> bool:
+        for s in as_list(seats):
             if self.void[s][ps] or self.hand_sizes[s] == 0:
                 continue
             if pairs and self.nopair[s][ps]:
@@ -897,16 +901,16 @@ class HeuristicAgent:
     def _lead(self, k: _Knowledge) -> Ids:
         """The first lead rule that applies, in order of priority (each one small)."""
         c = _LeadContext(self, k)
-        for rule in (
-            self._lead_pull_trumps,
-            self._lead_side_winners,
-            self._lead_trump_pair,
-            self._lead_to_partner_void,
-        ):
-            choice = rule(c)
-            if choice:
-                return choice
-        return self._lead_cheap(c)
+        # called one by one, not from a tuple of bound methods: compiled code then calls
+        # each rule directly instead of through the interpreter's call protocol
+        choice = self._lead_pull_trumps(c)
+        if not choice:
+            choice = self._lead_side_winners(c)
+        if not choice:
+            choice = self._lead_trump_pair(c)
+        if not choice:
+            choice = self._lead_to_partner_void(c)
+        return choice if choice else self._lead_cheap(c)
 
     def _lead_pull_trumps(self, c: _LeadContext) -> Ids | None:
         """1. Strong in trumps: pull them with sure winners (pairs and tractors first)."""
@@ -1112,7 +1116,7 @@ class HeuristicAgent:
         return out
 
     @staticmethod
-    def _units_in(hand: Sequence[int], t: Trump, ps: int, npairs: int) -> list[tuple[Ids, int]]:
+    def _units_in(hand: list[int], t: Trump, ps: int, npairs: int) -> list[tuple[Ids, int]]:
         """Units of this many pairs held in suit `ps`, low to high: (ids, top level)."""
         levels = t.ids_at_level[ps]
         out: list[tuple[Ids, int]] = []
@@ -1174,61 +1178,78 @@ class HeuristicAgent:
         hand = k.hand
         h = k.suit_len[lead_suit]
         costs: dict[int, float] = {}
-
-        def cost(i: int) -> float:
-            c = costs.get(i)
-            if c is None:
-                c = self._dump_cost(k, i, point_weight)
-                if point_weight < 0 and t.play_suit[i] == TRUMP:
-                    c -= point_weight * POINTS[i]  # never feed trump points on purpose
-                if i in reserve:
-                    c += 100
-                costs[i] = c
-            return c
-
+        # Sorting and taking minima on (cost, id) pairs: plain loops and decorated sorts
+        # rather than key closures, which compiled code calls through the interpreter.
         if h >= n and n == 1:  # the common case: the cheapest single of the suit
-            return [min(
-                (i for i in t.suit_ids[lead_suit] if hand[i]),
-                key=lambda i: (cost(i) + (_PAIR_BONUS if hand[i] >= 2 else 0), i),
-            )]
+            best = -1
+            best_c = 0.0
+            for i in t.suit_ids[lead_suit]:
+                if hand[i]:
+                    c = self._discard_cost(k, i, point_weight, reserve, costs)
+                    if hand[i] >= 2:
+                        c += _PAIR_BONUS
+                    if best < 0 or c < best_c or (c == best_c and i < best):
+                        best, best_c = i, c
+            return [best]
         suit_cards = [i for i in t.suit_ids[lead_suit] for _ in range(hand[i])]
         if h >= n:
             q_ids = [i for i in t.suit_ids[lead_suit] if hand[i] >= 2]
             need = min(shape.n_pairs, len(q_ids))
             chosen: Ids = []
             if need:
-                q_ids.sort(key=lambda i: (2 * cost(i), i))
-                for i in q_ids[:need]:
+                ranked = sorted([
+                    (2 * self._discard_cost(k, i, point_weight, reserve, costs), i)
+                    for i in q_ids
+                ])
+                for _, i in ranked[:need]:
                     chosen += [i, i]
             rest = list(suit_cards)
             for i in chosen:
                 rest.remove(i)
-            rest.sort(key=lambda i: (cost(i) + (_PAIR_BONUS if hand[i] >= 2 else 0), i))
-            return chosen + rest[: n - len(chosen)]
+            keyed: list[tuple[float, int]] = []
+            for i in rest:
+                c = self._discard_cost(k, i, point_weight, reserve, costs)
+                keyed.append((c + _PAIR_BONUS if hand[i] >= 2 else c, i))
+            keyed.sort()
+            return chosen + [i for _, i in keyed[: n - len(chosen)]]
         chosen = list(suit_cards)
         ps_of = t.play_suit
-        distinct = [i for i in range(N_IDS) if hand[i] and ps_of[i] != lead_suit]
         # Emptying a short side suit (towards a void) is a small bonus.
         side_len = k.suit_len
-
-        def other_cost(i: int) -> float:
-            c = cost(i)
-            ps = ps_of[i]
-            if ps != TRUMP and side_len[ps] <= 2:
-                c -= 2
-            return c
-
+        others: list[tuple[float, int]] = []
+        for i in range(N_IDS):
+            if hand[i] and ps_of[i] != lead_suit:
+                c = self._discard_cost(k, i, point_weight, reserve, costs)
+                ps = ps_of[i]
+                if ps != TRUMP and side_len[ps] <= 2:
+                    c -= 2
+                others.append((c, i))
         need = n - h
         if need == 1:
-            return chosen + [min(distinct, key=lambda i: (other_cost(i), i))]
-        distinct.sort(key=lambda i: (other_cost(i), i))
-        for i in distinct:
+            return chosen + [min(others)[1]]
+        others.sort()
+        for _, i in others:
             for _ in range(hand[i]):
                 if need == 0:
                     return chosen
                 chosen.append(i)
                 need -= 1
         return chosen
+
+    def _discard_cost(
+        self, k: _Knowledge, i: int, point_weight: float, reserve: set[int],
+        costs: dict[int, float],
+    ) -> float:
+        """What playing card `i` away costs (`_discard`), remembered in `costs`."""
+        c = costs.get(i)
+        if c is None:
+            c = self._dump_cost(k, i, point_weight)
+            if point_weight < 0 and k.t.play_suit[i] == TRUMP:
+                c -= point_weight * POINTS[i]  # never feed trump points on purpose
+            if i in reserve:
+                c += 100
+            costs[i] = c
+        return c
 
     def _fallback(self, k: _Knowledge, shape: Shape) -> Ids:
         """When a built play is not legal (e.g. `strict_tractor_follow`): the cheapest legal one."""
