@@ -11,7 +11,7 @@ import pytest
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
-from shengji.bots.expert import utility
+from shengji.bots.expert import DEFAULT_MS, utility
 from shengji.driver import play_round, step
 from shengji.views import View
 
@@ -180,7 +180,9 @@ def test_terminal_play_seats_expert_bots_from_specs() -> None:
     assert _kind("expert:ms=300") == "expert:ms=300"
     bots = agents_for("expert", "expert:iters=5", seed=1)
     assert all(isinstance(b, ExpertAgent) for b in bots.values())
-    assert bots[1].iters == 5 and bots[2].iters is not None
+    assert bots[1].iters == 5
+    # a plain `expert` thinks for the default time per decision (250 ms), not a fixed count
+    assert bots[2].iters is None and bots[2].ms == DEFAULT_MS
 
 
 def test_without_a_consistent_world_the_expert_plays_the_heuristic_move(

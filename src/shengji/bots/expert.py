@@ -9,12 +9,13 @@ state. Every candidate meets the same worlds and rollout seeds, so comparisons
 are paired; clearly worse candidates are dropped as worlds accrue, and the
 heuristic's own move stands unless another beats it by a standard error. The
 utility is half the levels won (§8.2) and half a smooth reading of the points.
-The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds
-per decision. The kitty is buried the same way (candidates from the heuristic's
-ranking, §4). Declarations (§3.3) are searched too: "not now" (a pass) and every
-legal declaration or overturn meet the same sampled deals — the others' cards so far
-and the rest of the deck, the seat's own later cards included (`worlds.sample_deal`)
-— each finished by the heuristic (declaring, burying, playing) on a cloned round.
+The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds per
+decision (250 when neither is given). The kitty is buried the same way (candidates
+from the heuristic's ranking, §4). Declarations (§3.3) are searched too: "not now"
+(a pass) and every legal declaration or overturn meet the same sampled deals — the
+others' cards so far and the rest of the deck, the seat's own later cards included
+(`worlds.sample_deal`) — each finished by the heuristic (declaring, burying,
+playing) on a cloned round.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
 __all__ = ["ExpertAgent"]
 
-DEFAULT_ITERS = 80  # rollouts per decision for a plain `expert` (~0.25 s on one core)
+#: a plain `expert` (no budget given) thinks this many milliseconds per decision: the
+#: issue's time goal on any machine (`expert:iters=N` is the deterministic budget)
+DEFAULT_MS = 250
 MAX_REDEALS = 2  # a deal rollout in a first round gives up (utility 0) after this many
 # Below this many milliseconds a declaration is not searched: one sampled deal played out
 # for each candidate takes ~10 ms per candidate compiled (several times that pure).
@@ -63,7 +66,8 @@ MIN_DECLARE_MS = 60
 
 class ExpertAgent:
     """PIMC search over sampled worlds with heuristic rollouts; deterministic given its
-    seed and an iteration budget (`iters`); `ms` caps the time per decision instead.
+    seed and an iteration budget (`iters`); `ms` caps the time per decision instead
+    (with neither, `DEFAULT_MS`: about a quarter of a second, whatever the machine).
 
     `worlds` caps the worlds per decision, `candidates` the moves compared in each;
     `infer` is how many worlds are drawn at most per world kept, by the likelihood of the
@@ -81,8 +85,8 @@ class ExpertAgent:
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
-        self.ms = ms
-        self.iters = iters if iters is not None else (None if ms is not None else DEFAULT_ITERS)
+        self.ms = ms if ms is not None or iters is not None else DEFAULT_MS
+        self.iters = iters
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
