@@ -15,6 +15,13 @@ includes it (p50/p99/max).
     python bench/load.py --tables 30 --slow-tables 2                  # + 2 tables of 1 s bots
     python bench/load.py --tables 30 --slow-tables 2 --bot-workers 0  # ... thinking on the loop
     python bench/load.py --cluster --workers 2 --tables 100  # 2 processes, PostgreSQL + Redis
+    python bench/load.py --cluster --workers 2 --clients 2 --tables 1000 --think-ms 700
+                         # ... with the players in 2 load-generator processes
+
+`--clients K` runs the players in K load-generator processes (tables i, i+K, ... in the
+i-th), seated first and started together: one event loop holding thousands of WebSockets
+falls behind by itself and its lag would be counted as the server's latency (the run
+prints that lag). CPU is then the processes' sum.
 
 `--slow-tables K` adds K tables of four deliberately slow bots (each move takes 1 s, the
 server's test-only "slow" kind), watched by one spectator; the figures are still those of
@@ -36,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -315,10 +323,16 @@ async def play_table(
 
 async def run_load(
     ports: list[int], tables: int, args: argparse.Namespace, settings: dict[str, Any],
-    pids: list[int] | None = None,
+    pids: list[int] | None = None, indices: range | None = None,
+    barrier: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[Stats, float]:
-    """Table i lives on (is created on, and its players connect to) ports[i % len]."""
+    """Table i lives on (is created on, and its players connect to) ports[i % len].
+
+    `indices`: the tables this process plays (default: all `tables`); `barrier`: awaited
+    once they are all seated, before any starts (a client process waits for the others).
+    """
     rounds, timeout = args.rounds, args.timeout
+    mine = range(tables) if indices is None else indices
     base, ws_base = f"http://127.0.0.1:{ports[0]}", f"ws://127.0.0.1:{ports[0]}"
     stats = Stats()
     started = asyncio.Event()
@@ -342,13 +356,15 @@ async def run_load(
         asyncio.create_task(slow_table(base, ws_base, i, slow_done))
         for i in range(args.slow_tables)
     ]
-    jobs = [asyncio.create_task(one(i)) for i in range(tables)]
+    jobs = [asyncio.create_task(one(i)) for i in mine]
     t_setup = time.perf_counter()
-    while len(ready) < tables and time.perf_counter() - t_setup < 120:
+    while len(ready) < len(mine) and time.perf_counter() - t_setup < 120:
         await asyncio.sleep(0.05)
         for j in jobs:
             if j.done() and j.exception() is not None:
                 raise j.exception()  # type: ignore[misc]
+    if barrier is not None:
+        await barrier()
     t0 = time.perf_counter()
     services = service_pids([args.db or "", args.redis or ""]) if args.redis else []
     cpu0 = cpu_now(pids or [], services)
@@ -382,9 +398,8 @@ async def run_load(
     for h in https.values():
         await h.aclose()
     slow_done.set()
-    for j in slow_jobs:
-        moves = await j
-        stats.slow_moves += moves
+    for sj in slow_jobs:
+        stats.slow_moves += await sj
     return stats, elapsed
 
 
@@ -455,6 +470,100 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    return {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
+            "window_ms": args.window_ms}
+
+
+def client_main(args: argparse.Namespace) -> None:
+    """One of `--clients` load-generator processes (`--client-of`): plays tables
+    `index, index + clients, ...`, says READY once they are seated, starts on a line on
+    stdin, and prints its Stats as one JSON line."""
+    ports = [int(x) for x in args.client_of.split(",")]
+    index, k = args.client_index, args.clients
+
+    async def barrier() -> None:
+        print("READY", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
+    cpu0 = time.process_time()
+
+    async def go() -> tuple[Stats, float]:
+        nonlocal cpu0
+        async def start() -> None:
+            nonlocal cpu0
+            await barrier()
+            cpu0 = time.process_time()
+        return await run_load(ports, args.tables, args, _settings(args),
+                              indices=range(index, args.tables, k), barrier=start)
+
+    stats, elapsed = asyncio.run(go())
+    print(json.dumps({
+        "latencies": stats.latencies, "lags": stats.lags, "errors": stats.errors,
+        "actions": stats.actions, "tables_done": stats.tables_done,
+        "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
+    }), flush=True)
+
+
+def run_clients(
+    ports: list[int], n: int, args: argparse.Namespace, pids: list[int]
+) -> tuple[Stats, float]:
+    """Play the `n` tables from `args.clients` load-generator processes (one event loop
+    is not enough for thousands of WebSockets), started together once all are seated;
+    their figures are pooled and CPU is measured here over the same window."""
+    base = [sys.executable, __file__, "--client-of", ",".join(map(str, ports)),
+            "--clients", str(args.clients), "--tables", str(n), "--rounds", str(args.rounds),
+            "--deal-ms", str(args.deal_ms), "--window-ms", str(args.window_ms),
+            "--think-ms", str(args.think_ms), "--ramp-s", str(args.ramp_s),
+            "--timeout", str(args.timeout)]
+    kids = [subprocess.Popen(base + ["--client-index", str(i)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+            for i in range(args.clients)]
+    try:
+        for kid in kids:  # every table of every process is seated
+            assert kid.stdout is not None
+            line = kid.stdout.readline()
+            if line.strip() != "READY":
+                raise RuntimeError(f"a load client failed before the start: {line!r}")
+        services = service_pids([args.db or "", args.redis or ""]) if args.redis else []
+        cpu0 = cpu_now(pids, services)
+        t0 = time.perf_counter()
+        for kid in kids:
+            assert kid.stdin is not None
+            kid.stdin.write("GO\n")
+            kid.stdin.flush()
+        results = []
+        for kid in kids:
+            assert kid.stdout is not None
+            results.append(json.loads(kid.stdout.readline()))
+        elapsed = time.perf_counter() - t0
+        services += [p for p in service_pids([args.db or "", args.redis or ""])
+                     if p not in services] if args.redis else []
+        cpu1 = cpu_now(pids, services)
+    finally:
+        for kid in kids:
+            with contextlib.suppress(Exception):
+                kid.wait(timeout=10)
+            if kid.poll() is None:
+                kid.kill()
+    stats = Stats()
+    for r in results:
+        stats.latencies += r["latencies"]
+        stats.lags += r["lags"]
+        stats.errors += r["errors"]
+        stats.actions += r["actions"]
+        stats.tables_done += r["tables_done"]
+        stats.messages += r["messages"]
+    stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
+    stats.cpu["client"] = sum(r["cpu"] for r in results)
+    if args.cluster or args.redis:
+        for port in ports:
+            with contextlib.suppress(Exception):
+                info = httpx.get(f"http://127.0.0.1:{port}/api/cluster", timeout=10).json()
+                stats.workers.append(info["metrics"])
+    return stats, elapsed
+
+
 def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
     ports = [free_port() for _ in range(args.workers)]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as services:
@@ -468,8 +577,11 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
                         "window_ms": args.window_ms}
-            stats, elapsed = asyncio.run(
-                run_load(ports, n, args, settings, [p.pid for p in procs]))
+            if args.clients > 1:
+                stats, elapsed = run_clients(ports, n, args, [p.pid for p in procs])
+            else:
+                stats, elapsed = asyncio.run(
+                    run_load(ports, n, args, settings, [p.pid for p in procs]))
         finally:
             stop_processes(procs)
             if fresh:
@@ -537,9 +649,18 @@ def main() -> None:
     p.add_argument("--cluster", action="store_true",
                    help="run the servers as a cluster on a throwaway PostgreSQL + Redis")
     p.add_argument("--redis", default=None, help="Redis URL (with a PostgreSQL --db)")
+    p.add_argument("--clients", type=int, default=1,
+                   help="load-generator processes sharing the tables (default 1)")
+    p.add_argument("--client-of", default=None, help=argparse.SUPPRESS)  # a client process
+    p.add_argument("--client-index", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON line per run")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
+    if args.client_of:
+        client_main(args)
+        return
+    if args.clients > 1 and args.slow_tables:
+        p.error("--slow-tables runs with one load-generator process (--clients 1)")
     if args.window_ms is None:
         args.window_ms = int(2000 + 8 * args.think_ms)
     if args.workers > 1 and not (args.cluster or args.redis):
