@@ -80,3 +80,32 @@ def test_generator_is_lazy_when_void_and_lead_is_long():
     )
     first = [next(gen) for _ in range(5)]
     assert len({tuple(p) for p in first}) == 5
+
+
+def test_kernels_answer_the_same_for_a_hand_given_as_a_list_a_tuple_or_a_hand_rules_6_2():
+    # The kernels read a hand through `as_list` (compiled code indexes a list fastest): a
+    # tuple or a `Hand` (what views and bots hand over) must give the same answers.
+    import random
+
+    from shengji import Hand
+    from shengji.follow import follow_error, hand_items, random_follow, random_lead
+    from shengji.trick import lowest_beater
+
+    counts = [0] * 54
+    for c in C("3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ RJ"):
+        counts[c.id] += 1
+    shape = shape_of([c.id for c in C("7S 7S 8S 8S")], T)
+    forms = [list(counts), tuple(counts), Hand.trusted(counts)]
+    for strict in (False, True):
+        follows = [list(iter_follows(h, shape, T, strict)) for h in forms]
+        assert follows[0] and follows[0] == follows[1] == follows[2]
+        for play in follows[0][:40] + [tuple(c.id for c in C("3S 6S 9S JS"))]:
+            assert len({follow_error(h, shape, play, T, strict) for h in forms}) == 1
+    assert hand_items(forms[0], T.suit_ids[0]) == hand_items(forms[1], T.suit_ids[0])
+    for seed in range(20):
+        draws = [random_follow(h, shape, T, random.Random(seed)) for h in forms]
+        assert draws[0] == draws[1] == draws[2]
+        leads = [random_lead(h, T, random.Random(seed)) for h in forms]
+        assert leads[0] == leads[1] == leads[2]
+    unit = shape.units[0]
+    assert len({lowest_beater(h, unit, shape.play_suit, T) for h in forms}) == 1
