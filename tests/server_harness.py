@@ -178,6 +178,12 @@ def table_of(client: TestClient, table_id: str) -> Table:
     return table
 
 
+#: the final declaration window for tests where a scripted `Human` answers it: the
+#: 50 ms of FAST can close before its pass arrives on a busy machine (its pass would
+#: then be refused as too late, RULES §3.3); the window still closes as soon as all
+#: four seats have passed, so this costs no time
+HUMAN_WINDOW_MS = 5_000
+
 FAST: dict[str, Any] = {
     "deal_ms": 0,
     "window_ms": 50,

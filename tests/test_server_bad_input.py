@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import Human, WSPlayer, host_table, serve
+from server_harness import HUMAN_WINDOW_MS, Human, WSPlayer, host_table, serve
 from shengji import CARDS
 from shengji.server.tables import Table
 
@@ -29,7 +29,9 @@ def snapshot(p: WSPlayer, table: Table) -> Any:
 
 
 def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite", rate_per_s=50.0, burst=30.0) as client:
+    with serve(
+        tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS, rate_per_s=50.0, burst=30.0
+    ) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         human = Human(p, table, seed=5)
         # Stop at a turn of seat 0 that does not end the trick: after its play, a bot is to

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import Human, host_table, serve
+from server_harness import HUMAN_WINDOW_MS, Human, host_table, serve
 from shengji import Game, IllegalAction, RuleOptions, action_from_json
 from shengji.server.replay import replay_payload
 from shengji.server.tables import Refusal
@@ -23,7 +23,7 @@ def is_state(m: dict[str, Any]) -> bool:
 
 
 def test_refusals_and_checks_carry_the_engines_rule_field(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite", seed_source=lambda: 4) as client:
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS, seed_source=lambda: 4) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         human = Human(p, table, seed=4)
         st = human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"

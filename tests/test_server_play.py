@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from server_harness import (
+    HUMAN_WINDOW_MS,
     Human,
     WSPlayer,
     host_table,
@@ -24,7 +25,7 @@ def is_state(m: dict) -> bool:  # type: ignore[type-arg]
 
 
 def test_create_sit_fill_bots_and_play_a_full_round(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite") as client:
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
         tid, host = new_table(client, name="Friday")
         lobby = client.get("/api/tables").json()
         assert [t["id"] for t in lobby] == [tid] and lobby[0]["status"] == "waiting"
@@ -69,7 +70,7 @@ def test_create_sit_fill_bots_and_play_a_full_round(tmp_path: Path) -> None:
 
 
 def test_reconnect_with_the_token_restores_the_seat_and_full_view(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite") as client:
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         human = Human(p, table, seed=1)
         human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
@@ -155,7 +156,7 @@ def test_absent_players_turn_goes_to_a_bot_after_the_timeout(tmp_path: Path) -> 
 
 
 def test_without_a_timeout_the_game_waits_for_an_absent_player(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite") as client:
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         human = Human(p, table)
         human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
@@ -232,7 +233,7 @@ def test_bots_only_table_plays_a_whole_game_and_the_replay_shows_all_hands(
 
 
 def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite") as client:
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         human = Human(p, table, seed=4)
         human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
