@@ -111,3 +111,26 @@ def test_view_has_no_path_back_to_the_state():
 
     walk(v)
     assert json.loads(json.dumps(v.to_json()))["seat"] == 0
+
+
+def test_the_public_part_of_a_view_is_the_same_for_every_seat_rules_11():
+    # The server encodes View.public_json() once per action for all its connections:
+    # that is only right if no seat sees it differently, at any moment of a game (every
+    # phase, the kitty exchange and the round's end included; RULES §11).
+    seen_phases = set()
+    for seed in range(4):
+        game = Game(seed=seed)
+
+        def check(g: Game) -> bool:
+            views = [g.view(seat) for seat in (0, 1, 2, 3, None)]
+            public = json.dumps(views[0].public_json(), sort_keys=True)
+            for v in views:
+                assert json.dumps(v.public_json(), sort_keys=True) == public
+                assert v.to_json() == {"seat": v.seat, **v.public_json(), **v.private_json()}
+                assert not set(v.public_json()) & set(v.private_json())
+            seen_phases.add(views[0].phase)
+            return False
+
+        play_randomly(game, seed, stop=check)
+        check(game)
+    assert {"deal", "declare", "kitty", "play", "over"} <= seen_phases

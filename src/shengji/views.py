@@ -269,13 +269,20 @@ class View:
     # ------------------------------------------------------------ JSON
 
     def to_json(self) -> dict[str, Any]:
-        """The view as plain JSON (cards in notation), for the web client."""
+        """The view as plain JSON (cards in notation), for the web client: `seat`, then
+        `public_json()`, then `private_json()`."""
+        out: dict[str, Any] = {"seat": self.seat}
+        out.update(self.public_json())
+        out.update(self.private_json())
+        return out
+
+    def public_json(self) -> dict[str, Any]:
+        """The part of `to_json()` that every seat and spectator sees alike at one moment
+        (RULES §11): a server encodes it once per action for all its connections."""
         return {
-            "seat": self.seat,
             "phase": self.phase,
             "to_act": self.to_act,
             "round_no": self.round_no,
-            "hand": _cj(self.hand),
             "hand_sizes": list(self.hand_sizes),
             "trump_rank": self.trump_rank,
             "trump_suit": self.trump_suit,
@@ -300,15 +307,22 @@ class View:
             ],
             "opponents_points": self.opponents_points,
             "point_cards": _cj(self.point_cards),
-            "kitty": _cj(self.kitty) if self.kitty is not None else None,
-            "kitty_taken": _cj(self.kitty_taken) if self.kitty_taken is not None else None,
             "result": result_json(self.result),
             "last_result": result_json(self.last_result),
             "game_over": self.game_over,
             "winner": self.winner,
             "options": self.options.to_json(),
-            "legal_declarations": [_cj(d) for d in self.legal_declarations()],
             "lead": _cj(self.lead) if self.lead else None,
+        }
+
+    def private_json(self) -> dict[str, Any]:
+        """The part of `to_json()` that depends on the seat (RULES §11): its hand, the
+        kitty where it may see it, and the declarations it may make (`seat` itself apart)."""
+        return {
+            "hand": _cj(self.hand),
+            "kitty": _cj(self.kitty) if self.kitty is not None else None,
+            "kitty_taken": _cj(self.kitty_taken) if self.kitty_taken is not None else None,
+            "legal_declarations": [_cj(d) for d in self.legal_declarations()],
         }
 
 

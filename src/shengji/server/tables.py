@@ -52,6 +52,9 @@ __all__ = [
     "dumps",
 ]
 
+#: the key under which a broadcast's view cache keeps the public part's JSON (no seat is -1)
+PUBLIC_VIEW = -1
+
 
 class Table:
     """One table: seats, the game, its connections, its bots and driver task (`bots`),
@@ -235,11 +238,21 @@ class Table:
 
     def view_text(self, seat: int | None, views: dict[int | None, str]) -> str:
         """The JSON of `seat`'s view (cached in `views` for one broadcast). A view that
-        cannot be built (an engine bug) puts the table in `error` and is sent as null."""
+        cannot be built (an engine bug) puts the table in `error` and is sent as null.
+
+        The part every seat sees alike (`View.public_json`) is encoded once per broadcast
+        (kept in `views` under `PUBLIC_VIEW`); each seat adds its own (`private_json`)."""
         view = views.get(seat)
         if view is None:
             try:
-                view = dumps_view(self.game.view(seat).to_json())
+                v = self.game.view(seat)
+                public = views.get(PUBLIC_VIEW)
+                if public is None:
+                    public = views[PUBLIC_VIEW] = dumps_view(v.public_json())
+                own = dumps_view(v.private_json())
+                who = "null" if seat is None else str(seat)
+                # the same object as View.to_json(): seat, the public part, the seat's part
+                view = f'{{"seat":{who},{public[1:-1]},{own[1:-1]}}}'
             except Exception:  # an engine bug or a damaged table: no view, never a crash
                 if self.status != ERROR:
                     log.exception("table %s: view of seat %s failed", self.id, seat)
