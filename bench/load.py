@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -620,6 +621,9 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
     }
     if stats.workers:
         out["workers"] = stats.workers
+    if stats.errors:  # what went wrong, by kind (a message's first 60 characters)
+        kinds = collections.Counter(e[:60] for e in stats.errors)
+        out["error_kinds"] = dict(kinds.most_common(5))
     if stats.errors and args.verbose:
         out["first_errors"] = stats.errors[:5]
     return out
@@ -691,6 +695,8 @@ def main() -> None:
             )
             for i, w in enumerate(r.get("workers", [])):
                 print(f"  worker {i}: " + "  ".join(f"{k}={v}" for k, v in w.items()))
+            if r.get("error_kinds"):
+                print("  errors by kind:", r["error_kinds"])
             if args.verbose and r.get("first_errors"):
                 print("  errors:", r["first_errors"])
 
