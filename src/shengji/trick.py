@@ -110,21 +110,19 @@ def check_throw(
     others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
     # plain loops, no key lambda or generator: compiled code runs them without
     # calling back into the interpreter
+    # the search for the forced unit also finds who stops it first and with what
+    best: ThrowCheck | None = None
     forced: Unit | None = None
     for u in shape.units:
         if forced is not None and (u.size, u.top) >= (forced.size, forced.top):
             continue
         for s in others:
-            if lowest_beater(hands[s], u, ps, t) is not None:
+            shown = lowest_beater(hands[s], u, ps, t)
+            if shown is not None:
                 forced = u
+                best = ThrowCheck(tuple(sorted(u.ids)), s, shown)
                 break
-    if forced is None:
-        return None
-    for s in others:
-        shown = lowest_beater(hands[s], forced, ps, t)
-        if shown is not None:
-            return ThrowCheck(tuple(sorted(forced.ids)), s, shown)
-    raise AssertionError("unreachable: a beatable unit has a beater")
+    return best
 
 
 def failed_throw(
