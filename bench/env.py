@@ -1,9 +1,11 @@
 """Environment throughput: full deals per second with random masked actions, one core.
 
-    PYTHONPATH=src python bench/env.py [--deals 200] [--seed 0] [--wall]
+    PYTHONPATH=src python bench/env.py [--deals 200] [--repeats 5] [--seed 0] [--pin] [--wall]
 
-Prints, for the same seeded deals:
-- engine: a random deal driven by `Round.random_action` (no env, no observations);
+Prints, for the same seeded deals (each loop runs `--deals` deals per repeat, the loops
+take turns, and each figure is the median of its repeats):
+- engine: a random deal driven by `Round.random_action` and `Round.step` (no env, no
+  observations, no events: the floor under every loop below);
 - masks: `Table` stepped with uniformly random masked actions, no observations;
 - table+obs: the same, with the acting seat's observation built at every step;
 - table fast loop: `Table` without PettingZoo and without per-step arrays: the
@@ -11,6 +13,8 @@ Prints, for the same seeded deals:
   legal action drawn from the mask's bytes (`mask_bits`), no numpy mask array;
 - env: the PettingZoo AEC loop (`shengji_v0.raw_env`), `last()` building the acting
   agent's observation and mask at every step (what an RL loop pays; the goal's figure);
+  and the same with `skip_forced=True` (decisions with one legal action taken for the
+  agent: fewer agent steps);
 and where the env's time goes (cProfile, top functions by own time).
 
 Rates are per second of this process's CPU time (`time.process_time`), so that a
@@ -24,8 +28,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import random
+import statistics
 import time
 from collections.abc import Callable
 
@@ -38,6 +44,7 @@ from shengji.env.encoding import N_ACTIONS
 from shengji.round import Round
 
 clock: Callable[[], float] = time.process_time
+_DRAW = Draw()
 
 
 def engine_deals(n: int, seed: int) -> float:
@@ -47,7 +54,7 @@ def engine_deals(n: int, seed: int) -> float:
         rnd = Round(seed * 100_003 + k, trump_rank="2", starter=k % 4, declaring_team=k % 2)
         while not rnd.is_over:
             a = rnd.random_action(rng)
-            rnd.apply(a if a is not None else Draw())
+            rnd.step(a if a is not None else _DRAW)
     return n / (clock() - start)
 
 
@@ -86,8 +93,8 @@ def fast_deals(n: int, seed: int) -> float:
     return n / (clock() - start)
 
 
-def env_deals(n: int, seed: int) -> tuple[float, float]:
-    env = shengji_v0.raw_env(starter=None)
+def env_deals(n: int, seed: int, skip_forced: bool = False) -> tuple[float, float]:
+    env = shengji_v0.raw_env(starter=None, skip_forced=skip_forced)
     rng = random.Random(seed)
     steps = 0
     start = clock()
@@ -106,23 +113,39 @@ def env_deals(n: int, seed: int) -> tuple[float, float]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--deals", type=int, default=200)
+    p.add_argument("--deals", type=int, default=200, help="deals per repeat")
+    p.add_argument("--repeats", type=int, default=5, help="rates are medians over repeats")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--wall", action="store_true", help="wall-clock rates, not CPU time")
+    p.add_argument("--pin", action="store_true", help="pin the process to one core (Linux)")
     args = p.parse_args()
     global clock
     if args.wall:
         clock = time.perf_counter
-    n, seed = args.deals, args.seed
+    if args.pin and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    n, seed, reps = args.deals, args.seed, args.repeats
     env_deals(5, seed + 1)  # warm the per-trump tables
-    e = engine_deals(n, seed)
-    m, m_steps = table_deals(n, seed, False)
-    o, _ = table_deals(n, seed, True)
-    f = fast_deals(n, seed)
-    v, v_steps = env_deals(n, seed)
+    # the loops take turns within each repeat, so a slow minute of a shared machine
+    # falls on all of them; each figure is the median of its repeats
+    runs: dict[str, list[float]] = {k: [] for k in ("e", "m", "o", "f", "v", "s")}
+    m_steps = v_steps = s_steps = 0.0
+    for r in range(reps):
+        s = seed + 1000 * r
+        runs["e"].append(engine_deals(n, s))
+        m, m_steps = table_deals(n, s, False)
+        runs["m"].append(m)
+        runs["o"].append(table_deals(n, s, True)[0])
+        runs["f"].append(fast_deals(n, s))
+        v, v_steps = env_deals(n, s)
+        runs["v"].append(v)
+        sf, s_steps = env_deals(n, s, skip_forced=True)
+        runs["s"].append(sf)
+    e, m, o, f, v, sf = (statistics.median(runs[k]) for k in ("e", "m", "o", "f", "v", "s"))
     what = "wall-clock" if args.wall else "CPU time"
-    print(f"{n} seeded deals, one process, rates per second of {what}, {engine_build()} engine:")
-    print(f"engine only (Round.random_action):       {e:8.1f} deals/s  {1000 / e:6.2f} ms/deal")
+    print(f"{n} seeded deals x {reps} repeats, one process, medians of rates per second of"
+          f" {what}, {engine_build()} engine:")
+    print(f"engine only (Round.random_action, step): {e:8.1f} deals/s  {1000 / e:6.2f} ms/deal")
     print(f"Table, random masked actions, no obs:    {m:8.1f} deals/s  {1000 / m:6.2f} ms/deal"
           f"  ({m_steps:.0f} decisions/deal)")
     print(f"Table, masked actions + obs each step:   {o:8.1f} deals/s  {1000 / o:6.2f} ms/deal")
@@ -130,6 +153,9 @@ def main() -> None:
           f" {f:8.1f} deals/s  {1000 / f:6.2f} ms/deal")
     print(f"shengji_v0 AEC loop, obs+mask each step: {v:8.1f} deals/s  {1000 / v:6.2f} ms/deal"
           f"  ({v_steps:.0f} agent steps/deal)")
+    print(f"the same, skip_forced=True:              {sf:8.1f} deals/s  {1000 / sf:6.2f} ms/deal"
+          f"  ({s_steps:.0f} agent steps/deal)")
+    print("AEC loop, each repeat:", " ".join(f"{x:.0f}" for x in runs["v"]), "deals/s")
     print(f"goal 1,000 deals/s (the AEC loop): {'met' if v >= 1000 else 'not met'}")
     prof = cProfile.Profile()
     prof.enable()

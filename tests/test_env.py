@@ -260,6 +260,74 @@ def test_strict_tractor_follow_masks_match_the_enumeration() -> None:
         assert t.round.result is not None
 
 
+def test_agents_are_asked_only_when_they_have_a_choice() -> None:
+    """With `skip_forced`, no agent step offers one action only."""
+    env = shengji_v0.raw_env(starter=None, skip_forced=True)
+    rng = random.Random(3)
+    steps = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) >= 2, "a forced decision was offered to the agent"
+            env.step(int(rng.choice(list(legal))))
+            steps += 1
+        assert env.table is not None and env.table.forced_steps > 0
+    assert steps > 0
+
+
+@pytest.mark.parametrize("opponents", ["random", "heuristic"])
+def test_gymnasium_skip_forced_asks_the_learner_only_for_choices(opponents: str) -> None:
+    """The bots' whole actions still go through when the table took forced picks."""
+    env = gymnasium.make(ENV_ID, opponents=opponents, seat=None, skip_forced=True)
+    for seed in range(6):
+        obs, _info = env.reset(seed=seed)
+        rng = random.Random(seed)
+        terminated = False
+        while not terminated:
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) >= 2
+            obs, _r, terminated, _t, info = env.step(int(rng.choice(list(legal))))
+            assert not info.get("illegal_action")
+        assert info["result"] is not None
+
+
+@pytest.mark.parametrize("options", [None, RuleOptions(strict_tractor_follow=True)])
+def test_skipping_forced_steps_plays_the_same_round(options: RuleOptions | None) -> None:
+    """The same choices at the real decisions give the same round, action for action,
+    and the same observations there, whether forced steps are taken by the table
+    (`skip_forced`) or by the caller (RULES §6.1-§6.2: the one legal action)."""
+    for deal in range(8):
+        auto = Table(deal, options, starter=deal % 4, skip_forced=True)
+        manual = Table(deal, options, starter=deal % 4)
+        rng = random.Random(deal)
+        while not auto.is_over:
+            seat = auto.seat
+            assert seat is not None
+            assert manual.seat is not None
+            legal = np.flatnonzero(manual.action_mask(manual.seat))
+            while len(legal) == 1:  # the caller takes the forced step itself
+                manual.step(int(legal[0]))
+                assert manual.seat is not None
+                legal = np.flatnonzero(manual.action_mask(manual.seat))
+            assert manual.seat == seat and manual.kind == auto.kind
+            assert np.array_equal(auto.observation(seat), manual.observation(seat))
+            assert np.array_equal(auto.action_mask(seat), manual.action_mask(seat))
+            a = int(rng.choice(list(legal)))
+            auto.step(a)
+            manual.step(a)
+        while not manual.is_over:  # forced steps may end the round
+            legal = np.flatnonzero(manual.action_mask(manual.seat))
+            assert len(legal) == 1
+            manual.step(int(legal[0]))
+        assert auto.round.actions == manual.round.actions
+        assert auto.forced_steps > 0
+
+
 # ---------------------------------------------------------------- honesty (RULES §11)
 
 

@@ -33,7 +33,8 @@ class TractorEnv(gym.Env[ObsDict, np.int64]):
 
     The observation, action space and reward are those of `shengji_v0` (docs/ENV.md);
     `info["action_mask"]` repeats the mask. An illegal action ends the episode with
-    `illegal_reward` and `info["illegal_action"] = True`.
+    `illegal_reward` and `info["illegal_action"] = True`. `skip_forced` (default False):
+    decisions with only one legal action are taken for the learner (and the bots).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -48,6 +49,7 @@ class TractorEnv(gym.Env[ObsDict, np.int64]):
         reward_points: float = 0.0,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        skip_forced: bool = False,
     ) -> None:
         make_agent(opponents, 0)  # fail early on an unknown kind
         if seat is not None and seat not in (0, 1, 2, 3):
@@ -62,6 +64,7 @@ class TractorEnv(gym.Env[ObsDict, np.int64]):
         )
         self.fixed_levels = levels
         self.reward_points = reward_points
+        self.skip_forced = skip_forced
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
         self.observation_space = spaces.Dict(
@@ -115,7 +118,7 @@ class TractorEnv(gym.Env[ObsDict, np.int64]):
         )
         self.table = Table(
             deal_seed, self.rule_options, starter=starter, levels=levels,
-            reward_points=self.reward_points,
+            reward_points=self.reward_points, skip_forced=self.skip_forced,
         )
         self._bots = [
             make_agent(self.opponents, int(rng.integers(2**48))) for _ in range(4)

@@ -48,7 +48,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
       random seat each reset;
     - `levels`: the teams' levels, or None for seeded random levels 2..A each reset;
     - `reward_points`: weight of the point margin added to the level reward (0: off);
-    - `render_mode`: None, "ansi" or "human" (prints the public table).
+    - `render_mode`: None, "ansi" or "human" (prints the public table);
+    - `skip_forced`: take for the agent every decision with only one legal action (a
+      follow's last cards when one completion is legal, a lead's `done` once no card can
+      be added), so that agents are asked only when they have a choice (default False:
+      every decision is offered, as documented in docs/ENV.md).
     """
 
     metadata: dict[str, Any] = {
@@ -64,6 +68,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         levels: tuple[str, str] | None = ("2", "2"),
         reward_points: float = 0.0,
         render_mode: str | None = None,
+        skip_forced: bool = False,
     ) -> None:
         super().__init__()
         self.rule_options = (
@@ -76,6 +81,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         self.fixed_starter = starter
         self.fixed_levels = levels
         self.reward_points = reward_points
+        self.skip_forced = skip_forced
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -112,7 +118,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
             levels = (RANKS[self._rng.randrange(13)], RANKS[self._rng.randrange(13)])
         self.table = Table(
             deal_seed, self.rule_options, starter=starter, levels=levels,
-            reward_points=self.reward_points,
+            reward_points=self.reward_points, skip_forced=self.skip_forced,
         )
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)

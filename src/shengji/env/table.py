@@ -220,7 +220,10 @@ class Table:
         starter: int = 0,
         levels: tuple[str, str] = ("2", "2"),
         reward_points: float = 0.0,
+        skip_forced: bool = False,
     ) -> None:
+        self.skip_forced = skip_forced
+        self.forced_steps = 0  # decisions taken for the seat because only one was legal
         self.round = Round(
             seed, options, trump_rank=levels[starter % 2], starter=starter,
             declaring_team=starter % 2, levels=levels,
@@ -242,6 +245,8 @@ class Table:
         self._suits: tuple[int, ...] = ()  # byte masks per play suit under the fixed trump
         self.observer = Observer(self.round)
         self._advance()
+        if skip_forced:
+            self._take_forced()
 
     # ------------------------------------------------------------ queries
 
@@ -367,7 +372,26 @@ class Table:
     # ------------------------------------------------------------ acting
 
     def step(self, action: int) -> None:
-        """Apply one action of the seat to act; raises `ValueError` if the mask forbids it."""
+        """Apply one action of the seat to act; raises `ValueError` if the mask forbids it.
+        With `skip_forced`, then take every decision that has only one legal action."""
+        self._step(action)
+        if self.skip_forced:
+            self._take_forced()
+
+    def _take_forced(self) -> None:
+        """While the seat to act has exactly one legal action (a follow's last cards when
+        only one completion is legal, a lead's `done` once no card can be added, RULES
+        §6.1-§6.2), take it for the seat: one mask bit set is `bits & (bits - 1) == 0`."""
+        while self.seat is not None:
+            bits = self._bits
+            if bits < 0:
+                bits = self._bits = self._mask_bits(self.seat)
+            if bits & (bits - 1):
+                return
+            self.forced_steps += 1
+            self._step((bits.bit_length() - 1) >> 3)
+
+    def _step(self, action: int) -> None:
         seat = self.seat
         if seat is None:
             raise ValueError("RULES §8: the round is over")
@@ -433,6 +457,8 @@ class Table:
             self._play(seat, action, None if lead else [c.id for c in action.cards])
         else:
             self._commit(action)
+        if self.skip_forced:
+            self._take_forced()
 
     def _answer(self, action: Declare | Pass) -> None:
         if self._offer:
