@@ -51,10 +51,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
+import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 
 from shengji import RuleOptions, Trump, parse_cards
 from shengji.round import TrickView
+from shengji.server import gcpolicy
 from shengji.server.localcluster import local_services, stop_processes
 from shengji.views import View
 
@@ -122,6 +125,8 @@ _LAST_DRAWER = re.compile(r'"last_drawer":(\d+|null)')
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # when each timed action was sent
+    phases: list[str] = field(default_factory=list)  # and in which phase of the round
     errors: list[str] = field(default_factory=list)
     actions: int = 0  # applied by the server (from the tables' final seq)
     tables_done: int = 0
@@ -194,7 +199,8 @@ class Player:
         self.rng = rng
         self.stats = stats
         self.rounds = rounds
-        self.pending: tuple[int, float] | None = None  # (seq when sent, time sent)
+        # (seq when sent, time sent, phase)
+        self.pending: tuple[int, float, str] | None = None
         self.acted_seq = -1
         self.seq = 0
         self.done = asyncio.Event()
@@ -251,7 +257,7 @@ class Player:
             self.stats.messages += 1
             if isinstance(text, str) and self.skip(text):
                 continue
-            msg = json.loads(text)
+            msg = orjson.loads(text)
             kind = msg["type"]
             if kind == "error":
                 self.stats.errors.append(msg["message"])
@@ -265,6 +271,8 @@ class Player:
             self.seq = seq
             if self.pending is not None and seq > self.pending[0]:
                 self.stats.latencies.append(now - self.pending[1])
+                self.stats.sent_at.append(self.pending[1])
+                self.stats.phases.append(self.pending[2])
                 self.pending = None
             v = msg["view"]
             if v["game_over"] or v["round_no"] >= self.rounds:
@@ -279,8 +287,8 @@ class Player:
             if self.think_s > 0 and v["phase"] != "deal":
                 await asyncio.sleep(self.think_s * (0.5 + self.rng.random()))
             if v["phase"] != "deal":  # in the deal, other draws move seq anyway
-                self.pending = (seq, time.perf_counter())
-            await ws.send(json.dumps({"type": "action", "action": action}))
+                self.pending = (seq, time.perf_counter(), v["phase"])
+            await ws.send(orjson.dumps({"type": "action", "action": action}).decode())
 
 
 async def play_table(
@@ -494,13 +502,15 @@ def client_main(args: argparse.Namespace) -> None:
         async def start() -> None:
             nonlocal cpu0
             await barrier()
+            gcpolicy.tune()  # the players' own GC pauses would count as server latency
             cpu0 = time.process_time()
         return await run_load(ports, args.tables, args, _settings(args),
                               indices=range(index, args.tables, k), barrier=start)
 
-    stats, elapsed = asyncio.run(go())
+    stats, elapsed = uvloop.run(go())
     print(json.dumps({
-        "latencies": stats.latencies, "lags": stats.lags, "errors": stats.errors,
+        "latencies": stats.latencies, "sent_at": stats.sent_at, "phases": stats.phases,
+        "lags": stats.lags, "errors": stats.errors,
         "actions": stats.actions, "tables_done": stats.tables_done,
         "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
     }), flush=True)
@@ -550,6 +560,8 @@ def run_clients(
     stats = Stats()
     for r in results:
         stats.latencies += r["latencies"]
+        stats.sent_at += r["sent_at"]
+        stats.phases += r["phases"]
         stats.lags += r["lags"]
         stats.errors += r["errors"]
         stats.actions += r["actions"]
@@ -576,13 +588,12 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         db = args.db or f"sqlite+aiosqlite:///{Path(tmp) / 'load.db'}"
         procs = [start_server(port, db, args) for port in ports]
         try:
-            settings = {"deal_ms": args.deal_ms, "bot_delay_ms": 0, "round_pause_ms": 0,
-                        "window_ms": args.window_ms}
             if args.clients > 1:
                 stats, elapsed = run_clients(ports, n, args, [p.pid for p in procs])
             else:
-                stats, elapsed = asyncio.run(
-                    run_load(ports, n, args, settings, [p.pid for p in procs]))
+                gcpolicy.tune()
+                stats, elapsed = uvloop.run(
+                    run_load(ports, n, args, _settings(args), [p.pid for p in procs]))
         finally:
             stop_processes(procs)
             if fresh:
@@ -624,6 +635,15 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
     if stats.errors:  # what went wrong, by kind (a message's first 60 characters)
         kinds = collections.Counter(e[:60] for e in stats.errors)
         out["error_kinds"] = dict(kinds.most_common(5))
+    if args.verbose and lat:  # where the slow answers were: by phase, by 10 s of the run
+        by_phase = collections.defaultdict(list)
+        by_time = collections.defaultdict(list)
+        t0 = min(stats.sent_at)
+        for x, ph, at in zip(lat, stats.phases, stats.sent_at, strict=True):
+            by_phase[ph].append(x)
+            by_time[int((at - t0) // 10) * 10].append(x)
+        out["p99_by_phase"] = {k: (len(v), round(pct(v, 99), 1)) for k, v in by_phase.items()}
+        out["p99_by_10s"] = {k: (len(v), round(pct(v, 99), 1)) for k, v in sorted(by_time.items())}
     if stats.errors and args.verbose:
         out["first_errors"] = stats.errors[:5]
     return out
@@ -697,6 +717,9 @@ def main() -> None:
                 print(f"  worker {i}: " + "  ".join(f"{k}={v}" for k, v in w.items()))
             if r.get("error_kinds"):
                 print("  errors by kind:", r["error_kinds"])
+            for key in ("p99_by_phase", "p99_by_10s"):
+                if r.get(key):
+                    print(f"  {key} (count, ms):", r[key])
             if args.verbose and r.get("first_errors"):
                 print("  errors:", r["first_errors"])
 

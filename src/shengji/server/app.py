@@ -23,6 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketState
 
+from . import gcpolicy
 from .connection import ClientError, clean_name
 from .manager import Manager
 from .replay import replay_payload
@@ -197,6 +198,7 @@ def create_app(
     test_bots: bool = False,
     redis_url: str | None = None,
     lease_ms: int = 3000,
+    tune_gc: bool = False,
 ) -> Any:
     """The ASGI app on the database `db_url` (None: the default SQLite file).
 
@@ -210,7 +212,9 @@ def create_app(
     limits. `bot_workers`: processes for bots (None: one per CPU; 0: on the event loop).
     `test_bots` offers the deliberately slow "slow" bot (benchmarks). `redis_url`: run as
     one worker of a cluster (a PostgreSQL `db_url` is then required; see `cluster.py`);
-    `lease_ms`: how long a stalled worker keeps its tables.
+    `lease_ms`: how long a stalled worker keeps its tables. `tune_gc`: once started,
+    freeze what start-up built and raise the collector's thresholds (`gcpolicy`; `run`
+    sets it: it is a setting of the whole process, so apps built inside tests do not).
     """
     url = db_url or default_db_url()
     minima = None if fast_timings else PUBLIC_MINIMA
@@ -253,6 +257,8 @@ def create_app(
             raise
         app.state.store = store
         app.state.manager = manager
+        if tune_gc:
+            gcpolicy.tune()
         try:
             yield
         finally:
@@ -532,6 +538,7 @@ def run(
     """
     import uvicorn
 
+    settings.setdefault("tune_gc", True)
     app = create_app(db, **settings)
     config = uvicorn_config(
         app, host, port, log_level=log_level, ws_per_message_deflate=ws_compression

@@ -7,10 +7,11 @@ the sender only (`ClientError`: its text and the rule it breaks) and change noth
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from shengji import IllegalAction, parse_cards
 from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, action_from_json
@@ -26,10 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 async def handle(table: Table, client: Client, text: str) -> None:
     """One message from a client; refusals go back to it as an error and change nothing."""
     try:
@@ -38,8 +35,8 @@ async def handle(table: Table, client: Client, text: str) -> None:
         if not client.bucket.allow():
             raise ClientError("too many messages: slow down")
         try:
-            msg = json.loads(text, parse_constant=_no_constant)
-        except (ValueError, RecursionError):
+            msg = orjson.loads(text)  # strict: no NaN/Infinity, depth-limited, valid UTF-8
+        except ValueError:
             raise ClientError("malformed message: not JSON") from None
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             raise ClientError("malformed message: expected an object with a \"type\"")

@@ -1,0 +1,54 @@
+"""The server process's garbage-collector settings (`shengji.server.gcpolicy`)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from shengji.server import gcpolicy
+
+
+@pytest.fixture
+def restore_gc() -> Iterator[None]:
+    before = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)
+
+
+def test_tune_freezes_start_up_and_raises_thresholds(
+    restore_gc: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SHENGJI_GC", raising=False)
+    assert gcpolicy.tune() == gcpolicy.THRESHOLDS
+    assert gc.get_threshold() == gcpolicy.THRESHOLDS
+    assert gc.get_freeze_count() > 0
+    # young collections are rarer than CPython's default and full ones need more passes
+    assert gcpolicy.THRESHOLDS[0] > 700 and gcpolicy.THRESHOLDS[2] > 10
+
+
+def test_environment_overrides_or_turns_it_off(
+    restore_gc: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHENGJI_GC", "1000,5,7")
+    assert gcpolicy.tune() == (1000, 5, 7)
+    assert gc.get_threshold() == (1000, 5, 7)
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+    monkeypatch.setenv("SHENGJI_GC", "off")
+    assert gcpolicy.tune() is None
+    assert gc.get_threshold() == (700, 10, 10) and gc.get_freeze_count() == 0
+
+
+def test_apps_built_in_tests_leave_the_collector_alone(
+    restore_gc: None, tmp_path: object
+) -> None:
+    """`tune_gc` is the process entry point's (`run`), not every `create_app`'s."""
+    from tests.server_harness import serve
+
+    before = gc.get_threshold()
+    with serve(tmp_path / "db.sqlite") as client:  # type: ignore[operator]
+        assert client.get("/api/tables").status_code == 200
+    assert gc.get_threshold() == before
