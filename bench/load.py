@@ -8,7 +8,10 @@ them). Each table plays `--rounds` rounds, then its clients leave; the run stops
 
 Prints tables/s, actions/s (every action the server applied, draws included) and the
 latency of the players' actions: from sending an action to receiving the state that
-includes it (p50/p99/max).
+includes it (p50/p99/max). `errors` are refusals and failures; `raced` counts apart the
+declarations and passes refused because another seat's declaration crossed them (the
+state had moved on when they arrived, RULES §3.3): random players declaring at once
+cause them, and the server must refuse them.
 
     python bench/load.py --tables 100
     python bench/load.py --sweep 50,100,200,400      # one fresh server per N
@@ -128,6 +131,7 @@ class Stats:
     sent_at: list[float] = field(default_factory=list)  # when each timed action was sent
     phases: list[str] = field(default_factory=list)  # and in which phase of the round
     errors: list[str] = field(default_factory=list)
+    raced: list[str] = field(default_factory=list)  # refusals of answers that crossed others'
     actions: int = 0  # applied by the server (from the tables' final seq)
     tables_done: int = 0
     messages: int = 0
@@ -260,7 +264,13 @@ class Player:
             msg = orjson.loads(text)
             kind = msg["type"]
             if kind == "error":
-                self.stats.errors.append(msg["message"])
+                text_ = msg["message"]
+                if text_.startswith("RULES §3.3") and self.seq > self.acted_seq >= 0:
+                    # our declaration or pass crossed another seat's (the state moved on
+                    # before it arrived): refused as it must be, not a server error
+                    self.stats.raced.append(text_)
+                else:
+                    self.stats.errors.append(text_)
                 if self.pending is not None:
                     self.pending = None
                     self.acted_seq = -1  # try again on the next state
@@ -510,7 +520,7 @@ def client_main(args: argparse.Namespace) -> None:
     stats, elapsed = uvloop.run(go())
     print(json.dumps({
         "latencies": stats.latencies, "sent_at": stats.sent_at, "phases": stats.phases,
-        "lags": stats.lags, "errors": stats.errors,
+        "lags": stats.lags, "errors": stats.errors, "raced": stats.raced,
         "actions": stats.actions, "tables_done": stats.tables_done,
         "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
     }), flush=True)
@@ -564,6 +574,7 @@ def run_clients(
         stats.phases += r["phases"]
         stats.lags += r["lags"]
         stats.errors += r["errors"]
+        stats.raced += r["raced"]
         stats.actions += r["actions"]
         stats.tables_done += r["tables_done"]
         stats.messages += r["messages"]
@@ -611,6 +622,7 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "max_ms": round(max(lat), 2) if lat else None,
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
         "errors": len(stats.errors),
+        "raced": len(stats.raced),
         "client_lag_p99_ms": round(pct([x * 1000 for x in stats.lags], 99), 2),
         "slow_tables": args.slow_tables,
         # CPU seconds per second of play: the load generator, the servers, everything else
@@ -705,6 +717,7 @@ def main() -> None:
                 f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
                 f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
+                f"raced={r['raced']}  "
                 f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
                 f"pg+redis={r['cpu_services']} other={r['cpu_other']}  "
                 f"client loop lag p99={r['client_lag_p99_ms']}ms  cpu ms/action: "

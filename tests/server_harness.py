@@ -256,10 +256,23 @@ class Human:
         self.acted_on: tuple[Any, ...] | None = None
         self.declared_at: tuple[int, int] | None = None
         self.errors: list[str] = []
+        # Refusals of an answer that crossed another seat's move (a bot's overturn in the
+        # final window moves the ask on while our pass is in flight, RULES §3.3): the
+        # server had already sent a newer state when it refused. A person sees the same
+        # refusal and simply acts on the new state; they are not the server's errors.
+        self.crossed: list[str] = []
+        self.acted_seq = -1
 
     def react(self, msg: Msg) -> None:
         """Answer one message: act if it is this seat's turn."""
         if msg["type"] == "error":
+            st = self.p.state
+            text = str(msg["message"])
+            if st is not None and st["seq"] > self.acted_seq >= 0 and text.startswith(
+                "RULES §3.3"
+            ):
+                self.crossed.append(text)
+                return
             self.errors.append(str(msg["message"]))
             if "slow down" in msg["message"] and self.p.state is not None:
                 import time
@@ -303,6 +316,7 @@ class Human:
                 action = ["play", seat, cards]
         if action is not None:
             self.acted_on = turn
+            self.acted_seq = msg["seq"]
             self.p.send({"type": "action", "action": action})
 
     def play_until(self, stop: Callable[[Msg], bool], timeout: float = 30.0) -> Msg:
