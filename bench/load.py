@@ -518,12 +518,22 @@ def client_main(args: argparse.Namespace) -> None:
                               indices=range(index, args.tables, k), barrier=start)
 
     stats, elapsed = uvloop.run(go())
-    print(json.dumps({
+    _emit(json.dumps({
         "latencies": stats.latencies, "sent_at": stats.sent_at, "phases": stats.phases,
         "lags": stats.lags, "errors": stats.errors, "raced": stats.raced,
         "actions": stats.actions, "tables_done": stats.tables_done,
         "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
-    }), flush=True)
+    }))
+
+
+def _emit(line: str) -> None:
+    """Write one line to stdout whole. With PYTHONUNBUFFERED, stdout's binary layer is a
+    raw file whose writes may be partial (a pipe the reader has not emptied yet, a
+    signal): `print` would lose the rest of a result line longer than the pipe's 64 KiB."""
+    sys.stdout.flush()
+    view = memoryview((line + "\n").encode())
+    while view:
+        view = view[os.write(sys.stdout.fileno(), view):]
 
 
 def run_clients(
