@@ -3,10 +3,9 @@
 A server holding hundreds of tables keeps ~1,000 tracked objects per table. CPython's
 default thresholds (700, 10, 10) then run a young collection every 700 net allocations
 and, each time the heap has grown by a quarter, a full collection that walks every
-object: measured on a worker with 500 tables in play (wall-clock, the 2 cores busy), full
-passes took 0.5-1.5 s each
-(the event loop stops meanwhile) and all passes together 13% of the run, which is what
-the worst action latencies were made of. `tune()`:
+object. Measured on a worker with 500 tables in play (wall-clock, both cores busy):
+full passes took 0.5-1.5 s each (the event loop stops meanwhile), all passes together
+13% of the run, and they made the worst action latencies. `tune()`:
 
 - freezes what start-up built (modules, the app, the tables resumed from the log):
   never scanned again, still freed by reference counting when dropped;
