@@ -38,6 +38,7 @@ def worker_main(host: str, port: int, db: str, settings: dict[str, Any]) -> None
 
     sock = reuseport_socket(host, port)
     log_level = settings.pop("log_level", "info")
+    settings.setdefault("tune_gc", True)  # a process of its own: see gcpolicy
     app = create_app(db, **settings)
     config = uvicorn_config(app, host, port, log_level=log_level)
     uvicorn.Server(config).run(sockets=[sock])
