@@ -210,6 +210,9 @@ class Table:
     event objects built) and tell the observer what changed; declarations and the
     bury go through `Round.apply` and its events. Apply actions through the table only
     (`step` or `act`, not to `table.round` directly), or its bookkeeping falls behind.
+
+    `skip_forced`: after each action (and at the start), take every decision that has
+    exactly one legal action for the seat; `forced_steps` counts them.
     """
 
     def __init__(
@@ -386,7 +389,7 @@ class Table:
             bits = self._bits
             if bits < 0:
                 bits = self._bits = self._mask_bits(self.seat)
-            if bits & (bits - 1):
+            if bits == 0 or bits & (bits - 1):  # (0: nothing legal, never for a seat to act)
                 return
             self.forced_steps += 1
             self._step((bits.bit_length() - 1) >> 3)
