@@ -264,13 +264,13 @@ class Player:
             msg = orjson.loads(text)
             kind = msg["type"]
             if kind == "error":
-                text_ = msg["message"]
-                if text_.startswith("RULES §3.3") and self.seq > self.acted_seq >= 0:
+                refusal = msg["message"]
+                if refusal.startswith("RULES §3.3") and self.seq > self.acted_seq >= 0:
                     # our declaration or pass crossed another seat's (the state moved on
                     # before it arrived): refused as it must be, not a server error
-                    self.stats.raced.append(text_)
+                    self.stats.raced.append(refusal)
                 else:
-                    self.stats.errors.append(text_)
+                    self.stats.errors.append(refusal)
                 if self.pending is not None:
                     self.pending = None
                     self.acted_seq = -1  # try again on the next state

@@ -273,8 +273,8 @@ class Human:
             ):
                 self.crossed.append(text)
                 return
-            self.errors.append(str(msg["message"]))
-            if "slow down" in msg["message"] and self.p.state is not None:
+            self.errors.append(text)
+            if "slow down" in text and st is not None:
                 import time
 
                 time.sleep(0.2)

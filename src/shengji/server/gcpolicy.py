@@ -27,16 +27,16 @@ import os
 THRESHOLDS = (50_000, 20, 10)
 
 
-def tune(thresholds: tuple[int, int, int] | None = None) -> tuple[int, int, int] | None:
-    """Freeze the objects alive now and set the collector's thresholds; returns them
-    (None when `SHENGJI_GC=off` left the defaults)."""
+def tune() -> tuple[int, int, int] | None:
+    """Freeze the objects alive now and set the collector's thresholds (`THRESHOLDS`, or
+    `SHENGJI_GC`'s); returns them (None when `SHENGJI_GC=off` left the defaults)."""
     env = os.environ.get("SHENGJI_GC", "").strip()
     if env == "off":
         return None
+    chosen = THRESHOLDS
     if env:
         t0, t1, t2 = (int(x) for x in env.split(","))
-        thresholds = (t0, t1, t2)
-    chosen = thresholds or THRESHOLDS
+        chosen = (t0, t1, t2)
     gc.collect()
     gc.freeze()
     gc.set_threshold(*chosen)
