@@ -1,7 +1,9 @@
-"""Build hook: compile the engine's hot modules with mypyc (issue 9).
+"""Build hook: compile the engine's hot modules with mypyc (issue 9), and the RL
+environment's table and observer with Cython (issue 12).
 
-`pip install .` / `pip install -e .` compile the modules in `COMPILED` into C
-extensions next to their sources. Set `SHENGJI_PURE=1` while installing to skip
+`pip install .` / `pip install -e .` compile the modules in `COMPILED` (mypyc) and
+`CYTHONIZED` (Cython, typed by the `.pxd` beside each) into C extensions next to their
+sources. Set `SHENGJI_PURE=1` while installing to skip
 compiling (a pure-Python install); at run time `SHENGJI_PURE=1` makes an
 installed compiled build load the pure-Python sources instead
 (see `shengji._build`). Metadata lives in pyproject.toml.
@@ -9,22 +11,23 @@ installed compiled build load the pure-Python sources instead
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
 from pathlib import Path
+from types import ModuleType
 
 from setuptools import setup
 
 
-def compiled_modules() -> tuple[str, ...]:
-    """The list lives in src/shengji/_build.py (loaded alone: no package imports)."""
+def build_module() -> ModuleType:
+    """src/shengji/_build.py, loaded alone (no package imports): the lists of modules
+    to compile and the source hash the package checks at import."""
     spec = importlib.util.spec_from_file_location("_shengji_build", "src/shengji/_build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return tuple(module.COMPILED)
+    return module
 
 
 def ext_modules() -> list[object]:
@@ -32,18 +35,31 @@ def ext_modules() -> list[object]:
     if os.environ.get("SHENGJI_PURE", "") not in ("", "0"):
         manifest.unlink(missing_ok=True)  # any old extensions left behind are then unused
         return []
+    from Cython.Build import cythonize
     from mypyc.build import mypycify
 
-    names = compiled_modules()
-    paths = [f"src/shengji/{name.replace('.', '/')}.py" for name in names]
+    build = build_module()
+
+    def path(name: str) -> str:
+        return f"src/shengji/{name.replace('.', '/')}.py"
+
     # what was compiled: at import an edited source is noticed and run as pure Python
-    hashes = {name: hashlib.sha256(Path(path).read_bytes()).hexdigest()
-              for name, path in zip(names, paths, strict=True)}
+    hashes = {name: build.source_hash(Path(path(name))) for name in build.ACCELERATED}
     manifest.write_text(json.dumps(hashes, indent=1, sort_keys=True))
     # The modules compiled are type-checked with what they import; the optional parts
     # they may reach (learn/ needs torch, env/ numpy) need not be installed to build.
     flags = ["--follow-imports=silent", "--ignore-missing-imports"]
-    return list(mypycify(flags + paths, opt_level="3", strict_dunder_typing=False))
+    mypyc_exts = mypycify(
+        flags + [path(n) for n in build.COMPILED], opt_level="3", strict_dunder_typing=False
+    )
+    # Cython reads the types from the .pxd; the .py annotations stay Python's (a numpy
+    # integer is a valid action). Indexes stay bounds-checked: a bad one raises
+    # IndexError as in Python, never writes outside a buffer.
+    cython_exts = cythonize(
+        [path(n) for n in build.CYTHONIZED], quiet=True,
+        compiler_directives={"language_level": 3, "annotation_typing": False},
+    )
+    return [*mypyc_exts, *cython_exts]
 
 
 setup(ext_modules=ext_modules())

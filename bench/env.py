@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from shengji._build import engine_build
+from shengji._build import CYTHONIZED, engine_build
 from shengji.actions import Draw
 from shengji.env import OBS_SIZE, Table, shengji_v0
 from shengji.env.encoding import N_ACTIONS
@@ -144,7 +144,7 @@ def main() -> None:
     e, m, o, f, v, sf = (statistics.median(runs[k]) for k in ("e", "m", "o", "f", "v", "s"))
     what = "wall-clock" if args.wall else "CPU time"
     print(f"{n} seeded deals x {reps} repeats, one process, medians of rates per second of"
-          f" {what}, {engine_build()} engine:")
+          f" {what}, {engine_build()} engine, {engine_build(CYTHONIZED)} env table:")
     print(f"engine only (Round.random_action, step): {e:8.1f} deals/s  {1000 / e:6.2f} ms/deal")
     print(f"Table, random masked actions, no obs:    {m:8.1f} deals/s  {1000 / m:6.2f} ms/deal"
           f"  ({m_steps:.0f} decisions/deal)")

@@ -1,8 +1,10 @@
-"""The compiled and the pure-Python engine (issue 9): same records, views and bot choices.
+"""The compiled and the pure-Python engine (issue 9): same records, views and bot choices;
+and the same for the RL environment's table and observer (issue 12).
 
-setup.py compiles the modules of `shengji._build.COMPILED` with mypyc; `SHENGJI_PURE=1`
-loads their pure-Python sources instead. Each build runs in its own process here and
-prints a fingerprint of seeded games; the two must be identical.
+setup.py compiles the modules of `shengji._build.COMPILED` with mypyc and those of
+`CYTHONIZED` with Cython; `SHENGJI_PURE=1` loads their pure-Python sources instead. Each
+build runs in its own process here and prints a fingerprint of seeded games (and of
+seeded env deals: every observation, mask and reward); the two must be identical.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from shengji import Game, Round, shuffled_deck
 from shengji._build import (
     COMPILED,
+    CYTHONIZED,
     compiled_available,
     engine_build,
     pure_requested,
@@ -54,13 +57,46 @@ def fingerprint() -> str:
     return h.hexdigest()
 
 
-def _run_build(pure: bool) -> tuple[str, str]:
+def env_fingerprint() -> str:
+    """A hash of seeded env deals played with random masked actions: at every step the
+    acting seat's observation and mask, every seat's observation at some steps, the
+    rewards, the forced steps taken, and a pickled copy's observations mid-deal."""
+    import pickle
+
+    from shengji.env import Table
+    from shengji.options import RuleOptions
+
+    h = hashlib.sha256()
+    rules = [None, RuleOptions(strict_tractor_follow=True)]
+    for seed in range(6):
+        t = Table(seed, rules[seed % 2], starter=seed % 4, skip_forced=seed % 3 == 0,
+                  reward_points=0.5 * (seed % 2))
+        rng = random.Random(seed)
+        step = 0
+        while t.seat is not None:
+            mask = t.action_mask(t.seat)
+            h.update(t.observation(t.seat).tobytes() + mask.tobytes())
+            if step % 37 == 0:
+                for s in range(4):
+                    h.update(t.observation(s).tobytes())
+                copy = pickle.loads(pickle.dumps(t))
+                h.update(copy.observation(t.seat).tobytes())
+            legal = mask.nonzero()[0]
+            t.step(int(legal[int(rng.random() * len(legal))]))
+            step += 1
+        h.update(json.dumps([t.rewards(), t.forced_steps, step]).encode())
+    return h.hexdigest()
+
+
+def _run_build(pure: bool, what: str = "fingerprint") -> tuple[str, str]:
     env = dict(os.environ)
     env.pop("SHENGJI_PURE", None)
     if pure:
         env["SHENGJI_PURE"] = "1"
+    names = "CYTHONIZED" if what == "env_fingerprint" else "COMPILED"
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_build as t; "
-            "from shengji._build import engine_build; print(engine_build(), t.fingerprint())")
+            "from shengji import _build as b; "
+            f"d = t.{what}(); print(b.engine_build(b.{names}), d)")
     out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], env=env,
                          capture_output=True, text=True, timeout=300, check=True).stdout
     build, digest = out.split()
@@ -70,11 +106,22 @@ def _run_build(pure: bool) -> tuple[str, str]:
 def test_every_compiled_module_has_its_pure_source() -> None:
     assert COMPILED and all((SRC / f"{name.replace('.', '/')}.py").is_file() for name in COMPILED)
     assert "actions" not in COMPILED and "options" not in COMPILED  # input is checked there
+    for name in CYTHONIZED:  # Cython's C types live beside the one source of the logic
+        assert (SRC / f"{name.replace('.', '/')}.py").is_file()
+        assert (SRC / f"{name.replace('.', '/')}.pxd").is_file()
+    assert not set(COMPILED) & set(CYTHONIZED)
 
 
 @pytest.mark.skipif(not compiled_available(), reason="no compiled engine installed")
 def test_compiled_and_pure_engines_give_identical_records_views_and_bot_choices() -> None:
     compiled, pure = _run_build(pure=False), _run_build(pure=True)
+    assert compiled[0] == "compiled" and pure[0] == "pure"
+    assert compiled[1] == pure[1]
+
+
+@pytest.mark.skipif(not compiled_available(), reason="no compiled env installed")
+def test_compiled_and_pure_env_give_identical_observations_masks_and_rewards() -> None:
+    compiled, pure = _run_build(False, "env_fingerprint"), _run_build(True, "env_fingerprint")
     assert compiled[0] == "compiled" and pure[0] == "pure"
     assert compiled[1] == pure[1]
 
@@ -88,6 +135,9 @@ def test_an_install_with_a_c_compiler_runs_the_compiled_engine() -> None:
     tests with SHENGJI_PURE=1 for a pure-Python install)."""
     assert compiled_available(), "no compiled engine: reinstall with `pip install -e .`"
     assert engine_build() == "compiled"
+    import shengji.env  # noqa: F401  (loads the Cython-compiled table and observer)
+
+    assert engine_build(CYTHONIZED) == "compiled"
 
 
 def test_a_compiled_module_built_from_another_source_is_reported_stale(tmp_path: Path) -> None:
@@ -144,7 +194,7 @@ def test_the_engine_tests_pass_on_the_pure_python_engine_too() -> None:
         "test_declare.py", "test_scoring.py", "test_round.py", "test_views.py",
         "test_game.py", "test_record.py", "test_events.py", "test_driver.py",
         "test_house_rules.py", "test_properties.py", "test_worlds.py", "test_actions.py",
-        "test_bots.py", "test_hand.py",
+        "test_bots.py", "test_hand.py", "test_env.py",
     ]
     env = dict(os.environ, SHENGJI_PURE="1")
     done = subprocess.run(

@@ -33,6 +33,15 @@ COMPILED = (
     "driver", "bots.heuristic",
 )
 
+#: the modules setup.py compiles with Cython (issue 12): the RL environment's table and
+#: observer, which write single floats into a buffer and call each other at every step
+#: (C stores and C calls there; mypyc has no typed buffers). Their C types are in the
+#: `.pxd` beside each `.py`; the `.py` stays the one source of the logic.
+CYTHONIZED = ("env.table", "env.observer")
+
+#: every module that has a compiled build
+ACCELERATED = COMPILED + CYTHONIZED
+
 _HERE = Path(__file__).resolve().parent
 
 
@@ -49,7 +58,7 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         prefix = f"{__package__}."
         name = fullname[len(prefix):] if fullname.startswith(prefix) else ""
-        if name not in COMPILED:
+        if name not in ACCELERATED:
             return None
         source = _HERE / f"{_rel(name)}.py"
         if not source.is_file():
@@ -64,9 +73,10 @@ def install_pure_finder() -> None:
         sys.meta_path.insert(0, _SourceFirst())
 
 
-def engine_build() -> str:
-    """`"compiled"` if the engine modules loaded are mypyc extensions, else `"pure"`."""
-    loaded = [sys.modules.get(f"{__package__}.{name}") for name in COMPILED]
+def engine_build(names: Sequence[str] = COMPILED) -> str:
+    """`"compiled"` if the modules of `names` that are loaded are compiled extensions
+    (by default the engine's, mypyc), `"pure"` if none is, else `"mixed"`."""
+    loaded = [sys.modules.get(f"{__package__}.{name}") for name in names]
     compiled = [
         not str(getattr(m, "__file__", "")).endswith(".py") for m in loaded if m is not None
     ]
@@ -80,11 +90,16 @@ MANIFEST = "_compiled_sources.json"
 
 
 def source_hash(path: Path) -> str:
-    """The SHA-256 of a source file, as setup.py records it."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The SHA-256 of a source file, as setup.py records it; for a module with a Cython
+    `.pxd` beside it, of both files (the `.pxd` types are part of what was compiled)."""
+    h = hashlib.sha256(path.read_bytes())
+    pxd = path.with_suffix(".pxd")
+    if pxd.is_file():
+        h.update(pxd.read_bytes())
+    return h.hexdigest()
 
 
-def stale_compiled(here: Path = _HERE, names: Sequence[str] = COMPILED) -> list[str]:
+def stale_compiled(here: Path = _HERE, names: Sequence[str] = ACCELERATED) -> list[str]:
     """Compiled modules whose source differs from the one they were built from (a
     development checkout edited, or switched branch, without reinstalling)."""
     try:
@@ -119,11 +134,12 @@ def choose_engine() -> None:
         install_pure_finder()
 
 
-def compiled_available() -> bool:
-    """True if compiled extensions of every engine module are installed beside the sources."""
+def compiled_available(names: Sequence[str] = ACCELERATED) -> bool:
+    """True if compiled extensions of every module of `names` are installed beside the
+    sources (by default the engine's and the RL environment's)."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
     return all(
-        any((_HERE / f"{_rel(name)}{s}").is_file() for s in suffixes) for name in COMPILED
+        any((_HERE / f"{_rel(name)}{s}").is_file() for s in suffixes) for name in names
     )
 
 

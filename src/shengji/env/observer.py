@@ -188,13 +188,22 @@ class Observer:
         self._sizes = [0, 0, 0, 0]  # hand sizes (public), written exactly as size / 33
         self._reset()
 
-    def __getstate__(self) -> dict[str, object]:
-        """Pickle/deepcopy support: the numpy `state` is rebuilt over the copied `buf`."""
-        return {k: getattr(self, k) for k in self.__slots__ if k != "state"}
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle/deepcopy support, the same for the pure-Python and the compiled class:
+        the state vector travels as bytes, and `state` is rebuilt over a new `buf`."""
+        st: dict[str, object] = {
+            k: getattr(self, k) for k in self.__slots__ if k not in ("buf", "state")
+        }
+        st["buf"] = self.state.tobytes()
+        return (_blank_observer, (), st)
 
     def __setstate__(self, st: dict[str, object]) -> None:
         for k, v in st.items():
-            object.__setattr__(self, k, v)
+            if k != "buf":
+                setattr(self, k, v)
+        raw = st["buf"]
+        assert isinstance(raw, bytes)
+        self.buf = array("f", raw)
         self.state = np.frombuffer(self.buf, dtype=np.float32)
 
     # ------------------------------------------------------------ reading
@@ -492,6 +501,11 @@ class Observer:
         self.trump_key = ("", "")
         self._set_trump()
         self.refresh()
+
+
+def _blank_observer() -> Observer:
+    """An Observer with no state yet, for `__setstate__` to fill (unpickling)."""
+    return Observer.__new__(Observer)
 
 
 __all__ = ["Observer", "STATE_SIZE", "obs_index"]
