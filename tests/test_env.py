@@ -18,6 +18,7 @@ from shengji.actions import Bury, Play  # noqa: E402
 from shengji.cards import parse_card  # noqa: E402
 from shengji.env import ENV_ID, OBS_SIZE, Table, shengji_v0  # noqa: E402
 from shengji.env.encoding import (  # noqa: E402
+    CLOSE,
     DECLARE_BJ,
     DECLARE_PAIR,
     DECLARE_RJ,
@@ -125,7 +126,7 @@ def test_runs_under_async_vector_env() -> None:
 
 def test_declaration_actions_round_trip_for_every_rank_and_suit() -> None:
     for rank in ("2", "10", "A"):
-        for a in range(DECLARE_SINGLE, N_ACTIONS):
+        for a in range(DECLARE_SINGLE, CLOSE):
             assert declaration_action(declaration_ids(a, rank)) == a
     assert declaration_ids(DECLARE_PAIR + 1, "10") == (parse_card("10H").id,) * 2
     assert declaration_ids(DECLARE_BJ, "5") == (52, 52)
@@ -204,6 +205,53 @@ def test_a_lead_is_one_play_suit_and_done_needs_a_card() -> None:
     assert mask[DONE]
     ps = v.trump.play_suit
     assert all(ps[i] == ps[first] for i in np.flatnonzero(mask[:54]))
+    assert all(ps[i - CLOSE] == ps[first] for i in np.flatnonzero(mask[CLOSE:]) + CLOSE)
+
+
+def test_a_lead_closes_with_its_last_card_in_one_step() -> None:
+    """`CLOSE + id` puts the card down and commits the lead (RULES §6.1): any held card
+    leads alone, and a pick (to go on) is offered only while two cards of its play suit
+    are left to add, so no decision is offered twice (pick-then-done = close)."""
+    rng = random.Random(3)
+    leads = multi = 0
+    for deal in range(8):
+        t = Table(deal, starter=deal % 4)
+        while not t.is_over:
+            if t.kind == "lead" and t.seat is not None:
+                seat = t.seat
+                v = t.view(seat)
+                assert v.trump is not None
+                ps = v.trump.play_suit
+                counts = [0] * 54
+                for c in v.hand:
+                    counts[c.id] += 1
+                left = [0] * 5  # cards per play suit still to add
+                for i, n in enumerate(counts):
+                    left[ps[i]] += n - t.selected.count(i)
+                mask = t.action_mask(seat)
+                closes = set(np.flatnonzero(mask[CLOSE:]).tolist())
+                picks = set(np.flatnonzero(mask[:54]).tolist())
+                if not t.selected:
+                    assert closes == {i for i in range(54) if counts[i]}
+                assert picks == {i for i in closes if left[ps[i]] >= 2}
+                assert bool(mask[DONE]) == bool(t.selected)
+                if t.selected or rng.random() < 0.5:
+                    c = int(rng.choice(sorted(closes)))
+                    sel = [*t.selected, c]
+                    t.step(CLOSE + c)
+                    assert t.kind == "follow" and t.round.current[0][0] == seat
+                    led = t.round.current[0][1]
+                    # the whole selection was led, or a failed throw's forced part (§6.4)
+                    assert set(led) <= set(sel) and (len(sel) == 1) <= (list(led) == sel)
+                    leads += 1
+                    multi += len(sel) > 1
+                elif picks:
+                    t.step(int(rng.choice(sorted(picks))))
+                else:
+                    t.step(CLOSE + int(rng.choice(sorted(closes))))
+                continue
+            _random_step(t, rng)
+    assert leads > 100 and multi > 10
 
 
 def test_the_bury_is_eight_picks_and_becomes_the_kitty() -> None:
@@ -488,18 +536,18 @@ def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
 
     rng = random.Random(5)
     t = Table(17, starter=2)
-    for _ in range(90):
+    for _ in range(60):
         _random_step(t, rng)
     copies = [copy.deepcopy(t), pickle.loads(pickle.dumps(t))]
     before = t.observation(0)
     for c in copies:
         np.testing.assert_array_equal(c.observation(0), before)
-        for _ in range(40):
+        for _ in range(25):
             _random_step(c, rng)
         for seat in range(4):
             np.testing.assert_array_equal(c.observation(seat), _fresh(c, seat))
     np.testing.assert_array_equal(t.observation(0), before)  # the original is untouched
-    for _ in range(40):
+    for _ in range(25):
         _random_step(t, rng)
     for seat in range(4):
         np.testing.assert_array_equal(t.observation(seat), _fresh(t, seat))

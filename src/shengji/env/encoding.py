@@ -35,7 +35,10 @@ DECLARE_BJ = 64
 """Action: declare two black jokers (§3.3)."""
 DECLARE_RJ = 65
 """Action: declare two red jokers (§3.3)."""
-N_ACTIONS = 66
+CLOSE = 66
+"""Actions 66-119: put down card id `a - 66` and commit the lead with it (RULES §6.1): a
+one-card lead, or the last card of a multi-card one, in one step."""
+N_ACTIONS = 120
 """Size of the fixed discrete action space (0-53 pick a card by id)."""
 
 ACTION_NAMES: tuple[str, ...] = tuple(
@@ -44,6 +47,7 @@ ACTION_NAMES: tuple[str, ...] = tuple(
     + [f"declare:{s}" for s in SUITS]
     + [f"declare:{s}{s}" for s in SUITS]
     + ["declare:BJBJ", "declare:RJRJ"]
+    + [f"close:{i}" for i in range(N_IDS)]
 )
 
 
@@ -355,7 +359,7 @@ def encode(
 
 
 __all__ = [
-    "ACTION_NAMES", "DECLARE_BJ", "DECLARE_PAIR", "DECLARE_RJ", "DECLARE_SINGLE", "DONE",
+    "ACTION_NAMES", "CLOSE", "DECLARE_BJ", "DECLARE_PAIR", "DECLARE_RJ", "DECLARE_SINGLE", "DONE",
     "N_ACTIONS", "OBS_BLOCKS", "OBS_OFFSETS", "OBS_SIZE", "PASS", "Tracker",
     "declaration_action", "declaration_ids", "encode", "slot_tables", "suit_block",
     "to_slots", "view_trump",

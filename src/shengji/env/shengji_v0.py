@@ -101,7 +101,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        """Discrete(66): 0-53 a card id, 54 done, 55 pass, 56-65 declarations."""
+        """Discrete(120): 0-53 pick a card id, 54 done, 55 pass, 56-65 declarations,
+        66-119 close a lead with card id `a - 66`."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------ lifecycle

@@ -39,6 +39,7 @@ cdef class Table:
     cpdef _play(self, int seat, object action, object ids)
     @cython.locals(kind=str)
     cpdef _mask_bits(self, int seat)
+    cpdef _lead_bits(self, object x, object avail)
     cpdef _take_forced(self)
     @cython.locals(start=int, drawn=int, first=int, seat=int, card=int, offer=bint,
                    hands=list, may=list)

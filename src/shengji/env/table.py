@@ -2,9 +2,9 @@
 
 A `Table` owns a `Round` and advances its system steps (drawing cards, passes of
 seats that hold no declaration). Decisions reach a seat as: declare/pass (§3.3),
-the bury as 8 single picks (§4), a lead built card by card and closed by DONE
-(§6.1), or a follow built card by card and committed when it has as many cards
-as the lead (§6.2). A seat's mask and observation use only its own cards and
+the bury as 8 single picks (§4), a lead built card by card and committed by
+putting its last card down with CLOSE + id, or by DONE (§6.1), or a follow built
+card by card and committed when it has as many cards as the lead (§6.2). A seat's mask and observation use only its own cards and
 public facts (RULES §11); observations are kept up to date incrementally
 (`observer.Observer`), so none is re-encoded from a view. Draws and plays, nearly all
 of a round's actions, go through `Round.step` (no event objects are built) and the
@@ -29,6 +29,7 @@ from ..trump import Trump, trump_for
 from ..views import View
 from ..vocab import Phase
 from .encoding import (
+    CLOSE,
     DONE,
     F32,
     I8,
@@ -162,6 +163,7 @@ def _counts(ids: Sequence[int]) -> list[int]:
 # `(x | x >> 1) & _BYTE_ONES` turns counts into a 0/1 byte mask.
 _BYTE_ONES = int.from_bytes(b"\x01" * N_IDS, "little")
 _DONE_BIT = 1 << (8 * DONE)
+_CLOSE_SHIFT = 8 * CLOSE  # a lead's "close with card i" bits are its pick bits shifted
 _PASS_BIT = 1 << (8 * PASS)
 _CARD_BIT = tuple(1 << (8 * i) for i in range(N_IDS))
 
@@ -322,10 +324,26 @@ class Table:
                 held = avail & in_suit
                 return held if held else avail
             return self._follow_bits(seat, shape, avail)
-        if kind == "bury" or not self.selected:
+        if kind == "bury":
             return avail
-        # a lead being built: cards of the first card's play suit, or done (§6.1)
-        return (avail & self._suits[self._play_suit(self.selected[0])]) | _DONE_BIT
+        return self._lead_bits(x, avail)
+
+    def _lead_bits(self, x: int, avail: int) -> int:
+        """A lead being built (RULES §6.1): `close` with any card of the first card's play
+        suit (any card, for the first), `done` once a card is selected, and a plain pick
+        (to go on adding) only while at least two cards of that suit are left to add: with
+        one left, closing with it is the same play, so it is not offered twice."""
+        twos = (x >> 1) & _BYTE_ONES  # ids still held twice
+        if self.selected:
+            held = avail & self._suits[self._play_suit(self.selected[0])]
+            picks = held if held & (held - 1) or held & twos else 0
+            return picks | (held << _CLOSE_SHIFT) | _DONE_BIT
+        picks = 0
+        for suit in self._suits:
+            held = avail & suit
+            if held & (held - 1) or held & twos:  # two ids, or one id twice
+                picks |= held
+        return picks | (avail << _CLOSE_SHIFT)
 
     def _play_suit(self, card_id: int) -> int:
         t = self.round.trump
@@ -420,11 +438,17 @@ class Table:
                     self._play(seat, _SINGLES[seat][a], (a,))
                 return
         elif kind == "lead":
-            if a == DONE:  # the mask offers it only to a lead with a card selected
-                if len(selected) == 1:
-                    self._play(seat, _SINGLES[seat][selected[0]], None)
+            if a >= CLOSE:  # put the card down and commit the lead with it
+                ids = selected + [a - CLOSE]
+            elif a == DONE:  # the mask offers it only to a lead with a card selected
+                ids = selected
+            else:
+                ids = []
+            if ids:
+                if len(ids) == 1:
+                    self._play(seat, _SINGLES[seat][ids[0]], None)
                 else:
-                    self._play(seat, Play(seat, tuple([CARDS[i] for i in selected])), None)
+                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), None)
                 return
         elif kind == "bury":
             if len(selected) == 7:
