@@ -4,12 +4,13 @@ A `Table` owns a `Round` and advances its system steps (drawing cards, passes of
 seats that hold no declaration). Decisions reach a seat as: declare/pass (§3.3),
 the bury as 8 single picks (§4), a lead built card by card and committed by
 putting its last card down with CLOSE + id, or by DONE (§6.1), or a follow built
-card by card and committed when it has as many cards as the lead (§6.2). A seat's mask and observation use only its own cards and
-public facts (RULES §11); observations are kept up to date incrementally
-(`observer.Observer`), so none is re-encoded from a view. Draws and plays, nearly all
-of a round's actions, go through `Round.step` (no event objects are built) and the
-table tells the observer what changed; declarations and the bury go through
-`Round.apply` and the observer reads their events.
+card by card and committed when it has as many cards as the lead (§6.2). A seat's
+mask and observation use only its own cards and public facts (RULES §11);
+observations are kept up to date incrementally (`observer.Observer`), so none is
+re-encoded from a view. Draws and plays, nearly all of a round's actions, go
+through `Round.step` (no event objects are built) and the table tells the observer
+what changed; declarations and the bury go through `Round.apply` and the observer
+reads their events.
 """
 
 from __future__ import annotations
