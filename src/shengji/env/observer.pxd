@@ -5,6 +5,13 @@
 # per-step notices as cpdef methods the compiled Table calls without Python dispatch.
 cimport cython
 
+# the state vector's layout (observer.py `_field`): C ints, so offsets are C arithmetic
+cdef int N_IDS
+cdef int HAND, SEL, PLAYED, TRICK, UNSEEN, KITTY, FLIP, DECLARED, DECLARER, STARTER
+cdef int VOID, PHASE, TRUMP_RANK, TRUMP_KIND, LEVELS, DT, OPP, TRICK_POINTS, CARDS_LEFT
+cdef int SIZES, LEAD_N, LEAD_PAIRS, LEAD_BLOCK, N_PLAYS, N_TRICKS, BURY, TURN
+cdef int _TURN_NONE
+
 cdef class Observer:
     cdef public object rnd
     cdef public float[::1] buf
@@ -36,3 +43,5 @@ cdef class Observer:
     cpdef trick_won(self, int n_tricks)
     @cython.locals(b=float[::1], d=int, o=int)
     cpdef dealt(self, object deck, int start, int end, int first_drawer)
+    @cython.locals(b=float[::1], sizes=list, s=int, n=int)
+    cpdef _read_sizes(self)

@@ -469,7 +469,9 @@ class Observer:
         key = (t.rank, t.suit)
         if key != self.trump_key:
             self.trump_key = key
-            self.index = [obs_index(s, t.rank, t.suit) for s in range(4)]
+            # writeable copies of the shared (read-only) cached index: numpy's `take`
+            # copies a read-only index at every call (~0.3 µs of its ~1.1 µs)
+            self.index = [obs_index(s, t.rank, t.suit).copy() for s in range(4)]
             self._block_of = slot_tables(t.rank, t.suit)[2]
         fixed = rnd.trump
         self._ps = fixed.play_suit if fixed is not None else ()
