@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -268,3 +269,47 @@ def test_the_server_pauses_between_rounds(tmp_path: Path) -> None:
                      table.clock.pause_until > time.monotonic())
         )
         assert (round_no, drawn, paused) == (1, 0, True)
+
+
+def test_a_draw_is_sent_to_its_drawer_and_spectators_the_deal_end_to_everyone(
+    tmp_path: Path,
+) -> None:
+    """During the deal only the drawer's view changes beyond the public counts (its new
+    card, what it may declare: RULES §3.1, §3.3), so a draw's state goes to the drawer and
+    the spectators; each seat learns the deal's progress with its own next card, and
+    everyone is sent the state that ends the deal (the final window opens)."""
+    with serve(tmp_path / "db.sqlite", deal_ms=1, window_ms=HUMAN_WINDOW_MS,
+               seed_source=lambda: 3) as client:
+        tid, host = new_table(client)
+        p = WSPlayer(client, tid)
+        p.hello(host)
+        p.sit(0, "Host")
+        for seat in (1, 2, 3):
+            p.send({"type": "bot", "seat": seat, "kind": "random"})
+            p.until(lambda m: m["type"] in ("state", "error"))
+        watcher = WSPlayer(client, tid)  # a spectator from before the first card
+        watcher.hello()
+        p.send({"type": "start"})
+        mine: list[dict[str, Any]] = []
+        while True:  # the host's states until the deal has ended
+            m = p.until(lambda m: m["type"] == "state", timeout=30)
+            mine.append(m)
+            if m["view"]["phase"] != "deal":
+                break
+        seen: list[dict[str, Any]] = []
+        while not seen or seen[-1]["view"]["phase"] == "deal":
+            seen.append(watcher.until(lambda m: m["type"] == "state", timeout=30))
+        deal = [m for m in mine if m["view"]["phase"] == "deal"]
+        # each deal state the host got follows its own draw or a declaration (an action of
+        # anyone that is not a draw); never another seat's draw alone
+        for m in deal:
+            kinds = {e["type"] for e in m["events"]}
+            drew = [e for e in m["events"] if e["type"] == "drew"]
+            assert kinds != {"drew"} or [e["seat"] for e in drew] == [0], m["events"]
+        assert 20 <= len(deal) <= 60  # ~25 own draws (+ declarations), not ~100
+        assert len(mine[-1]["view"]["hand"]) == 25  # the deal's end reached the host
+        spectator_draws = [m for m in seen if any(e["type"] == "drew" for e in m["events"])]
+        assert len(spectator_draws) >= 99  # the spectator saw (nearly) every card drawn
+        assert seen[-1]["seq"] == mine[-1]["seq"]  # both got the state that ended the deal
+        p.close()
+        watcher.close()

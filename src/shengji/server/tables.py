@@ -19,7 +19,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from shengji import Game, IllegalAction, RuleOptions
-from shengji.actions import Action, action_from_json
+from shengji.actions import Action, Draw, action_from_json
 from shengji.events import Event, Played
 
 from . import routing
@@ -284,24 +284,33 @@ class Table:
             f'"seq":{self.seq},"events":{evs},"view":{view}}}'
         )
 
-    def broadcast(self, events: list[Event] | None = None, by: str | None = None) -> None:
+    def broadcast(
+        self, events: list[Event] | None = None, by: str | None = None,
+        seat: int | None = None,
+    ) -> None:
         """Send every connection its own state (its seat's view only) and, after an action,
-        the events it caused as that seat may see them (RULES §11), marked with `by`."""
+        the events it caused as that seat may see them (RULES §11), marked with `by`.
+
+        `seat`: only that seat's connections and the spectators are sent the state (a
+        draw in the deal, see `submit`); the others' views are unchanged but for counts."""
+        clients = self.clients
+        if seat is not None:
+            clients = [c for c in clients if c.seat is None or c.seat == seat]
         views: dict[int | None, str] = {}
-        for c in self.clients:  # build the views first: one may put the table in `error`
+        for c in clients:  # build the views first: one may put the table in `error`
             self.view_text(c.seat, views)
         info = dumps(self.table_info())
         texts: dict[int | None, str] | None = None
         if events:
             public = [e.for_spectator() for e in events]  # what anyone may see
             texts = {None: self._events_text(public, by)}
-            for c in self.clients:
+            for c in clients:
                 if c.seat is None or c.seat in texts:
                     continue
                 seen = [e.for_seat(c.seat) for e in events]
                 # Most events are public: a seat that sees no more shares the spectators' text.
                 texts[c.seat] = texts[None] if seen == public else self._events_text(seen, by)
-        for c in list(self.clients):
+        for c in list(clients):
             c.push(self.state_text(c, info, views, texts))
 
     @staticmethod
@@ -391,9 +400,21 @@ class Table:
                 )
                 if self.manager.cluster is not None:  # no longer open for its creator
                     self.manager.cluster.table_closed(self)
-            self.broadcast(events, by)
+            self.broadcast(events, by, self._drawer_only(action))
         self.wake.set()
         return None
+
+    def _drawer_only(self, action: Action) -> int | None:
+        """After a draw that did not end the deal: the seat that drew, the only player
+        whose view changed beyond the public counts (its new card, its declarations,
+        RULES §3.1, §3.3). The other seats are sent the deal's progress with their own
+        next card, a declaration, or the deal's end (everyone), so a deal sends each
+        seat a quarter of the states; spectators still see every card drawn. None: send
+        everyone."""
+        if type(action) is not Draw:
+            return None
+        d = self.game.decision()
+        return d.last_drawer if d.phase == "deal" else None
 
     def _fail(self, reason: str) -> None:
         """An unexpected engine error: log it, show the `error` state to everyone, stop."""
