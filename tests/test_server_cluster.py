@@ -457,6 +457,51 @@ def test_an_owner_whose_session_ended_writes_nothing(db: str) -> None:
     asyncio.run(run())
 
 
+def test_batched_actions_are_written_whole_in_order_or_not_at_all(db: str) -> None:
+    """The owner's fast path writes a batch of actions in one statement: a VALUES list up
+    to `_VALUES_MAX` rows, unnest beyond; every row lands in order, and a batch holding
+    one already-stored action raises the IntegrityError the table reports (tables.py)
+    and writes none of its rows."""
+    import sqlalchemy as sa
+
+    from shengji.server.cluster import _VALUES_MAX, ClusterStore
+    from shengji.server.storage import TableRow
+
+    def rows(tid: str, start: int, n: int) -> list[dict[str, Any] | None]:
+        return [{"table_id": tid, "seq": start + i, "action": ["test", start + i],
+                 "by": "standin" if i % 5 == 0 else None} for i in range(n)]
+
+    async def run() -> None:
+        a = ClusterStore(db, lease_ms=5000)
+        await a.start()
+        try:
+            for tid in ("batch1", "batch2"):
+                row = TableRow(id=tid, name="b", options={}, seed=1, host_token_hash="h",
+                               seats=[None] * 4, host_seat=None, status="playing",
+                               settings={})
+                assert await a.own_table(tid)
+                await a.create_table(row)
+            s1 = s2 = 0
+            for n in (1, 3, _VALUES_MAX, _VALUES_MAX + 1, 70):  # both statements
+                k = n // 2
+                await a._insert_actions(rows("batch1", s1, k) + rows("batch2", s2, n - k))
+                s1, s2 = s1 + k, s2 + n - k
+            one = await a.load_actions("batch1")
+            two = await a.load_actions("batch2")
+            assert one == [["test", i] for i in range(s1)]  # every row, in order
+            assert two == [["test", i] for i in range(s2)]
+            assert s1 + s2 == 1 + 3 + _VALUES_MAX + _VALUES_MAX + 1 + 70
+            for n in (2, _VALUES_MAX + 5):  # a duplicate anywhere in the batch: nothing written
+                clash = rows("batch2", 10_000, n - 1) + rows("batch2", 0, 1)
+                with pytest.raises(sa.exc.IntegrityError):
+                    await a._insert_actions(clash)
+            assert await a.load_actions("batch2") == two
+        finally:
+            await a.close()
+
+    asyncio.run(run())
+
+
 def admitted(stack: ExitStack, w: Worker, tid: str) -> ClientConnection | None:
     """A WebSocket to `w` for `tid` that got past the per-address connection limit (it
     says hello and reads its state; closed with `stack`), or None if the worker refused

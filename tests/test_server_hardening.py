@@ -374,3 +374,29 @@ def test_views_hold_no_float_so_the_fast_view_encoder_is_as_strict_as_json() -> 
                     assert json.loads(dumps_view(data)) == json.loads(dumps_strict(data))
                     checked += 1
     assert checked > 500
+
+
+def test_the_fast_table_info_encoder_matches_the_strict_one_on_live_tables(
+    tmp_path: Path,
+) -> None:
+    """`dumps_info` (orjson, every state) gives the strict encoder's JSON for a table's
+    info while waiting, dealing, declaring and playing (clock, seats, options)."""
+    import json
+
+    from server_harness import HUMAN_WINDOW_MS, Human, host_table, serve
+    from shengji.server.schema import dumps_info
+
+    with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS,
+               seed_source=lambda: 5) as client:
+        p, table = host_table(client, {1: "random", 2: "random", 3: "heuristic"}, turn_s=30)
+        human = Human(p, table, seed=5)
+        clocks = 0
+        phase = ""
+        while phase != "play":
+            m = human.play_until(lambda m: m["type"] == "state", timeout=20)
+            phase = m["view"]["phase"]
+            info = p.call(table.table_info)
+            clocks += info["clock"] is not None
+            assert json.loads(dumps_info(info)) == json.loads(dumps_strict(info))
+        assert info["status"] == "playing" and clocks > 0
+        p.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -160,17 +161,30 @@ class ClusterStore(Store):
         raw = self._raw
         if raw is None or raw.is_closed():
             raise OwnershipLost("the owner session was lost: nothing written")
-        cols: tuple[list[Any], list[Any], list[Any], list[Any]] = ([], [], [], [])
-        for r in rows:
-            assert r is not None
-            cols[0].append(r["table_id"])
-            cols[1].append(r["seq"])
-            cols[2].append(json.dumps(r["action"], separators=(",", ":")))
-            cols[3].append(r["by"])
+        if len(rows) <= _VALUES_MAX:
+            # most batches hold one or two actions: a VALUES list (one prepared statement
+            # per row count) costs PostgreSQL about half the time of unnest's arrays, and
+            # this process a quarter less
+            sql = _insert_values_sql(len(rows))
+            args: list[Any] = []
+            for r in rows:
+                assert r is not None
+                args += (r["table_id"], r["seq"],
+                         json.dumps(r["action"], separators=(",", ":")), r["by"])
+        else:
+            sql = _INSERT_ACTIONS_SQL
+            cols: tuple[list[Any], list[Any], list[Any], list[Any]] = ([], [], [], [])
+            for r in rows:
+                assert r is not None
+                cols[0].append(r["table_id"])
+                cols[1].append(r["seq"])
+                cols[2].append(json.dumps(r["action"], separators=(",", ":")))
+                cols[3].append(r["by"])
+            args = list(cols)
         try:
-            await raw.execute(_INSERT_ACTIONS_SQL, *cols)
+            await raw.execute(sql, *args)
         except asyncpg.UniqueViolationError as exc:  # as SQLAlchemy reports it (tables.py)
-            raise sa.exc.IntegrityError(_INSERT_ACTIONS_SQL, None, exc) from exc
+            raise sa.exc.IntegrityError(sql, None, exc) from exc
         self.fast_batches += 1
 
     async def _alive(self, conn: Any) -> bool:
@@ -286,6 +300,15 @@ _INSERT_ACTIONS_SQL = (
     'INSERT INTO actions (table_id, seq, action, "by") '
     "SELECT * FROM unnest($1::varchar[], $2::int[], $3::json[], $4::varchar[])"
 )
+#: batches up to this many actions are written as a VALUES list (larger ones: unnest)
+_VALUES_MAX = 32
+
+
+@functools.cache
+def _insert_values_sql(n: int) -> str:
+    """One INSERT of `n` actions as a VALUES list (asyncpg prepares each row count once)."""
+    rows = ",".join(f"(${4 * i + 1},${4 * i + 2},${4 * i + 3},${4 * i + 4})" for i in range(n))
+    return f'INSERT INTO actions (table_id, seq, action, "by") VALUES {rows}'
 
 
 def _grouped(ops: list[WriteOp]) -> list[tuple[Any, Any]]:

@@ -233,6 +233,14 @@ def dumps_view(view_json: dict[str, Any]) -> str:
     return orjson.dumps(view_json).decode()
 
 
+def dumps_info(info: dict[str, Any]) -> str:
+    """Compact JSON text of a table's public info (`Table.table_info`), sent with every
+    state: orjson, as `dumps_view` (stdlib json took ~4% of a busy worker's CPU). Its
+    values are strings, ints, booleans, None and the settings' finite numbers (the
+    schema bounds them); a test compares it with the strict encoder on live tables."""
+    return orjson.dumps(info, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 @dataclass
 class Limits:
     """Per-address limits of one server (a public server's defaults)."""

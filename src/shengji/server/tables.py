@@ -33,6 +33,7 @@ from .schema import (
     check_options,
     check_settings,
     clamp_settings,
+    dumps_info,
     dumps_view,
 )
 from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
@@ -299,7 +300,7 @@ class Table:
         views: dict[int | None, str] = {}
         for c in clients:  # build the views first: one may put the table in `error`
             self.view_text(c.seat, views)
-        info = dumps(self.table_info())
+        info = dumps_info(self.table_info())
         texts: dict[int | None, str] | None = None
         if events:
             public = [e.for_spectator() for e in events]  # what anyone may see
@@ -323,7 +324,7 @@ class Table:
         """Send one connection its state (e.g. on connecting)."""
         views: dict[int | None, str] = {}
         self.view_text(client.seat, views)
-        client.push(self.state_text(client, dumps(self.table_info()), views))
+        client.push(self.state_text(client, dumps_info(self.table_info()), views))
 
     # -- connections -----------------------------------------------------------------
     def attach(self, client: Client) -> None:
