@@ -229,12 +229,13 @@ class Player:
             return ["play", seat, " ".join(str(c) for c in cards)]
         return None
 
-    def skip(self, text: str) -> bool:
+    def skip(self, text: str, now: float) -> bool:
         """True for a state this seat need not read in full: not game over, its round
         not past `rounds`, and not this seat's move (or no move is due from it). The
         server writes a state's `view` last, starting with seat, phase, to_act and
-        round_no, so a glance at those few keys decides; the other three quarters of the
-        states are never parsed (the load generator shares the machine's CPUs)."""
+        round_no, so a glance at those few keys decides; only the seat to act parses a
+        state (the load generator shares the machine's CPUs). A state that answers our
+        action is timed here, from its `seq`, before that decision."""
         i = text.find(',"view":{')
         if i < 0 or not text.startswith('{"type":"state"'):
             return False
@@ -245,9 +246,9 @@ class Player:
         if int(m["round_no"]) >= self.rounds:
             return False
         seq = int(text[j + 6:text.index(",", j)])
-        if self.pending is not None and seq > self.pending[0]:
-            return False  # it answers our action: timed by `run`
         self.seq = seq
+        if self.pending is not None and seq > self.pending[0]:
+            self.answered(now)
         if self.pending is not None or seq == self.acted_seq:
             return True
         if m["phase"] == "deal":
@@ -255,11 +256,19 @@ class Player:
             return d is None or d[1] != str(self.seat)
         return m["to_act"] != str(self.seat)
 
+    def answered(self, now: float) -> None:
+        """The server's state after our action arrived: its latency is timed."""
+        assert self.pending is not None
+        self.stats.latencies.append(now - self.pending[1])
+        self.stats.sent_at.append(self.pending[1])
+        self.stats.phases.append(self.pending[2])
+        self.pending = None
+
     async def run(self, ws: ClientConnection) -> None:
         async for text in ws:
             now = time.perf_counter()
             self.stats.messages += 1
-            if isinstance(text, str) and self.skip(text):
+            if isinstance(text, str) and self.skip(text, now):
                 continue
             msg = orjson.loads(text)
             kind = msg["type"]
@@ -280,10 +289,7 @@ class Player:
             seq = msg["seq"]
             self.seq = seq
             if self.pending is not None and seq > self.pending[0]:
-                self.stats.latencies.append(now - self.pending[1])
-                self.stats.sent_at.append(self.pending[1])
-                self.stats.phases.append(self.pending[2])
-                self.pending = None
+                self.answered(now)
             v = msg["view"]
             if v["game_over"] or v["round_no"] >= self.rounds:
                 self.done.set()
