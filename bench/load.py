@@ -26,6 +26,12 @@ i-th), seated first and started together: one event loop holding thousands of We
 falls behind by itself and its lag would be counted as the server's latency (the run
 prints that lag). CPU is then the processes' sum.
 
+`--ws picows` (the default where picows is installed, as with `.[test]`) connects the
+players with picows, a WebSocket client whose frames are parsed in C; `--ws websockets`
+uses the pure-Python `websockets` client of earlier figures. On 2 shared cores the
+players' CPU is taken from the servers: at 1,000 tables picows used 0.44 CPU/s against
+0.53 for websockets (docs/ARCHITECTURE.md).
+
 `--slow-tables K` adds K tables of four deliberately slow bots (each move takes 1 s, the
 server's test-only "slow" kind), watched by one spectator; the figures are still those of
 the N player tables, whose latency must not rise because bots think in worker processes.
@@ -57,6 +63,11 @@ import httpx
 import orjson
 import uvloop
 from websockets.asyncio.client import ClientConnection, connect
+
+try:  # a WebSocket client in C (Cython): the players' side costs a third less CPU
+    from picows import WSListener, WSMsgType, ws_connect
+except ImportError:  # pragma: no cover - optional: bench/load.py --ws websockets
+    ws_connect = None
 
 from shengji import RuleOptions, Trump, parse_cards
 from shengji.round import TrickView
@@ -192,6 +203,70 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class PicoConn:
+    """The part of a `websockets` client connection the players use (`send`, `recv`,
+    `async for`, `close`), over picows: frames are parsed in C and each text message is
+    queued whole (the server sends every message in one frame)."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.transport: Any = None
+
+    @classmethod
+    async def open(cls, url: str) -> PicoConn:
+        conn = cls()
+        queue = conn.queue
+
+        class Listener(WSListener):  # type: ignore[misc]
+            def on_ws_frame(self, transport: Any, frame: Any) -> None:
+                kind = frame.msg_type
+                if kind == WSMsgType.TEXT:
+                    queue.put_nowait(frame.get_payload_as_utf8_text())
+                elif kind == WSMsgType.CLOSE:
+                    transport.send_close()
+                    transport.disconnect()
+
+            def on_ws_disconnected(self, transport: Any) -> None:
+                queue.put_nowait(None)
+
+        conn.transport, _ = await ws_connect(Listener, url, max_frame_size=2**22)
+        return conn
+
+    async def send(self, text: str) -> None:
+        self.transport.send(WSMsgType.TEXT, text.encode())
+
+    async def recv(self) -> str:
+        text = await self.queue.get()
+        if text is None:
+            self.queue.put_nowait(None)
+            raise ConnectionError("closed by the server")
+        return text
+
+    def __aiter__(self) -> PicoConn:
+        return self
+
+    async def __anext__(self) -> str:
+        text = await self.queue.get()
+        if text is None:
+            self.queue.put_nowait(None)
+            raise StopAsyncIteration
+        return text
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.transport.send_close()
+            self.transport.disconnect()
+
+
+async def open_ws(url: str, client: str) -> Any:
+    """A players' connection: picows if asked for (and installed), else websockets."""
+    if client == "picows":
+        if ws_connect is None:
+            raise SystemExit("--ws picows: picows is not installed")
+        return await PicoConn.open(url)
+    return await connect(url, max_size=2**22)
+
+
 class Player:
     """One seat, driven like the random bot from the JSON views it receives."""
 
@@ -264,7 +339,7 @@ class Player:
         self.stats.phases.append(self.pending[2])
         self.pending = None
 
-    async def run(self, ws: ClientConnection) -> None:
+    async def run(self, ws: ClientConnection | PicoConn) -> None:
         async for text in ws:
             now = time.perf_counter()
             self.stats.messages += 1
@@ -310,7 +385,7 @@ class Player:
 async def play_table(
     http: httpx.AsyncClient, ws_base: str, index: int, stats: Stats, rounds: int,
     started: asyncio.Event, ready: list[int], settings: dict[str, Any], think_s: float,
-    delay_s: float,
+    delay_s: float, ws_client: str = "websockets",
 ) -> None:
     r = await http.post("/api/tables", json={"name": f"load {index}", **settings})
     r.raise_for_status()
@@ -319,7 +394,7 @@ async def play_table(
     players = [
         Player(s, random.Random(rng.random()), stats, rounds, think_s) for s in range(4)
     ]
-    conns = [await connect(f"{ws_base}/ws/{tid}", max_size=2**22) for _ in range(4)]
+    conns = [await open_ws(f"{ws_base}/ws/{tid}", ws_client) for _ in range(4)]
     try:
         for seat, ws in enumerate(conns):
             await ws.send(json.dumps({"type": "hello", "token": host if seat == 0 else None}))
@@ -374,7 +449,8 @@ async def run_load(
         delay = args.ramp_s * i / tables
         port = ports[i % len(ports)]
         await play_table(https[port], f"ws://127.0.0.1:{port}", i, stats,
-                         rounds, started, ready, settings, args.think_ms / 1000, delay)
+                         rounds, started, ready, settings, args.think_ms / 1000, delay,
+                         args.ws)
 
     slow_done = asyncio.Event()
     slow_jobs = [
@@ -552,7 +628,7 @@ def run_clients(
             "--clients", str(args.clients), "--tables", str(n), "--rounds", str(args.rounds),
             "--deal-ms", str(args.deal_ms), "--window-ms", str(args.window_ms),
             "--think-ms", str(args.think_ms), "--ramp-s", str(args.ramp_s),
-            "--timeout", str(args.timeout)]
+            "--timeout", str(args.timeout), "--ws", args.ws]
     kids = [subprocess.Popen(base + ["--client-index", str(i)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
             for i in range(args.clients)]
@@ -701,6 +777,10 @@ def main() -> None:
     p.add_argument("--cluster", action="store_true",
                    help="run the servers as a cluster on a throwaway PostgreSQL + Redis")
     p.add_argument("--redis", default=None, help="Redis URL (with a PostgreSQL --db)")
+    p.add_argument("--ws", choices=("websockets", "picows"),
+                   default="picows" if ws_connect is not None else "websockets",
+                   help="the players' WebSocket client (default picows where installed: "
+                        "frames parsed in C, ~20%% less of the shared CPU than websockets)")
     p.add_argument("--clients", type=int, default=1,
                    help="load-generator processes sharing the tables (default 1)")
     p.add_argument("--client-of", default=None, help=argparse.SUPPRESS)  # a client process
@@ -722,7 +802,8 @@ def main() -> None:
           f"think_ms={args.think_ms} ramp_s={args.ramp_s} "
           f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()} "
           f"slow_tables={args.slow_tables} bot_workers={args.bot_workers} "
-          f"workers={args.workers} cluster={args.cluster or bool(args.redis)}", flush=True)
+          f"workers={args.workers} cluster={args.cluster or bool(args.redis)} ws={args.ws}",
+          flush=True)
     for n in ns:
         r = one_run(n, args)
         if args.json:
