@@ -246,11 +246,10 @@ class PicoConn:
         return self
 
     async def __anext__(self) -> str:
-        text = await self.queue.get()
-        if text is None:
-            self.queue.put_nowait(None)
-            raise StopAsyncIteration
-        return text
+        try:
+            return await self.recv()
+        except ConnectionError:
+            raise StopAsyncIteration from None
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):

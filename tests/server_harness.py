@@ -226,9 +226,11 @@ def new_table(client: TestClient, **body: Any) -> tuple[str, str]:
 
 
 def host_table(
-    client: TestClient, bots: dict[int, str], human_seat: int = 0, **body: Any
+    client: TestClient, bots: dict[int, str], human_seat: int = 0, *, start: bool = True,
+    **body: Any,
 ) -> tuple[WSPlayer, Table]:
-    """A started table: the host sits at `human_seat`, `bots` fill the other seats."""
+    """A started table (`start=False`: seated, not started yet): the host sits at
+    `human_seat`, `bots` fill the other seats."""
     tid, host = new_table(client, **body)
     p = WSPlayer(client, tid)
     p.hello(host)
@@ -236,8 +238,9 @@ def host_table(
     for seat, kind in bots.items():
         p.send({"type": "bot", "seat": seat, "kind": kind})
         p.until(lambda m: m["type"] in ("state", "error"))
-    p.send({"type": "start"})
-    p.until(lambda m: m["type"] == "state" and m["table"]["status"] == "playing")
+    if start:
+        p.send({"type": "start"})
+        p.until(lambda m: m["type"] == "state" and m["table"]["status"] == "playing")
     return p, table_of(client, tid)
 
 

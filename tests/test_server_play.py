@@ -280,14 +280,8 @@ def test_a_draw_is_sent_to_its_drawer_and_spectators_the_deal_end_to_everyone(
     everyone is sent the state that ends the deal (the final window opens)."""
     with serve(tmp_path / "db.sqlite", deal_ms=1, window_ms=HUMAN_WINDOW_MS,
                seed_source=lambda: 3) as client:
-        tid, host = new_table(client)
-        p = WSPlayer(client, tid)
-        p.hello(host)
-        p.sit(0, "Host")
-        for seat in (1, 2, 3):
-            p.send({"type": "bot", "seat": seat, "kind": "random"})
-            p.until(lambda m: m["type"] in ("state", "error"))
-        watcher = WSPlayer(client, tid)  # a spectator from before the first card
+        p, table = host_table(client, {1: "random", 2: "random", 3: "random"}, start=False)
+        watcher = WSPlayer(client, table.id)  # a spectator from before the first card
         watcher.hello()
         p.send({"type": "start"})
         mine: list[dict[str, Any]] = []

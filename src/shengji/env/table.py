@@ -439,13 +439,9 @@ class Table:
                     self._play(seat, _SINGLES[seat][a], (a,))
                 return
         elif kind == "lead":
-            if a >= CLOSE:  # put the card down and commit the lead with it
-                ids = selected + [a - CLOSE]
-            elif a == DONE:  # the mask offers it only to a lead with a card selected
-                ids = selected
-            else:
-                ids = []
-            if ids:
+            if a == DONE or a >= CLOSE:  # commit the lead; close puts one more card down
+                # (the mask offers done only to a lead with a card selected)
+                ids = selected if a == DONE else selected + [a - CLOSE]
                 if len(ids) == 1:
                     self._play(seat, _SINGLES[seat][ids[0]], None)
                 else:
