@@ -19,7 +19,7 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Pass, Play
+from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
 from shengji.bots import Agent
 from shengji.views import View
 
@@ -113,7 +113,7 @@ class BotDriver:
             due = max(tc.pause_until, tc.next_draw_at)
             if now < due:
                 return due - now
-            err = await t.submit(Draw())
+            err = await t.submit(DRAW)
             tc.next_draw_at = time.monotonic() + t.settings.deal_ms / 1000
             if err is not None:
                 log.error("table %s: draw refused: %s", t.id, err.log_text())
