@@ -43,10 +43,12 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import gc
 import json
 import os
 import random
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -150,6 +152,7 @@ class Stats:
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds during the play
     workers: list[dict[str, Any]] = field(default_factory=list)  # /api/cluster metrics
     lags: list[float] = field(default_factory=list)  # the load generator's loop lag (s)
+    players_rss_mb: float = 0.0  # the players' processes' peak RSS (largest of them)
 
 
 def proc_cpu(pid: int) -> float:
@@ -593,7 +596,7 @@ def client_main(args: argparse.Namespace) -> None:
         async def start() -> None:
             nonlocal cpu0
             await barrier()
-            gcpolicy.tune()  # the players' own GC pauses would count as server latency
+            players_gc(args.players_gc)
             cpu0 = time.process_time()
         return await run_load(ports, args.tables, args, _settings(args),
                               indices=range(index, args.tables, k), barrier=start)
@@ -604,6 +607,7 @@ def client_main(args: argparse.Namespace) -> None:
         "lags": stats.lags, "errors": stats.errors, "raced": stats.raced,
         "actions": stats.actions, "tables_done": stats.tables_done,
         "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
 
 
@@ -617,6 +621,20 @@ def _emit(line: str) -> None:
         view = view[os.write(sys.stdout.fileno(), view):]
 
 
+def players_gc(mode: str) -> None:
+    """The players' processes are the measuring instrument: a collector pause there
+    stalls every message they hold and would be counted as the server's latency (with
+    the server's policy, their pauses reached 100-300 ms at 1,000 tables). "off": one
+    full collection, freeze, then no automatic collection for the run (the players make
+    little cyclic garbage: reference counting frees the rest); "server": gcpolicy.tune()."""
+    if mode == "server":
+        gcpolicy.tune()
+        return
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+
+
 def run_clients(
     ports: list[int], n: int, args: argparse.Namespace, pids: list[int]
 ) -> tuple[Stats, float]:
@@ -627,7 +645,7 @@ def run_clients(
             "--clients", str(args.clients), "--tables", str(n), "--rounds", str(args.rounds),
             "--deal-ms", str(args.deal_ms), "--window-ms", str(args.window_ms),
             "--think-ms", str(args.think_ms), "--ramp-s", str(args.ramp_s),
-            "--timeout", str(args.timeout), "--ws", args.ws]
+            "--timeout", str(args.timeout), "--ws", args.ws, "--players-gc", args.players_gc]
     kids = [subprocess.Popen(base + ["--client-index", str(i)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
             for i in range(args.clients)]
@@ -671,6 +689,7 @@ def run_clients(
         stats.messages += r["messages"]
     stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
     stats.cpu["client"] = sum(r["cpu"] for r in results)
+    stats.players_rss_mb = max(r["rss_mb"] for r in results)
     if args.cluster or args.redis:
         for port in ports:
             with contextlib.suppress(Exception):
@@ -693,7 +712,7 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
             if args.clients > 1:
                 stats, elapsed = run_clients(ports, n, args, [p.pid for p in procs])
             else:
-                gcpolicy.tune()
+                players_gc(args.players_gc)
                 stats, elapsed = uvloop.run(
                     run_load(ports, n, args, _settings(args), [p.pid for p in procs]))
         finally:
@@ -715,6 +734,8 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "errors": len(stats.errors),
         "raced": len(stats.raced),
         "client_lag_p99_ms": round(pct([x * 1000 for x in stats.lags], 99), 2),
+        "players_rss_mb": round(stats.players_rss_mb or
+                                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "slow_tables": args.slow_tables,
         # CPU seconds per second of play: the load generator, the servers, everything else
         # (PostgreSQL, Redis, other programs); 2.0 is both cores of a 2-core machine busy.
@@ -784,6 +805,9 @@ def main() -> None:
                    help="load-generator processes sharing the tables (default 1)")
     p.add_argument("--client-of", default=None, help=argparse.SUPPRESS)  # a client process
     p.add_argument("--client-index", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--players-gc", choices=("off", "server"), default="off",
+                   help="the players' garbage collector during the run: off (default; "
+                   "collected once before the start) or the server's policy")
     p.add_argument("--json", action="store_true", help="print one JSON line per run")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
@@ -816,7 +840,8 @@ def main() -> None:
                 f"raced={r['raced']}  "
                 f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
                 f"pg+redis={r['cpu_services']} other={r['cpu_other']}  "
-                f"client loop lag p99={r['client_lag_p99_ms']}ms  cpu ms/action: "
+                f"client loop lag p99={r['client_lag_p99_ms']}ms  "
+                f"players' peak RSS={r['players_rss_mb']} MB  cpu ms/action: "
                 f"all={r['cpu_ms_per_action']} servers={r['server_cpu_ms_per_action']}"
                 + (f"  slow-table actions={r['slow_table_actions']}" if args.slow_tables
                    else ""),
