@@ -17,10 +17,12 @@ take turns, and each figure is the median of its repeats):
   agent: fewer agent steps);
 and where the env's time goes (cProfile, top functions by own time).
 
-Rates are per second of this process's CPU time (`time.process_time`), so that a
-shared, loaded machine does not count other processes' time against ours; `--wall`
-uses wall-clock time instead. Random choices use Python's `random` (a masked choice
-costs ~0.3 µs; numpy's `Generator.integers` for one number costs several µs).
+Rates are per second of this thread's CPU time (`time.thread_time`), so that a shared,
+loaded machine does not count other processes' time against ours, nor numpy's OpenBLAS
+threads (they spin for ~0.1 s of CPU after import, which process time counted against the
+first loop measured); `--wall` uses wall-clock time instead. Random choices use Python's
+`random` (a masked choice costs ~0.3 µs; numpy's `Generator.integers` for one number
+costs several µs).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from shengji.env import OBS_SIZE, Table, shengji_v0
 from shengji.env.encoding import N_ACTIONS
 from shengji.round import Round
 
-clock: Callable[[], float] = time.process_time
+clock: Callable[[], float] = time.thread_time
 _DRAW = Draw()
 
 

@@ -32,6 +32,11 @@ uses the pure-Python `websockets` client of earlier figures. On 2 shared cores t
 players' CPU is taken from the servers: at 1,000 tables picows used 0.44 CPU/s against
 0.53 for websockets (docs/ARCHITECTURE.md).
 
+The players' processes are the measuring instrument: their heap is collected and frozen
+once before the start and they run with no automatic GC (`--players-gc off`, the
+default), since a collector pause there (100-300 ms at 1,000 tables with the server's
+policy, `--players-gc server`) would be counted as the server's latency.
+
 `--slow-tables K` adds K tables of four deliberately slow bots (each move takes 1 s, the
 server's test-only "slow" kind), watched by one spectator; the figures are still those of
 the N player tables, whose latency must not rise because bots think in worker processes.
