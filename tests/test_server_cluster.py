@@ -573,3 +573,33 @@ def test_a_slot_of_a_crashed_worker_expires_by_itself(redis_url: str) -> None:
     time.sleep(0.4)  # w1 died: its slot was not renewed
     assert admit(keys=[key], args=[2, "w2:2", 60_000]) == 1
     assert sorted(r.zrange(key, 0, -1)) == ["w2:1", "w2:2"]
+
+
+def test_the_orphan_scan_takes_open_tables_no_live_worker_owns(
+    workers: list[Worker], db: str, redis_url: str
+) -> None:
+    """A lost registry (Redis flushed) and then the owner killed: no dead worker's set
+    lists its tables any more, so only the orphan scan (every 5 s) can find them. While
+    their owner lives, the scan leaves them to it (its lock holds); after kill -9 another
+    worker takes each, once, at the sequence number its log holds."""
+    import redis
+
+    a, b = workers[0], workers[1]
+    up(a, b)
+    tids = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(2)]
+    tids.append(new_table(a, bots=0)[0])  # a waiting table is open too
+    redis.Redis.from_url(redis_url).flushall()  # the registry is lost
+    time.sleep(6)  # one scan at least: B must not take what A still holds
+    for t in tids:
+        assert owners([a, b], t) == ["A"]
+    a.proc.kill()  # type: ignore[union-attr]
+    a.proc.wait(10)  # type: ignore[union-attr]
+    at_kill = {t: len(log_of(db, t)) for t in tids}
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not all(owners([b], t) for t in tids):
+        time.sleep(0.2)
+    took = {t[0]: t for t in b.info()["takeovers"]}
+    for t in tids:
+        assert owners([b], t) == ["B"]
+        assert took[t][2] == at_kill[t]
+        assert replays(db, t) >= at_kill[t]

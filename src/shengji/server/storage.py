@@ -534,6 +534,17 @@ class Store:
             )
             return [_row(r) for r in rs]
 
+    async def table_ids_with_status(self, statuses: Sequence[str]) -> list[str]:
+        """The ids of the tables whose status is one of `statuses`, oldest first: no rows
+        built (the cluster's orphan scan runs it every few seconds over every open table)."""
+        async with self.engine.connect() as conn:
+            rs = await conn.execute(
+                sa.select(tables_t.c.id)
+                .where(tables_t.c.status.in_(list(statuses)))
+                .order_by(tables_t.c.created)
+            )
+            return [str(r[0]) for r in rs]
+
     async def finished_tables(self, limit: int = 50) -> list[TableRow]:
         """The most recently finished tables, newest first."""
         async with self.engine.connect() as conn:
