@@ -56,3 +56,15 @@ def test_malformed_json_actions_name_what_is_wrong(obj: object) -> None:
     with pytest.raises(MalformedAction) as exc:
         action_from_json(obj)
     assert str(exc.value)
+
+
+def test_parsed_single_card_plays_and_draws_are_shared() -> None:
+    """A server keeps every action its tables were sent; one-card plays and draws (most
+    of a round's actions) parse to shared immutable objects, equal to fresh ones."""
+    a = action_from_json(["play", 2, "QC"])
+    assert a is action_from_json(["play", 2, "QC"])
+    assert a == Play(2, tuple(C("QC")))
+    assert action_from_json(["play", 3, "QC"]) is not a  # another seat, another play
+    assert action_from_json(["draw"]) is action_from_json(["draw"])
+    two = action_from_json(["play", 2, "QC QC"])
+    assert two == Play(2, tuple(C("QC QC")))

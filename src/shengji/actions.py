@@ -149,4 +149,19 @@ def action_from_json(obj: Any) -> Action:
         return Declare(seat, cards)
     if kind == "bury":
         return Bury(seat, cards)
+    if len(cards) == 1:
+        return _single_play(seat, cards[0])
     return Play(seat, cards)
+
+
+_SINGLE_PLAYS: dict[tuple[int, Card], Play] = {}
+
+
+def _single_play(seat: int, card: Card) -> Play:
+    """The one `Play` of `card` alone by `seat` (at most 4 x 54 of them: actions are
+    immutable). Most plays are of one card, and a server's tables keep every action
+    they were sent: shared, they stay out of the garbage collector's young generation."""
+    play = _SINGLE_PLAYS.get((seat, card))
+    if play is None:
+        play = _SINGLE_PLAYS[(seat, card)] = Play(seat, (card,))
+    return play
