@@ -40,13 +40,13 @@ from collections.abc import Callable
 import numpy as np
 
 from shengji._build import CYTHONIZED, engine_build
-from shengji.actions import Draw
+from shengji.actions import DRAW
 from shengji.env import OBS_SIZE, Table, shengji_v0
 from shengji.env.encoding import N_ACTIONS
 from shengji.round import Round
 
 clock: Callable[[], float] = time.thread_time
-_DRAW = Draw()
+_DRAW = DRAW
 
 
 def engine_deals(n: int, seed: int) -> float:

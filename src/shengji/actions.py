@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, as_cards, format_cards
+from .cards import CARDS, N_IDS, Card, as_cards, format_cards
 from .errors import IllegalAction, MalformedAction
 
 
@@ -86,6 +86,13 @@ class Play:
 
 Action = Draw | Declare | Pass | CloseWindow | Bury | Play
 
+#: `SINGLE_PLAYS[seat][card_id]`: the one `Play` of that card alone by that seat (actions
+#: are immutable). Most plays are of one card, and a server's tables keep every action
+#: they were sent: shared, they stay out of the garbage collector's young generation.
+SINGLE_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(Play(s, (CARDS[i],)) for i in range(N_IDS)) for s in range(4)
+)
+
 
 def _seat(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
@@ -150,18 +157,6 @@ def action_from_json(obj: Any) -> Action:
     if kind == "bury":
         return Bury(seat, cards)
     if len(cards) == 1:
-        return _single_play(seat, cards[0])
+        return SINGLE_PLAYS[seat][cards[0].id]
     return Play(seat, cards)
 
-
-_SINGLE_PLAYS: dict[tuple[int, Card], Play] = {}
-
-
-def _single_play(seat: int, card: Card) -> Play:
-    """The one `Play` of `card` alone by `seat` (at most 4 x 54 of them: actions are
-    immutable). Most plays are of one card, and a server's tables keep every action
-    they were sent: shared, they stay out of the garbage collector's young generation."""
-    play = _SINGLE_PLAYS.get((seat, card))
-    if play is None:
-        play = _SINGLE_PLAYS[(seat, card)] = Play(seat, (card,))
-    return play

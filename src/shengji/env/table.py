@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..actions import Action, Bury, Declare, Draw, Pass, Play
+from ..actions import DRAW, SINGLE_PLAYS, Action, Bury, Declare, Pass, Play
 from ..cards import CARDS, N_IDS, RANKS
 from ..follow import iter_follows
 from ..options import RuleOptions
@@ -184,10 +184,9 @@ def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
 
 
 _INT8 = np.dtype(np.int8)
-_DRAW = Draw()
+_DRAW = DRAW
 _PASSES = tuple(Pass(s) for s in range(4))
-# one-card plays are most plays: their (immutable) actions are made once
-_SINGLES = tuple(tuple(Play(s, (CARDS[i],)) for i in range(N_IDS)) for s in range(4))
+_SINGLES = SINGLE_PLAYS  # one-card plays are most plays: made once (actions.py)
 _DEAL_CARDS = 4 * HAND_SIZE
 _PLAY = Phase.PLAY
 _DEAL = Phase.DEAL

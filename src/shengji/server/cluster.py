@@ -581,13 +581,20 @@ class Cluster:
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(_alive_key(self.id), "1", px=ALIVE_MS)
         pipe.smembers(WORKERS_KEY)
-        others = sorted(w for w in (await pipe.execute())[1] if w != self.id)
-        if not others:
-            return set()
-        pipe = self.redis.pipeline(transaction=False)
-        for w in others:
-            pipe.exists(_alive_key(w))
-        return {w for w, up in zip(others, await pipe.execute(), strict=True) if not up}
+        others = {w for w in (await pipe.execute())[1] if w != self.id}
+        return others - await self._alive_among(others)
+
+    async def _alive_among(self, workers: set[str]) -> set[str]:
+        """Those of `workers` heard from within `ALIVE_MS` (one round trip for all; this
+        worker counts as alive)."""
+        others = sorted(workers - {self.id})
+        up = workers & {self.id}
+        if others:
+            pipe = self.redis.pipeline(transaction=False)
+            for w in others:
+                pipe.exists(_alive_key(w))
+            up |= {w for w, alive in zip(others, await pipe.execute(), strict=True) if alive}
+        return up
 
     async def _claim(self, table_id: str) -> bool:
         if table_id in self.manager.tables:
@@ -644,13 +651,7 @@ class Cluster:
         # two per table: with 1,000 tables the scan was a burst of ~1,000 round trips and
         # ~1,000 rows decoded every 5 s in every worker
         owners = await self.redis.mget([_owner_key(t) for t in ids])
-        known = sorted({o for o in owners if o is not None and o != self.id})
-        up = {self.id}
-        if known:
-            pipe = self.redis.pipeline(transaction=False)
-            for w in known:
-                pipe.exists(_alive_key(w))
-            up |= {w for w, alive in zip(known, await pipe.execute(), strict=True) if alive}
+        up = await self._alive_among({o for o in owners if o is not None})
         n = 0
         for tid, owner in zip(ids, owners, strict=True):
             if owner is not None and owner in up:
