@@ -55,9 +55,21 @@ def ext_modules() -> list[object]:
     # Cython reads the types from the .pxd; the .py annotations stay Python's (a numpy
     # integer is a valid action). Indexes stay bounds-checked: a bad one raises
     # IndexError as in Python, never writes outside a buffer.
+    # A module with a `.pyx` beside its `.py` (env.arrays, over numpy's C API) is built
+    # from the `.pyx`; the `.py` is then its pure-Python reference.
+    import numpy
+    from setuptools import Extension
+
     cython_exts = cythonize(
-        [path(n) for n in build.CYTHONIZED], quiet=True,
-        compiler_directives={"language_level": 3, "annotation_typing": False},
+        [
+            Extension(
+                f"shengji.{n}", [build.compiled_source(Path(path(n))).as_posix()],
+                include_dirs=[numpy.get_include()],
+                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            )
+            for n in build.CYTHONIZED
+        ],
+        quiet=True, compiler_directives={"language_level": 3, "annotation_typing": False},
     )
     return [*mypyc_exts, *cython_exts]
 

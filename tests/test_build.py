@@ -25,6 +25,7 @@ from shengji._build import (
     COMPILED,
     CYTHONIZED,
     compiled_available,
+    compiled_source,
     engine_build,
     pure_requested,
     stale_compiled,
@@ -106,9 +107,12 @@ def _run_build(pure: bool, what: str = "fingerprint") -> tuple[str, str]:
 def test_every_compiled_module_has_its_pure_source() -> None:
     assert COMPILED and all((SRC / f"{name.replace('.', '/')}.py").is_file() for name in COMPILED)
     assert "actions" not in COMPILED and "options" not in COMPILED  # input is checked there
-    for name in CYTHONIZED:  # Cython's C types live beside the one source of the logic
-        assert (SRC / f"{name.replace('.', '/')}.py").is_file()
-        assert (SRC / f"{name.replace('.', '/')}.pxd").is_file()
+    for name in CYTHONIZED:  # Cython's C types live beside the one source of the logic,
+        source = SRC / f"{name.replace('.', '/')}.py"  # or a .pyx is its C build (arrays)
+        assert source.is_file()
+        assert source.with_suffix(".pxd").is_file() or source.with_suffix(".pyx").is_file()
+        assert compiled_source(source).suffix == (
+            ".pyx" if source.with_suffix(".pyx").is_file() else ".py")
     assert not set(COMPILED) & set(CYTHONIZED)
 
 

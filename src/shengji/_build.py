@@ -36,8 +36,10 @@ COMPILED = (
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and
 #: observer, which write single floats into a buffer and call each other at every step
 #: (C stores and C calls there; mypyc has no typed buffers). Their C types are in the
-#: `.pxd` beside each `.py`; the `.py` stays the one source of the logic.
-CYTHONIZED = ("env.table", "env.observer")
+#: `.pxd` beside each `.py`; the `.py` stays the one source of the logic. `env.arrays`
+#: (the observation and mask arrays a step hands out) is built from its `.pyx`, over
+#: numpy's C API, which pure-Python-mode Cython cannot reach; its `.py` is the reference.
+CYTHONIZED = ("env.table", "env.observer", "env.arrays")
 
 #: every module that has a compiled build
 ACCELERATED = COMPILED + CYTHONIZED
@@ -89,13 +91,21 @@ def engine_build(names: Sequence[str] = COMPILED) -> str:
 MANIFEST = "_compiled_sources.json"
 
 
+def compiled_source(path: Path) -> Path:
+    """What setup.py compiles for the module whose source is `path`: a Cython `.pyx`
+    beside it if there is one (a C implementation of the same functions, the `.py`
+    being the pure-Python reference), else the `.py` itself."""
+    pyx = path.with_suffix(".pyx")
+    return pyx if pyx.is_file() else path
+
+
 def source_hash(path: Path) -> str:
     """The SHA-256 of a source file, as setup.py records it; for a module with a Cython
-    `.pxd` beside it, of both files (the `.pxd` types are part of what was compiled)."""
+    `.pxd` or `.pyx` beside it, of those files too (what was compiled)."""
     h = hashlib.sha256(path.read_bytes())
-    pxd = path.with_suffix(".pxd")
-    if pxd.is_file():
-        h.update(pxd.read_bytes())
+    for extra in (path.with_suffix(".pxd"), path.with_suffix(".pyx")):
+        if extra.is_file():
+            h.update(extra.read_bytes())
     return h.hexdigest()
 
 

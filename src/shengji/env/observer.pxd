@@ -16,7 +16,8 @@ cdef class Observer:
     cdef public object rnd
     cdef public float[::1] buf
     cdef public object state
-    cdef public list index
+    cdef public list runs
+    cdef public int[::1] _slot
     cdef public object trump_key
     cdef public object phase
     cdef public int turn
@@ -31,17 +32,18 @@ cdef class Observer:
     cdef public list _sizes
 
     @cython.locals(b=float[::1], o_hand=int, o_played=int, o_trick=int, u0=int, u1=int,
-                   u2=int, pts=int, k=int, i=int, lead_suit=int, n=int)
+                   u2=int, pts=int, k=int, i=int, j=int, lead_suit=int, n=int,
+                   slot=int[::1])
     cpdef played(self, int seat, object ids, bint lead)
-    @cython.locals(b=float[::1])
+    @cython.locals(b=float[::1], k=int)
     cpdef pick(self, int seat, int card_id)
-    @cython.locals(b=float[::1], i=int)
+    @cython.locals(b=float[::1], i=int, slot=int[::1])
     cpdef unpick(self, int seat, object ids)
     @cython.locals(b=float[::1], p=int)
     cpdef play_turn(self, object seat)
     @cython.locals(b=float[::1])
     cpdef trick_won(self, int n_tricks)
-    @cython.locals(b=float[::1], d=int, o=int)
+    @cython.locals(b=float[::1], d=int, o=int, slot=int[::1])
     cpdef dealt(self, object deck, int start, int end, int first_drawer)
     @cython.locals(b=float[::1], sizes=list, s=int, n=int)
     cpdef _read_sizes(self)

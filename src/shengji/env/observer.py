@@ -2,14 +2,17 @@
 
 `encode(view)` builds an observation from scratch (~100+ µs in Python). An RL loop asks
 for one at nearly every step, and between two steps only a card or two changed. An
-`Observer` keeps one flat float32 *state* vector per round, in the engine's fixed card
-ids and absolute seats (so nothing in it depends on the trump), and updates it in place
-from the events `Round.apply` returns (`shengji.events`), or, where the table advanced the
-round with `Round.step` (draws and plays), from its notices (`dealt`, `played`,
-`trick_won`, `round_over`). A seat's observation is then a single gather,
-`state.take(index)`, where `index` (cached per seat and trump) maps each
-of the `OBS_SIZE` entries to the state entry it reads: trump-relative slots, relative
-seats and "my team" are all in the index, not in the state.
+`Observer` keeps one flat float32 *state* vector per round, by absolute seat, and
+updates it in place from the events `Round.apply` returns (`shengji.events`), or, where
+the table advanced the round with `Round.step` (draws and plays), from its notices
+(`dealt`, `played`, `trick_won`, `round_over`). Its 54-entry card blocks are in the
+trump-relative *slot* order of the trump shown now (`encoding.slot_tables`): a card id
+is written at its slot (`_slot`), and when a declaration changes the trump the blocks
+are permuted once. A seat's observation then reads whole card blocks as they lie, so
+it is a copy of a few dozen runs of consecutive entries (`arrays.gather_runs` over
+`runs[seat]`, cached per seat and trump: ~60 runs for 851 entries), not 851 single
+reads: relative seats, "my team" and the voids' suit order are in the runs, not in
+the state. `obs_index` gives the same mapping entry by entry.
 
 Hidden information (RULES §11): the observer sees every event unredacted, but a card
 only one seat may see (a draw, the taken or buried kitty, its own plays' removal from
@@ -43,6 +46,7 @@ from ..events import (
     TrumpFixed,
 )
 from ..round import Round
+from .arrays import gather_runs
 from .encoding import F32, OBS_SIZE, PHASES, slot_tables
 
 I64 = npt.NDArray[np.int64]
@@ -88,6 +92,7 @@ N_TRICKS = _field("tricks_done", 1)
 BURY = _field("bury_left", 4)  # by seat
 TURN = _field("to_act", 4)  # by seat
 STATE_SIZE = _STATE_SIZE
+_CARDS_END = DECLARED + N_IDS  # HAND .. DECLARED: the 26 card blocks, one after another
 
 
 def _level_index(name: str) -> int:
@@ -96,12 +101,12 @@ def _level_index(name: str) -> int:
 
 @functools.cache
 def obs_index(me: int, rank: str | None, suit: str | None) -> I64:
-    """For seat `me` under trump (rank, suit): the state entry each observation entry reads.
+    """For seat `me` under trump (rank, suit): the state entry each observation entry reads
+    (the state's card blocks being in that trump's slot order).
 
     The order is that of `encoding.OBS_BLOCKS` (docs/ENV.md); `encode` is the reference.
     """
-    _, id_of_arr, block_of = slot_tables(rank, suit)
-    id_of = [int(i) for i in id_of_arr]
+    block_of = slot_tables(rank, suit)[2]
     order = [(me + r) % 4 for r in range(4)]
     blocks = [block_of[s] for s in range(4)] + [4]
     perm = [0] * 5  # observation suit index -> play suit
@@ -110,7 +115,7 @@ def obs_index(me: int, rank: str | None, suit: str | None) -> I64:
     my_team = me % 2
 
     def cards(base: int) -> list[int]:
-        return [base + i for i in id_of]
+        return list(range(base, base + N_IDS))
 
     idx: list[int] = []
     idx += cards(HAND + me * N_IDS)
@@ -141,6 +146,22 @@ def obs_index(me: int, rank: str | None, suit: str | None) -> I64:
     return out
 
 
+@functools.cache
+def obs_runs(me: int, rank: str | None, suit: str | None) -> I64:
+    """`obs_index(me, rank, suit)` as runs of consecutive state entries: rows
+    `(first entry, length)`, for `arrays.gather_runs` (read-only, shared)."""
+    idx = obs_index(me, rank, suit).tolist()
+    runs: list[list[int]] = []
+    for i in idx:
+        if runs and runs[-1][0] + runs[-1][1] == i:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, 1])
+    out = np.array(runs, dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
 _TURN_NONE = -1
 # per seat: where the other three seats' `unseen` rows start
 _OTHERS_UNSEEN = tuple(
@@ -162,7 +183,7 @@ class Observer:
     """
 
     __slots__ = (
-        "rnd", "buf", "state", "index", "trump_key", "phase", "turn", "lead_suit",
+        "rnd", "buf", "state", "runs", "_slot", "trump_key", "phase", "turn", "lead_suit",
         "lead_n", "drawn", "_trick_points", "_n_plays", "points", "_ps", "_block_of",
         "_sizes",
     )
@@ -173,7 +194,8 @@ class Observer:
         self.rnd = rnd
         self.buf = array("f", bytes(4 * STATE_SIZE))  # fast scalar writes from Python
         self.state: F32 = np.frombuffer(self.buf, dtype=np.float32)  # same memory
-        self.index: list[I64] = []
+        self.runs: list[I64] = []
+        self._slot = array("i", range(N_IDS))  # card id -> its entry in a card block
         self.trump_key: tuple[str | None, str | None] = ("", "")
         self.phase = ""
         self.turn = _TURN_NONE
@@ -192,15 +214,19 @@ class Observer:
         """Pickle/deepcopy support, the same for the pure-Python and the compiled class:
         the state vector travels as bytes, and `state` is rebuilt over a new `buf`."""
         st: dict[str, object] = {
-            k: getattr(self, k) for k in self.__slots__ if k not in ("buf", "state")
+            k: getattr(self, k) for k in self.__slots__ if k not in ("buf", "state", "_slot")
         }
         st["buf"] = self.state.tobytes()
+        st["_slot"] = list(self._slot)
         return (_blank_observer, (), st)
 
     def __setstate__(self, st: dict[str, object]) -> None:
         for k, v in st.items():
-            if k != "buf":
+            if k not in ("buf", "_slot"):
                 setattr(self, k, v)
+        slot = st["_slot"]
+        assert isinstance(slot, list)
+        self._slot = array("i", slot)
         raw = st["buf"]
         assert isinstance(raw, bytes)
         self.buf = array("f", raw)
@@ -210,22 +236,24 @@ class Observer:
 
     def observation(self, seat: int) -> F32:
         """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now."""
-        return self.state.take(self.index[seat], mode="clip")
+        return gather_runs(self.state, self.runs[seat])
 
     # ------------------------------------------------------------ selection
 
     def pick(self, seat: int, card_id: int) -> None:
         """`seat` selected one card for the play or bury it is building."""
         b = self.buf
-        b[HAND + seat * N_IDS + card_id] -= 1.0
-        b[SEL + seat * N_IDS + card_id] += 1.0
+        k = self._slot[card_id]
+        b[HAND + seat * N_IDS + k] -= 1.0
+        b[SEL + seat * N_IDS + k] += 1.0
 
     def unpick(self, seat: int, ids: Sequence[int]) -> None:
         """Clear `seat`'s selection (the cards go back to its hand block)."""
         b = self.buf
+        slot = self._slot
         for i in ids:
-            b[HAND + seat * N_IDS + i] += 1.0
-            b[SEL + seat * N_IDS + i] -= 1.0
+            b[HAND + seat * N_IDS + slot[i]] += 1.0
+            b[SEL + seat * N_IDS + slot[i]] -= 1.0
 
     def set_bury_left(self, seat: int, value: float) -> None:
         """The `bury picks left / 8` scalar of `seat` (0 when it is not burying)."""
@@ -237,8 +265,9 @@ class Observer:
         """The deal's cards `deck[start:end]` were drawn (RULES §3.1), the first of them
         by seat `(first_drawer + start) % 4`; each is written into its drawer's rows only."""
         b = self.buf
+        slot = self._slot
         for d in range(start, end):
-            o = ((first_drawer + d) & 3) * N_IDS + deck[d]
+            o = ((first_drawer + d) & 3) * N_IDS + slot[deck[d]]
             b[HAND + o] += 1.0
             b[UNSEEN + o] -= 1.0
         self.drawn = end
@@ -267,15 +296,17 @@ class Observer:
         o_played = PLAYED + seat * N_IDS
         o_trick = TRICK + seat * N_IDS
         u0, u1, u2 = _OTHERS_UNSEEN[seat]
+        slot = self._slot
         pts = 0
         k = 0
         for i in ids:
-            b[o_hand + i] -= 1.0
-            b[o_played + i] += 1.0
-            b[o_trick + i] += 1.0
-            b[u0 + i] -= 1.0
-            b[u1 + i] -= 1.0
-            b[u2 + i] -= 1.0
+            j = slot[i]
+            b[o_hand + j] -= 1.0
+            b[o_played + j] += 1.0
+            b[o_trick + j] += 1.0
+            b[u0 + j] -= 1.0
+            b[u1 + j] -= 1.0
+            b[u2 + j] -= 1.0
             pts += POINTS[i]
             if ps[i] == lead_suit:
                 k += 1
@@ -324,7 +355,7 @@ class Observer:
             seat = ev.seat
             card = ev.card
             assert card is not None
-            i = card.id
+            i = self._slot[card.id]
             b[HAND + seat * N_IDS + i] += 1.0
             b[UNSEEN + seat * N_IDS + i] -= 1.0
             self._sizes[seat] = ev.hand_size
@@ -366,7 +397,7 @@ class Observer:
                 assert isinstance(ev, KittyFlipped)
                 self.state[FLIP : FLIP + N_IDS] = 0.0
                 for c in ev.cards:
-                    self.buf[FLIP + c.id] += 1.0
+                    self.buf[FLIP + self._slot[c.id]] += 1.0
             elif k is TrumpFixed:
                 assert isinstance(ev, TrumpFixed)
                 self._trump_fixed(ev)
@@ -385,15 +416,16 @@ class Observer:
 
     def _add(self, base: int, seat: int, ids: Sequence[int], d: float) -> None:
         b = self.buf
+        slot = self._slot
         o = base + seat * N_IDS
         for i in ids:
-            b[o + i] += d
+            b[o + slot[i]] += d
 
     def _declared(self, ev: Declared) -> None:
         b = self.buf
         self.state[DECLARED : DECLARED + N_IDS] = 0.0
         for c in ev.cards:
-            b[DECLARED + c.id] += 1.0
+            b[DECLARED + self._slot[c.id]] += 1.0
         self.state[DECLARER : DECLARER + 5] = 0.0
         b[DECLARER + ev.seat] = 1.0
         self._set_trump()
@@ -469,10 +501,13 @@ class Observer:
         key = (t.rank, t.suit)
         if key != self.trump_key:
             self.trump_key = key
-            # writeable copies of the shared (read-only) cached index: numpy's `take`
-            # copies a read-only index at every call (~0.3 µs of its ~1.1 µs)
-            self.index = [obs_index(s, t.rank, t.suit).copy() for s in range(4)]
-            self._block_of = slot_tables(t.rank, t.suit)[2]
+            self.runs = [obs_runs(s, t.rank, t.suit) for s in range(4)]
+            slot_of, id_of, self._block_of = slot_tables(t.rank, t.suit)
+            # the card blocks to the new slot order: new entry k holds the card id_of[k],
+            # which was at the old slot of that id
+            cards = self.state[HAND:_CARDS_END].reshape(-1, N_IDS)
+            cards[:] = cards[:, np.asarray(self._slot, dtype=np.int64)[id_of]]
+            self._slot = array("i", slot_of.tolist())
         fixed = rnd.trump
         self._ps = fixed.play_suit if fixed is not None else ()
 

@@ -29,6 +29,7 @@ from ..shapes import Shape
 from ..trump import Trump, trump_for
 from ..views import View
 from ..vocab import Phase
+from .arrays import gather_runs, mask_array
 from .encoding import (
     CLOSE,
     DONE,
@@ -183,7 +184,6 @@ def _suit_bytes(rank: str | None, suit: str | None) -> tuple[int, ...]:
     )
 
 
-_INT8 = np.dtype(np.int8)
 _DRAW = DRAW
 _PASSES = tuple(Pass(s) for s in range(4))
 _SINGLES = SINGLE_PLAYS  # one-card plays are most plays: made once (actions.py)
@@ -277,14 +277,13 @@ class Table:
         this), but is gathered from state kept up to date as the round goes.
         """
         obs = self.observer
-        # the index is always in range: "clip" only skips numpy's bounds-error path (~2x)
-        return obs.state.take(obs.index[seat], mode="clip")
+        return gather_runs(obs.state, obs.runs[seat])
 
     def observation_into(self, seat: int, out: F32) -> F32:
         """Write the observation of `seat` into `out` (`OBS_SIZE` float32) and return it:
         no allocation, for loops that keep a preallocated buffer (e.g. a batch row)."""
         obs = self.observer
-        return obs.state.take(obs.index[seat], out=out, mode="clip")
+        return gather_runs(obs.state, obs.runs[seat], out)
 
     def action_mask(self, seat: int) -> I8:
         """The legal actions of `seat` now (all zero when it is not this seat's turn):
@@ -294,7 +293,7 @@ class Table:
         bits = self._bits
         if bits < 0:
             bits = self._bits = self._mask_bits(seat)
-        return np.frombuffer(bytearray(bits.to_bytes(N_ACTIONS, "little")), _INT8)
+        return mask_array(bits, N_ACTIONS)
 
     def mask_bits(self) -> int:
         """The acting seat's mask as an int with one byte per action (byte `a` is 1 if
