@@ -853,7 +853,13 @@ def main() -> None:
                 flush=True,
             )
             for i, w in enumerate(r.get("workers", [])):
-                print(f"  worker {i}: " + "  ".join(f"{k}={v}" for k, v in w.items()))
+                passes = w.get("gc") or {}
+                print(f"  worker {i}: " + "  ".join(
+                    f"{k}={v}" for k, v in w.items() if k != "gc"
+                ) + "".join(
+                    f"  gc {g}: {x['passes']} passes {x['total_ms']} ms max {x['max_ms']} ms"
+                    for g, x in passes.items()
+                ))
             if r.get("error_kinds"):
                 print("  errors by kind:", r["error_kinds"])
             for key in ("p99_by_phase", "p99_by_10s"):

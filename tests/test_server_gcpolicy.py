@@ -52,3 +52,23 @@ def test_apps_built_in_tests_leave_the_collector_alone(
     with serve(tmp_path / "db.sqlite") as client:  # type: ignore[operator]
         assert client.get("/api/tables").status_code == 200
     assert gc.get_threshold() == before
+
+
+def test_the_pass_timer_counts_and_times_each_generations_passes() -> None:
+    timer = gcpolicy.PassTimer()
+    try:
+        for generation in (0, 0, 1, 2):
+            gc.collect(generation)
+        stats = timer.stats()
+        # (an automatic pass may slip in between: at least these)
+        assert stats["young"]["passes"] >= 2 and stats["middle"]["passes"] >= 1
+        assert stats["full"]["passes"] >= 1
+        for g in stats.values():
+            assert 0 <= g["max_ms"] <= g["total_ms"] + 0.1
+        assert stats["full"]["total_ms"] > 0
+    finally:
+        timer.close()
+    assert timer._on_pass not in gc.callbacks
+    young = timer.stats()["young"]["passes"]
+    gc.collect(0)
+    assert timer.stats()["young"]["passes"] == young  # closed: no longer counting

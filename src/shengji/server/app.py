@@ -213,8 +213,9 @@ def create_app(
     `test_bots` offers the deliberately slow "slow" bot (benchmarks). `redis_url`: run as
     one worker of a cluster (a PostgreSQL `db_url` is then required; see `cluster.py`);
     `lease_ms`: how long a stalled worker keeps its tables. `tune_gc`: once started,
-    freeze what start-up built and raise the collector's thresholds (`gcpolicy`; `run`
-    sets it: it is a setting of the whole process, so apps built inside tests do not).
+    freeze what start-up built, raise the collector's thresholds and time its passes
+    (`gcpolicy`; `run` sets it: it is a setting of the whole process, so apps built
+    inside tests do not).
     """
     url = db_url or default_db_url()
     minima = None if fast_timings else PUBLIC_MINIMA
@@ -257,11 +258,15 @@ def create_app(
             raise
         app.state.store = store
         app.state.manager = manager
+        gc_timer = None
         if tune_gc:
             gcpolicy.tune()
+            gc_timer = manager.gc_timer = gcpolicy.PassTimer()
         try:
             yield
         finally:
+            if gc_timer is not None:
+                gc_timer.close()
             if cluster is not None:
                 await cluster.stop()
             await manager.stop()

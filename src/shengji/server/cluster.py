@@ -926,7 +926,7 @@ class Cluster:
     def metrics(self) -> dict[str, Any]:
         """Figures of the last writes and of the event loop (ms): the write batches'
         count, mean size and time (queue for the owner session + round trip + commit),
-        and how late the loop ran its timers."""
+        how late the loop ran its timers, and the collector's passes (`gcpolicy`)."""
         times = sorted(t for t, _ in self.store.batches)
         ops = sum(n for _, n in self.store.batches)
         lags = sorted(self.lags)
@@ -938,6 +938,7 @@ class Cluster:
             "batches": len(times), "mean_batch": round(ops / len(times), 2) if times else None,
             "batch_p50_ms": pct(times, 50), "batch_p99_ms": pct(times, 99),
             "loop_lag_p50_ms": pct(lags, 50), "loop_lag_p99_ms": pct(lags, 99),
+            "gc": None if self.manager.gc_timer is None else self.manager.gc_timer.stats(),
         }
 
     def info(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from .tables import ERROR, FINISHED, PLAYING, SLOW_KIND, TABLE_ID_RE, WAITING, T
 
 if TYPE_CHECKING:
     from .cluster import Cluster
+    from .gcpolicy import PassTimer
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class Manager:
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         self.cluster: Cluster | None = None  # several processes (`cluster.Cluster`)
+        self.gc_timer: PassTimer | None = None  # this process's GC passes (`gcpolicy`)
         self._conn_ids = itertools.count()
 
     def make_agent(self, kind: str, seed: int) -> Agent:
