@@ -9,13 +9,17 @@ event loop stops meanwhile), all passes together 13% of the run. `tune()`:
 
 - freezes what start-up built (modules, the app, the tables resumed from the log):
   never scanned again, still freed by reference counting when dropped;
-- raises the young generation's threshold (a young pass every 50,000 net allocations,
-  not 700). What a young pass costs is set less by the threshold than by the
-  connections: each open connection's pending read and write (a few coroutines and
+- raises the young generation's threshold (a young pass every 200,000 net
+  allocations, not 700). What a young pass costs is set less by the threshold than by
+  the connections: each open connection's pending read and write (a few coroutines and
   futures, made anew at every message) are always young, so at 1,000 tables a young
   pass finds ~30,000 objects at a threshold of 5,000 and ~100,000 at 50,000, at ~1 µs
-  each (measured: ~120 passes of 12-35 ms per worker against ~17 of 50-150 ms; the
-  load bench's p99 151 ms against 40-67 ms). Rarer passes are cheaper in total;
+  each. Rarer passes scan those fewer times: cheaper in total, and they touch fewer of
+  the actions in flight. Measured with bench/load.py (1,000 tables, 2 workers, 0.7 s
+  think time), per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151 ms);
+  50,000 15 passes, the longest 77-112 ms, 0.6-0.9 s in all (p99 38-63 ms, median 48
+  over 5 runs); 200,000 3 passes, the longest 125-212 ms, 0.35-0.53 s in all (p99
+  25-76 ms, median 37 over 6 runs, and lower in each of 3 runs paired with 50,000);
 - keeps the older generations' rules (a middle pass every 20 young ones; a full pass
   after 10 middle ones, once the heap grew by a quarter), so cyclic garbage is still
   collected and memory stays bounded.
@@ -25,7 +29,7 @@ scanned little, but objects that live a second were then scanned before they die
 the collector's total time, and the middle passes came sooner; p99 350-414 ms).
 
 `SHENGJI_GC="t0,t1,t2"` overrides the thresholds (`off` leaves CPython's defaults).
-`PassTimer` times every pass of the process; `tune` installs one, and a worker's
+`PassTimer` times every pass of the process; the server starts one after `tune`, and a worker's
 `/api/cluster` metrics (printed by bench/load.py) show it.
 """
 
@@ -36,7 +40,7 @@ import os
 import time
 from typing import Any
 
-THRESHOLDS = (50_000, 20, 10)
+THRESHOLDS = (200_000, 20, 10)
 
 _NAMES = ("young", "middle", "full")
 
