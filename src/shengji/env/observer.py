@@ -162,6 +162,25 @@ def obs_runs(me: int, rank: str | None, suit: str | None) -> I64:
     return out
 
 
+@functools.cache
+def _slot_array(key: tuple[str | None, str | None]) -> array[int]:
+    """Card id -> slot under the trump `key` (rank, suit); ("", "") before any trump is
+    shown: the ids themselves. Shared, never written."""
+    if key == ("", ""):
+        return array("i", range(N_IDS))
+    return array("i", slot_tables(*key)[0].tolist())
+
+
+@functools.cache
+def _reorder(old: tuple[str | None, str | None], new: tuple[str | None, str | None]) -> I64:
+    """The column order that takes card blocks from `old`'s slot order to `new`'s: new
+    slot k holds the card `id_of[k]`, which was at that card's old slot."""
+    before = np.array(_slot_array(old), dtype=np.int64)
+    out = before[slot_tables(*new)[1]]
+    out.flags.writeable = False
+    return out
+
+
 _TURN_NONE = -1
 # per seat: where the other three seats' `unseen` rows start
 _OTHERS_UNSEEN = tuple(
@@ -195,7 +214,7 @@ class Observer:
         self.buf = array("f", bytes(4 * STATE_SIZE))  # fast scalar writes from Python
         self.state: F32 = np.frombuffer(self.buf, dtype=np.float32)  # same memory
         self.runs: list[I64] = []
-        self._slot = array("i", range(N_IDS))  # card id -> its entry in a card block
+        self._slot = _slot_array(("", ""))  # card id -> its entry in a card block
         self.trump_key: tuple[str | None, str | None] = ("", "")
         self.phase = ""
         self.turn = _TURN_NONE
@@ -500,14 +519,13 @@ class Observer:
         t = rnd.display_trump()
         key = (t.rank, t.suit)
         if key != self.trump_key:
+            # the card blocks to the new slot order
+            cards = self.state[HAND:_CARDS_END].reshape(-1, N_IDS)
+            cards[:] = cards[:, _reorder(self.trump_key, key)]
             self.trump_key = key
             self.runs = [obs_runs(s, t.rank, t.suit) for s in range(4)]
-            slot_of, id_of, self._block_of = slot_tables(t.rank, t.suit)
-            # the card blocks to the new slot order: new entry k holds the card id_of[k],
-            # which was at the old slot of that id
-            cards = self.state[HAND:_CARDS_END].reshape(-1, N_IDS)
-            cards[:] = cards[:, np.asarray(self._slot, dtype=np.int64)[id_of]]
-            self._slot = array("i", slot_of.tolist())
+            self._block_of = slot_tables(t.rank, t.suit)[2]
+            self._slot = _slot_array(key)
         fixed = rnd.trump
         self._ps = fixed.play_suit if fixed is not None else ()
 
