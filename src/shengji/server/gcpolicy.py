@@ -9,17 +9,21 @@ event loop stops meanwhile), all passes together 13% of the run. `tune()`:
 
 - freezes what start-up built (modules, the app, the tables resumed from the log):
   never scanned again, still freed by reference counting when dropped;
-- raises the young generation's threshold (a young pass every 200,000 net
+- raises the young generation's threshold (a young pass every 100,000 net
   allocations, not 700). What a young pass costs is set less by the threshold than by
   the connections: each open connection's pending read and write (a few coroutines and
   futures, made anew at every message) are always young, so at 1,000 tables a young
   pass finds ~30,000 objects at a threshold of 5,000 and ~100,000 at 50,000, at ~1 µs
-  each. Rarer passes scan those fewer times: cheaper in total, and they touch fewer of
-  the actions in flight. Measured with bench/load.py (1,000 tables, 2 workers, 0.7 s
-  think time), per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151 ms);
-  50,000 15 passes, the longest 77-112 ms, 0.6-0.9 s in all (p99 38-63 ms, median 48
-  over 5 runs); 200,000 3 passes, the longest 125-212 ms, 0.35-0.53 s in all (p99
-  25-76 ms, median 37 over 6 runs, and lower in each of 3 runs paired with 50,000);
+  each. Rarer passes scan those fewer times (cheaper in all, fewer actions caught by
+  one) but each is longer. Measured with bench/load.py, 1,000 tables on 2 workers with
+  0.7 s think time, per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151
+  ms); 50,000 15 passes, the longest 77-112 ms, 0.6-0.9 s in all (p99 38-63 ms, median
+  48 over 5 runs); 100,000 7-8 passes, the longest ~127 ms, 0.63-0.66 s in all (p99
+  31 ms); 200,000 3 passes, the longest 125-212 ms, 0.35-0.53 s in all (p99 25-76 ms,
+  median 37 over 6 runs). But with one worker and every bot answering at once (120
+  tables, no think time, a saturated process) a single long pause backs everything up:
+  p99 67 ms at 50,000, 71 and 80 ms at 100,000, 123 ms at 200,000. 100,000 is the
+  middle of that trade;
 - keeps the older generations' rules (a middle pass every 20 young ones; a full pass
   after 10 middle ones, once the heap grew by a quarter), so cyclic garbage is still
   collected and memory stays bounded.
@@ -40,7 +44,7 @@ import os
 import time
 from typing import Any
 
-THRESHOLDS = (200_000, 20, 10)
+THRESHOLDS = (100_000, 20, 10)
 
 _NAMES = ("young", "middle", "full")
 
