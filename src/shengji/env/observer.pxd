@@ -35,6 +35,7 @@ cdef class Observer:
                    u2=int, pts=int, k=int, i=int, j=int, lead_suit=int, n=int,
                    slot=int[::1])
     cpdef played(self, int seat, object ids, bint lead)
+    cpdef observation(self, int seat, object out=*)
     @cython.locals(b=float[::1], k=int)
     cpdef pick(self, int seat, int card_id)
     @cython.locals(b=float[::1], i=int, slot=int[::1])

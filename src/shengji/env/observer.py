@@ -234,18 +234,17 @@ class Observer:
         the state vector travels as bytes, and `state` is rebuilt over a new `buf`."""
         st: dict[str, object] = {
             k: getattr(self, k) for k in self.__slots__ if k not in ("buf", "state", "_slot")
-        }
+        }  # `_slot` follows from `trump_key`
         st["buf"] = self.state.tobytes()
-        st["_slot"] = list(self._slot)
         return (_blank_observer, (), st)
 
     def __setstate__(self, st: dict[str, object]) -> None:
         for k, v in st.items():
-            if k not in ("buf", "_slot"):
+            if k != "buf":
                 setattr(self, k, v)
-        slot = st["_slot"]
-        assert isinstance(slot, list)
-        self._slot = array("i", slot)
+        key = st["trump_key"]
+        assert isinstance(key, tuple)
+        self._slot = _slot_array(key)
         raw = st["buf"]
         assert isinstance(raw, bytes)
         self.buf = array("f", raw)
@@ -253,9 +252,10 @@ class Observer:
 
     # ------------------------------------------------------------ reading
 
-    def observation(self, seat: int) -> F32:
-        """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now."""
-        return gather_runs(self.state, self.runs[seat])
+    def observation(self, seat: int, out: F32 | None = None) -> F32:
+        """The observation vector (`OBS_SIZE` float32, docs/ENV.md) of `seat` now: a new
+        array, or written into `out` (and returned)."""
+        return gather_runs(self.state, self.runs[seat], out)
 
     # ------------------------------------------------------------ selection
 

@@ -29,7 +29,7 @@ from ..shapes import Shape
 from ..trump import Trump, trump_for
 from ..views import View
 from ..vocab import Phase
-from .arrays import gather_runs, mask_array
+from .arrays import mask_array
 from .encoding import (
     CLOSE,
     DONE,
@@ -277,13 +277,13 @@ class Table:
         this), but is gathered from state kept up to date as the round goes.
         """
         obs = self.observer
-        return gather_runs(obs.state, obs.runs[seat])
+        return obs.observation(seat)
 
     def observation_into(self, seat: int, out: F32) -> F32:
         """Write the observation of `seat` into `out` (`OBS_SIZE` float32) and return it:
         no allocation, for loops that keep a preallocated buffer (e.g. a batch row)."""
         obs = self.observer
-        return gather_runs(obs.state, obs.runs[seat], out)
+        return obs.observation(seat, out)
 
     def action_mask(self, seat: int) -> I8:
         """The legal actions of `seat` now (all zero when it is not this seat's turn):
