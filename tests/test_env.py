@@ -590,6 +590,44 @@ def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> Non
     assert checked > 300
 
 
+def test_agent_iter_keeps_pettingzoo_iterator_contract() -> None:
+    """`raw_env.agent_iter` (compiled with the env) counts down `max_iter`, stops when
+    every agent is removed, and each `iter()` of it starts afresh, as PettingZoo's does."""
+    env = shengji_v0.raw_env()
+    env.reset(seed=1)
+    agents = env.agent_iter(max_iter=3)
+    seen = []
+    for agent in agents:
+        assert agent == env.agent_selection
+        seen.append(agent)
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(seen) == 3
+    assert len(list(zip(range(2), agents, strict=False))) == 2  # a fresh countdown per iter()
+    env.agents = []
+    assert list(env.agent_iter()) == []
+
+
+def test_a_mid_round_env_copies_and_pickles_with_its_state() -> None:
+    """`reset` binds `last`/`step` to the round's stepper: a deep copy or a pickle of
+    the env steps its own table, not the original's."""
+    import copy
+    import pickle
+
+    env = shengji_v0.raw_env()
+    env.reset(seed=3)
+    for _ in range(40):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        a, b = env.last()[0], twin.last()[0]
+        assert a is not None and b is not None
+        np.testing.assert_array_equal(a["observation"], b["observation"])
+        twin.step(int(np.flatnonzero(b["action_mask"])[-1]))
+        assert twin.table is not env.table
+        assert env.last()[0]["observation"].tobytes() == a["observation"].tobytes()
+
+
 def test_env_observations_are_new_arrays_the_agent_may_keep() -> None:
     env = shengji_v0.raw_env()
     env.reset(seed=4)

@@ -39,7 +39,7 @@ COMPILED = (
 #: `.pxd` beside each `.py`; the `.py` stays the one source of the logic. `env.arrays`
 #: (the observation and mask arrays a step hands out) is built from its `.pyx`, over
 #: numpy's C API, which pure-Python-mode Cython cannot reach; its `.py` is the reference.
-CYTHONIZED = ("env.table", "env.observer", "env.arrays")
+CYTHONIZED = ("env.table", "env.observer", "env.arrays", "env.shengji_v0")
 
 #: every module that has a compiled build
 ACCELERATED = COMPILED + CYTHONIZED

@@ -10,10 +10,12 @@ from libc.string cimport memcpy
 cnp.import_array()
 
 
-def gather_runs(cnp.ndarray state not None, cnp.ndarray runs not None, object out=None):
+cpdef cnp.ndarray gather_runs(cnp.ndarray state, cnp.ndarray runs, object out=None):
     """The slices `state[start : start + length]` for each row `(start, length)` of
     `runs` (an `(k, 2)` int64 array), one after another, as float32 (`out` if given,
     else a new array). A run outside `state` raises `IndexError`."""
+    if state is None or runs is None:
+        raise TypeError("gather_runs: state and runs must be arrays, not None")
     if (cnp.PyArray_TYPE(state) != cnp.NPY_FLOAT32 or cnp.PyArray_NDIM(state) != 1
             or not cnp.PyArray_IS_C_CONTIGUOUS(state)):
         raise TypeError("gather_runs: state must be a contiguous 1-d float32 array")
@@ -46,7 +48,7 @@ def gather_runs(cnp.ndarray state not None, cnp.ndarray runs not None, object ou
     return res
 
 
-def mask_array(object bits, Py_ssize_t n):
+cpdef cnp.ndarray mask_array(object bits, Py_ssize_t n):
     """A new int8 array of `n` entries, entry `a` = byte `a` of `bits` (little-endian):
     the mask int of `Table` (one byte per action) as the array agents read."""
     cdef bytes raw = bits.to_bytes(n, "little")  # OverflowError if bits needs more

@@ -4,6 +4,7 @@
 # float memoryview (its element writes become C stores), ints as C ints, and the
 # per-step notices as cpdef methods the compiled Table calls without Python dispatch.
 cimport cython
+from shengji.env.arrays cimport gather_runs
 
 # the state vector's layout (observer.py `_field`): C ints, so offsets are C arithmetic
 cdef int N_IDS

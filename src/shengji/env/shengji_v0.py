@@ -95,6 +95,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self._rng = random.Random()
         self.table: Table | None = None
+        self._steps = _Steps(self, None)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _Agents:
+        """`AECEnv.agent_iter`: yields the selected agent until every agent is done (or
+        `max_iter` agents were yielded); step the env once per agent yielded. The same
+        contract as PettingZoo's iterable, compiled with the env (issue 12)."""
+        return _Agents(self, max_iter)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The Dict space of `observation` (float32 vector) and `action_mask` (int8)."""
@@ -127,6 +134,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        # `last` and `step` of this round: the stepper's C methods, bound on the instance
+        # (an agent loop then calls C directly, ~1,000 instructions a step fewer than
+        # through the class's methods, which delegate and serve before the first reset)
+        self._steps = steps = _Steps(self, self.table)
+        self.last = steps.last  # type: ignore[method-assign]
+        self.step = steps.step  # type: ignore[method-assign]
         self._select()
 
     def _select(self) -> None:
@@ -149,47 +162,24 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
     ) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
         """`AECEnv.last` (the selected agent's observation, accumulated reward,
         termination, truncation and info), with the observation built in one call."""
-        agent = self.agent_selection
-        obs = None
-        if observe:
-            t = self.table
-            assert t is not None, "call reset() first"
-            seat = _SEAT[agent]
-            obs = {"observation": t.observation(seat), "action_mask": t.action_mask(seat)}
-        return (
-            obs, self._cumulative_rewards[agent], self.terminations[agent],
-            self.truncations[agent], self.infos[agent],
-        )
+        return self._steps.last(observe)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (see docs/ENV.md); None for a finished agent."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+        self._steps.step(action)
+
+    def _end(self) -> None:
+        """The round is over: every agent's reward and termination (then PettingZoo's
+        dead steps remove the agents one by one)."""
         t = self.table
         assert t is not None
-        # Rewards are all 0 until the round ends (then `_accumulate_rewards` below), so
-        # the acting agent's accumulated reward is 0 already: nothing to reset per step.
-        assert action is not None
-        t.step(action)
-        if t.seat is None:
-            r = t.rewards()
-            self.rewards = {a: r[i] for i, a in enumerate(AGENTS)}
-            self.terminations = dict.fromkeys(AGENTS, True)
-            res = t.round.result
-            for a in AGENTS:
-                self.infos[a] = {"result": res}
-            self._accumulate_rewards()
-        else:
-            # rewards are 0 until the round ends, so there is nothing to reset or add up
-            seat = t.seat
-            assert seat is not None
-            agent = AGENTS[seat]
-            self.agent_selection = agent
-            self.infos[agent] = {"kind": t.kind}
-        if self.render_mode == "human":
-            print(self.render())
+        r = t.rewards()
+        self.rewards = {a: r[i] for i, a in enumerate(AGENTS)}
+        self.terminations.update(dict.fromkeys(AGENTS, True))  # (the dict `_steps` reads)
+        res = t.round.result
+        for a in AGENTS:
+            self.infos[a] = {"result": res}
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
         """The public table as text (a spectator's view, RULES §11)."""
@@ -209,6 +199,91 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name)
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class _Steps:
+    """`raw_env.last` and `raw_env.step` for one round (made by `reset`): compiled with
+    the table typed, so a step calls the table's C methods directly (issue 12). The
+    env's PettingZoo state (`agent_selection`, the per-agent dicts) stays on the env,
+    read and written here as PettingZoo's own loop would (the per-agent dicts of this
+    round are held here too: `reset` makes new ones, the round's end updates them)."""
+
+    def __init__(self, env: raw_env, table: Table | None) -> None:
+        self.env = env
+        self.table = table
+        self.cumulative = getattr(env, "_cumulative_rewards", {})
+        self.terminations = getattr(env, "terminations", {})
+        self.truncations = getattr(env, "truncations", {})
+        self.infos = getattr(env, "infos", {})
+        self.human = env.render_mode == "human"
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+        env = self.env
+        agent = env.agent_selection
+        obs = None
+        if observe:
+            t = self.table
+            assert t is not None, "call reset() first"
+            seat = _SEAT[agent]
+            obs = {"observation": t.observation(seat), "action_mask": t.action_mask(seat)}
+        return (
+            obs, self.cumulative[agent], self.terminations[agent], self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def step(self, action: int | None) -> None:
+        env = self.env
+        agent = env.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            env._was_dead_step(action)
+            return
+        t = self.table
+        assert t is not None
+        # Rewards are all 0 until the round ends (then `_end`), so the acting agent's
+        # accumulated reward is 0 already: nothing to reset or add up per step.
+        assert action is not None
+        t.step(action)
+        seat = t.seat
+        if seat is None:
+            env._end()
+        else:
+            agent = AGENTS[seat]
+            env.agent_selection = agent
+            self.infos[agent] = {"kind": t.kind}
+        if self.human:
+            print(env.render())
+
+
+class _Agents:
+    """What `raw_env.agent_iter` returns: each `iter()` starts a fresh countdown."""
+
+    def __init__(self, env: raw_env, max_iter: int) -> None:
+        self.env = env
+        self.max_iter = max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator:
+    """PettingZoo's `AECIterator` contract: stop once `env.agents` is empty or the
+    countdown ran out; else yield `env.agent_selection`."""
+
+    def __init__(self, env: raw_env, max_iter: int) -> None:
+        self.env = env
+        self.left = max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return self
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        return env.agent_selection
 
 
 __all__ = ["AGENTS", "env", "raw_env"]

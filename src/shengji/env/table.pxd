@@ -2,6 +2,7 @@
 # get C types, its observer is called through C (typed `Observer`), and the per-step
 # methods are cpdef: callable from Python as before, called directly from each other.
 cimport cython
+from shengji.env.arrays cimport mask_array
 from shengji.env.observer cimport Observer
 
 cdef class Table:
@@ -14,6 +15,7 @@ cdef class Table:
     cdef public object _selbits
     cdef public list _hand_bits
     cdef public list _may_declare
+    cdef public list _cannot_declare
     cdef public object _declarable
     cdef public object seat
     cdef public str kind
@@ -42,5 +44,5 @@ cdef class Table:
     cpdef _lead_bits(self, object x, object avail)
     cpdef _take_forced(self)
     @cython.locals(start=int, drawn=int, first=int, seat=int, card=int, offer=bint,
-                   hands=list, may=list)
+                   hands=list, may=list, cannot=list)
     cpdef bint _deal(self)

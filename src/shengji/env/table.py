@@ -239,6 +239,9 @@ class Table:
         self._selbits = 0  # the selection as per-id counts, one byte per card id
         self._hand_bits = [0, 0, 0, 0]  # each seat's cards, one byte per card id (engine side)
         self._may_declare = [False, False, False, False]  # holds a trump-rank card/joker
+        # the seat could not declare when last asked, and since then it drew no trump-rank
+        # card or joker and nobody declared: what `has_declaration` reads is unchanged
+        self._cannot_declare = [False, False, False, False]
         self._declarable = _declarable_ids(self.round.trump_rank)
         self.seat: int | None = None
         self.kind = "declare"
@@ -483,8 +486,11 @@ class Table:
             self._take_forced()
 
     def _answer(self, action: Declare | Pass) -> None:
+        declare = isinstance(action, Declare)
+        if declare:  # a new standing declaration: every seat's options change (§3.3)
+            self._cannot_declare = [False, False, False, False]
         if self._offer:
-            if isinstance(action, Declare):
+            if declare:
                 self.observer.feed(self.round.apply(action))
             self._offer = False
         else:
@@ -559,6 +565,7 @@ class Table:
         """Re-read all engine-side bookkeeping from `self.round` (tests that swap in a
         round with other hidden cards use it; the selection is kept)."""
         self._sync_hands()
+        self._cannot_declare = [False, False, False, False]
         self._selbits = 0
         for i in self.selected:
             self._selbits += _CARD_BIT[i]
@@ -614,10 +621,12 @@ class Table:
         if drawn == 0:  # a new deal (also after a redeal, §3.5)
             self._hand_bits = [0, 0, 0, 0]
             self._may_declare = [False, False, False, False]
+            self._cannot_declare = [False, False, False, False]
         deck = rnd.deck
         first = rnd.first_drawer
         hands = self._hand_bits
         may = self._may_declare
+        cannot = self._cannot_declare
         declarable = self._declarable
         step = rnd.step
         offer = False
@@ -631,9 +640,12 @@ class Table:
                 break
             if card in declarable:
                 may[seat] = True
-            if may[seat] and rnd.has_declaration(seat):
-                offer = True
-                break
+                cannot[seat] = False
+            if may[seat] and not cannot[seat]:
+                if rnd.has_declaration(seat):
+                    offer = True
+                    break
+                cannot[seat] = True
         self.observer.dealt(deck, start, drawn, first)
         if offer:
             self._offer = True

@@ -1,0 +1,6 @@
+# C declarations of arrays.pyx (issue 12): the table and the observer call these
+# directly, not through a Python call.
+cimport numpy as cnp
+
+cpdef cnp.ndarray gather_runs(cnp.ndarray state, cnp.ndarray runs, object out=*)
+cpdef cnp.ndarray mask_array(object bits, Py_ssize_t n)
