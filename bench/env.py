@@ -10,7 +10,7 @@ take turns, and each figure is the median of its repeats):
 - table+obs: the same, with the acting seat's observation built at every step;
 - table fast loop: `Table` without PettingZoo and without per-step arrays: the
   observation written into one preallocated buffer (`observation_into`), the random
-  legal action drawn from the mask's bytes (`mask_bits`), no numpy mask array;
+  legal action drawn from the mask's bytes (`mask_bytes`), no numpy mask array;
 - env: the PettingZoo AEC loop (`shengji_v0.raw_env`), `last()` building the acting
   agent's observation and mask at every step (what an RL loop pays; the goal's figure);
   and the same with `skip_forced=True` (decisions with one legal action taken for the
@@ -42,7 +42,6 @@ import numpy as np
 from shengji._build import CYTHONIZED, engine_build
 from shengji.actions import DRAW
 from shengji.env import OBS_SIZE, Table, shengji_v0
-from shengji.env.encoding import N_ACTIONS
 from shengji.round import Round
 
 clock: Callable[[], float] = time.thread_time
@@ -86,7 +85,7 @@ def fast_deals(n: int, seed: int) -> float:
         seat = t.seat
         while seat is not None:
             t.observation_into(seat, out)
-            legal = t.mask_bits().to_bytes(N_ACTIONS, "little")
+            legal = t.mask_bytes()
             pos = legal.index(1)
             for _ in range(int(rng.random() * legal.count(1))):
                 pos = legal.index(1, pos + 1)

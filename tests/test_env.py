@@ -555,12 +555,19 @@ def test_a_copied_or_pickled_table_keeps_its_observations_in_step() -> None:
         np.testing.assert_array_equal(t.observation(seat), _fresh(t, seat))
 
 
+def _counts_of(ids: list[int]) -> list[int]:
+    out = [0] * 54
+    for i in ids:
+        out[i] += 1
+    return out
+
+
 def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> None:
-    """The table's own copies of the hands (byte-per-card ints the masks are built from)
-    stay equal to the round's hands at every step, whether seats act card by card or
-    with whole actions; `mask_bits` is the mask array's bytes; `observation_into` fills
-    a caller's buffer with the observation; and the arrays handed out are new ones that
-    later steps do not change."""
+    """The table's own copies of the hands (the count buffers the masks are built from)
+    and of the selection stay equal to the round's at every step, whether seats act card
+    by card or with whole actions; `mask_bits` and `mask_bytes` are the mask array's
+    bytes; `observation_into` fills a caller's buffer with the observation; and the
+    arrays handed out are new ones that later steps do not change."""
     rng = random.Random(9)
     checked = 0
     for deal in range(3):
@@ -569,10 +576,12 @@ def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> Non
         while not t.is_over:
             assert t.seat is not None
             for s in range(4):
-                assert t._hand_bits[s] == int.from_bytes(bytes(t.round.hand_counts(s)), "little")
+                assert bytes(t._hand[s * 54:(s + 1) * 54]) == bytes(t.round.hand_counts(s))
+            assert bytes(t._sel) == bytes(_counts_of(t.selected))
             mask = t.action_mask(t.seat)
             assert mask.flags.writeable and mask.dtype == np.int8
             assert int.from_bytes(mask.tobytes(), "little") == t.mask_bits()
+            assert mask.tobytes() == t.mask_bytes()
             out = np.full(OBS_SIZE, -1.0, dtype=np.float32)
             assert t.observation_into(t.seat, out) is out
             obs = t.observation(t.seat)
@@ -583,7 +592,7 @@ def test_table_bookkeeping_matches_the_round_and_arrays_are_the_callers() -> Non
             else:
                 _random_step(t, rng)
             checked += 1
-        assert t.mask_bits() == 0
+        assert t.mask_bits() == 0 and t.mask_bytes() == bytes(N_ACTIONS)
         for obs, obs_then, mask, mask_then in kept:  # nothing handed out was reused
             np.testing.assert_array_equal(obs, obs_then)
             np.testing.assert_array_equal(mask, mask_then)

@@ -3,4 +3,4 @@
 cimport numpy as cnp
 
 cpdef cnp.ndarray gather_runs(cnp.ndarray state, cnp.ndarray runs, object out=*)
-cpdef cnp.ndarray mask_array(object bits, Py_ssize_t n)
+cpdef cnp.ndarray mask_array(const signed char[::1] mask)

@@ -1,6 +1,6 @@
 """The two arrays an RL step hands out, built fast (issue 12): the observation, copied
 from the observer's state vector in runs of consecutive entries (`gather_runs`), and
-the action mask, spread from the table's mask int (`mask_array`).
+the action mask, copied from the table's mask buffer (`mask_array`).
 
 This file is the reference: numpy, run as it is in a pure-Python install
 (`SHENGJI_PURE=1`). An install with a C compiler builds `arrays.pyx` beside it (the same
@@ -11,6 +11,8 @@ observations and masks.
 """
 
 from __future__ import annotations
+
+from array import array
 
 import numpy as np
 
@@ -33,10 +35,10 @@ def gather_runs(state: F32, runs: I64, out: F32 | None = None) -> F32:
     return state.take(index, out=out)
 
 
-def mask_array(bits: int, n: int) -> I8:
-    """A new int8 array of `n` entries, entry `a` = byte `a` of `bits` (little-endian):
-    the mask int of `Table` (one byte per action) as the array agents read."""
-    return np.frombuffer(bytearray(bits.to_bytes(n, "little")), _INT8)
+def mask_array(mask: array[int]) -> I8:
+    """A new int8 array holding a copy of `mask` (signed bytes, `array("b")`: the
+    table's mask, one byte per action): the array agents read, theirs to keep."""
+    return np.frombuffer(mask, _INT8).copy()
 
 
 __all__ = ["gather_runs", "mask_array"]

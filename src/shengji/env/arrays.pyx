@@ -4,7 +4,6 @@ API. Inputs are checked (dtype, shape, contiguity, every run inside the state), 
 argument can make them read or write outside a buffer."""
 
 cimport numpy as cnp
-from cpython.bytes cimport PyBytes_AS_STRING
 from libc.string cimport memcpy
 
 cnp.import_array()
@@ -48,11 +47,11 @@ cpdef cnp.ndarray gather_runs(cnp.ndarray state, cnp.ndarray runs, object out=No
     return res
 
 
-cpdef cnp.ndarray mask_array(object bits, Py_ssize_t n):
-    """A new int8 array of `n` entries, entry `a` = byte `a` of `bits` (little-endian):
-    the mask int of `Table` (one byte per action) as the array agents read."""
-    cdef bytes raw = bits.to_bytes(n, "little")  # OverflowError if bits needs more
-    cdef cnp.npy_intp dims = n
+cpdef cnp.ndarray mask_array(const signed char[::1] mask):
+    """A new int8 array holding a copy of `mask` (signed bytes, `array("b")`: the
+    table's mask, one byte per action): the array agents read, theirs to keep."""
+    cdef cnp.npy_intp dims = mask.shape[0]
     cdef cnp.ndarray res = cnp.PyArray_SimpleNew(1, &dims, cnp.NPY_INT8)
-    memcpy(cnp.PyArray_DATA(res), PyBytes_AS_STRING(raw), n)
+    if dims:
+        memcpy(cnp.PyArray_DATA(res), &mask[0], dims)
     return res
