@@ -1,5 +1,5 @@
 """Build hook: compile the engine's hot modules with mypyc (issue 9), and the RL
-environment's table and observer with Cython (issue 12).
+environment's table, observer, arrays and AEC layer with Cython (issue 12).
 
 `pip install .` / `pip install -e .` compile the modules in `COMPILED` (mypyc) and
 `CYTHONIZED` (Cython, typed by the `.pxd` beside each) into C extensions next to their

@@ -34,8 +34,9 @@ COMPILED = (
 )
 
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and
-#: observer, which write single floats into a buffer and call each other at every step
-#: (C stores and C calls there; mypyc has no typed buffers). Their C types are in the
+#: observer, which write single bytes and floats into buffers and call each other at every
+#: step (C stores and C calls there; mypyc has no typed buffers), and the PettingZoo layer
+#: over them (`shengji_v0`: its per-step `last`/`step` in a C stepper). Their C types are in the
 #: `.pxd` beside each `.py`; the `.py` stays the one source of the logic. `env.arrays`
 #: (the observation and mask arrays a step hands out) is built from its `.pyx`, over
 #: numpy's C API, which pure-Python-mode Cython cannot reach; its `.py` is the reference.
