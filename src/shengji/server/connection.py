@@ -9,7 +9,7 @@ apply an action.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import collections
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -71,7 +71,14 @@ def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
 
 
 class Client:
-    """One WebSocket connection: its seat (None for a spectator), host right, outbound queue."""
+    """One WebSocket connection: its seat (None for a spectator), host right, outbound queue.
+
+    What the table sends is queued (`push`) and written by a task started when the queue
+    stops being empty and ending when it is drained, so an idle connection has no
+    pending write. A pending wait (`asyncio.Queue.get`) is made anew after every message:
+    with thousands of connections those are always young objects, and every young
+    garbage-collector pass of the process scans them all (server/gcpolicy.py, issue 13).
+    """
 
     def __init__(
         self, *, rate: float, burst: float, max_queue: int = 2048, addr: str = ""
@@ -84,7 +91,11 @@ class Client:
         self.lang = "en"
         self.bucket = TokenBucket(rate, burst)
         self.chat_bucket = new_bucket()
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(max_queue)
+        self.max_queue = max_queue
+        self.queue: collections.deque[str | None] = collections.deque()  # None: close
+        self._send: Callable[[str], Awaitable[None]] | None = None  # set by `pump`
+        self._writer: asyncio.Task[None] | None = None  # writing the queue now
+        self._done: asyncio.Future[None] | None = None  # `pump`'s end: closed, or an error
         self.too_slow = False
         self.close_code: int | None = None  # set by `close(code)`: the WebSocket's close code
 
@@ -92,13 +103,13 @@ class Client:
         """Queue a message; a client that stops reading is cut off rather than buffered."""
         if self.too_slow:
             return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self.queue) >= self.max_queue:
             self.too_slow = True
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
+            self.queue.clear()
+            self.queue.append(None)
+        else:
+            self.queue.append(text)
+        self._kick()
 
     def send(self, msg: dict[str, Any]) -> None:
         """Queue one message (an object, sent as strict JSON)."""
@@ -113,13 +124,48 @@ class Client:
         close code, e.g. 1012 when the table moved to another server process)."""
         if code is not None:
             self.close_code = code
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(None)
+        if len(self.queue) <= self.max_queue:
+            self.queue.append(None)
+            self._kick()
 
     async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
-        """Write queued messages to the socket until `close()` (or too slow)."""
-        while True:
-            text = await self.queue.get()
-            if text is None:
-                return
-            await send(text)
+        """Write queued messages to the socket with `send` until `close()` (or too slow);
+        raises what `send` raised. Cancelling it stops the writing."""
+        self._send = send
+        done = self._done = asyncio.get_running_loop().create_future()
+        self._kick()
+        try:
+            await done
+        finally:
+            self._send = None  # nothing more is written after this
+            writer = self._writer
+            if writer is not None and not writer.done():
+                writer.cancel()
+
+    def _kick(self) -> None:
+        """Start the writer if there is something to write and none is running."""
+        if self._writer is None and self.queue and self._send is not None:
+            done = self._done
+            if done is not None and not done.done():
+                self._writer = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        send = self._send
+        done = self._done
+        assert send is not None and done is not None
+        queue = self.queue
+        try:
+            while queue:
+                text = queue.popleft()
+                if text is None:
+                    if not done.done():
+                        done.set_result(None)
+                    return
+                await send(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the socket failed: `pump` raises it
+            if not done.done():
+                done.set_exception(exc)
+        finally:
+            self._writer = None
