@@ -81,8 +81,11 @@ class ClusterStore(Store):
         self._pid: Any = None  # the owner session's backend pid
         self._raw: Any = None  # that session's asyncpg connection (the actions' fast path)
         self.fast_batches = 0  # batches of actions written in one statement (benchmarks)
-        # the last batches written: (seconds from taking the session to commit, ops)
-        self.batches: collections.deque[tuple[float, int]] = collections.deque(maxlen=20_000)
+        # the last batches written: seconds from taking the session to commit, and ops (two
+        # rings of plain numbers: a (time, ops) tuple per batch would be one more object for
+        # every young GC pass to scan, thousands a minute on a busy worker)
+        self.batch_s: collections.deque[float] = collections.deque(maxlen=20_000)
+        self.batch_ops: collections.deque[int] = collections.deque(maxlen=20_000)
 
     async def start(self) -> None:
         """Start the store (one worker at a time runs the migrations: workers that start
@@ -124,7 +127,8 @@ class ClusterStore(Store):
     async def _run(self, ops: list[WriteOp]) -> None:
         t0 = time.perf_counter()
         await self._run_fenced(ops)
-        self.batches.append((time.perf_counter() - t0, len(ops)))
+        self.batch_s.append(time.perf_counter() - t0)
+        self.batch_ops.append(len(ops))
 
     async def _run_fenced(self, ops: list[WriteOp]) -> None:
         async with self._olock:
@@ -927,8 +931,8 @@ class Cluster:
         """Figures of the last writes and of the event loop (ms): the write batches'
         count, mean size and time (queue for the owner session + round trip + commit),
         how late the loop ran its timers, and the collector's passes (`gcpolicy`)."""
-        times = sorted(t for t, _ in self.store.batches)
-        ops = sum(n for _, n in self.store.batches)
+        times = sorted(self.store.batch_s)
+        ops = sum(self.store.batch_ops)
         lags = sorted(self.lags)
 
         def pct(xs: list[float], p: float) -> float | None:
