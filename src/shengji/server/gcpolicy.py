@@ -11,8 +11,9 @@ event loop stops meanwhile), all passes together 13% of the run. `tune()`:
   never scanned again, still freed by reference counting when dropped;
 - raises the young generation's threshold (a young pass every 100,000 net
   allocations, not 700). What a young pass costs is set less by the threshold than by
-  the connections: each open connection's pending read and write (a few coroutines and
-  futures, made anew at every message) are always young, so at 1,000 tables a young
+  the connections: each open connection's pending read (a few coroutines and futures,
+  made anew at every message; its writer runs only while it has something to write)
+  is always young, so at 1,000 tables a young
   pass finds ~30,000 objects at a threshold of 5,000 and ~100,000 at 50,000, at ~1 µs
   each. Rarer passes scan those fewer times (cheaper in all, fewer actions caught by
   one) but each is longer. Measured with bench/load.py, 1,000 tables on 2 workers with
