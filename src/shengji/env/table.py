@@ -321,7 +321,7 @@ class Table:
         return int.from_bytes(bytes(self._mask), "little")
 
     def _build_mask(self, seat: int) -> None:
-        """Fill `_mask` with the legal actions of `seat` (the seat to act), and count them."""
+        """Fill `_mask` with the legal actions of `seat` (the seat to act)."""
         m = self._mask
         m[:] = _NO_ACTIONS
         kind = self.kind

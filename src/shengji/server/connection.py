@@ -75,9 +75,9 @@ class Client:
 
     What the table sends is queued (`push`) and written by a task started when the queue
     stops being empty and ending when it is drained, so an idle connection has no
-    pending write. A pending wait (`asyncio.Queue.get`) is made anew after every message:
-    with thousands of connections those are always young objects, and every young
-    garbage-collector pass of the process scans them all (server/gcpolicy.py, issue 13).
+    pending write. (A writer waiting on an `asyncio.Queue` makes a new wait after every
+    message: with thousands of connections those are always young objects, and every
+    young garbage-collector pass of the process scans them all; server/gcpolicy.py.)
     """
 
     def __init__(
@@ -137,17 +137,16 @@ class Client:
         try:
             await done
         finally:
-            self._send = None  # nothing more is written after this
+            done.cancel()  # nothing more is written after this (no-op once it ended)
             writer = self._writer
             if writer is not None and not writer.done():
                 writer.cancel()
 
     def _kick(self) -> None:
         """Start the writer if there is something to write and none is running."""
-        if self._writer is None and self.queue and self._send is not None:
-            done = self._done
-            if done is not None and not done.done():
-                self._writer = asyncio.get_running_loop().create_task(self._drain())
+        done = self._done
+        if self._writer is None and self.queue and done is not None and not done.done():
+            self._writer = asyncio.get_running_loop().create_task(self._drain())
 
     async def _drain(self) -> None:
         send = self._send
@@ -162,8 +161,6 @@ class Client:
                         done.set_result(None)
                     return
                 await send(text)
-        except asyncio.CancelledError:
-            raise
         except Exception as exc:  # noqa: BLE001 - the socket failed: `pump` raises it
             if not done.done():
                 done.set_exception(exc)
