@@ -32,8 +32,10 @@ from shengji.env.encoding import (  # noqa: E402
     slot_tables,
 )
 from shengji.env.table import follow_offers  # noqa: E402
+from shengji.errors import IllegalAction  # noqa: E402
 from shengji.follow import iter_follows  # noqa: E402
 from shengji.options import RuleOptions  # noqa: E402
+from shengji.round import Round  # noqa: E402
 from shengji.shapes import shape_of  # noqa: E402
 
 
@@ -52,6 +54,20 @@ def _set_selection(t: Table, sel: list[int]) -> None:
         t.selected.append(i)
         t.observer.pick(t.seat, i)
     t._resync()
+
+
+def _replay_checked(t: Table, starter: int = 0) -> None:
+    """Replay every action of the table's round through `Round.step`, which checks each
+    one (the table applies the plays its masks offered without the round's follow
+    checks, `Round.step_legal_play`): an illegal play the mask offered raises here, and
+    the replayed round must end exactly as the table's did."""
+    done = t.round
+    r = Round(done.seed, done.options, trump_rank=done.levels[starter % 2], starter=starter,
+              declaring_team=starter % 2, levels=done.levels)
+    for a in done.actions:
+        r.step(a)
+    assert r.result == done.result
+    assert r.tricks == done.tricks and r.failed_throws == done.failed_throws
 
 
 def _play_to(t: Table, rng: random.Random, until: str, n_tricks: int = 0) -> None:
@@ -306,8 +322,31 @@ def test_strict_tractor_follow_masks_match_the_enumeration() -> None:
     opts = RuleOptions(strict_tractor_follow=True)
     for deal in range(3):
         t = Table(deal, opts)
-        _play_to(t, rng, "never")  # the engine rejects any illegal play the mask offered
+        _play_to(t, rng, "never")
         assert t.round.result is not None
+        _replay_checked(t)  # the engine rejects any illegal play the mask offered
+
+
+def test_every_masked_play_is_legal_when_replayed_through_the_checked_step() -> None:
+    """The table skips the round's own follow checks for masked plays (RULES §6.1-§6.4
+    are in the masks); replaying each round through `Round.step` checks every play."""
+    rng = random.Random(21)
+    throws = 0
+    for deal in range(40):
+        t = Table(deal, starter=deal % 4)
+        _play_to(t, rng, "never")
+        _replay_checked(t, starter=deal % 4)
+        throws += len(t.round.failed_throws)
+    assert throws > 0  # failed throws (§6.4) were among them
+
+
+def test_step_legal_play_refuses_outside_the_play_phase_and_changes_nothing() -> None:
+    t = Table(5, starter=0)
+    assert t.round.phase != "play"
+    before = t.round.actions
+    with pytest.raises(IllegalAction, match="RULES §6"):
+        t.round.step_legal_play(0, (0,), Play(0, (parse_card("3S"),)))
+    assert t.round.actions == before
 
 
 def test_agents_are_asked_only_when_they_have_a_choice() -> None:

@@ -924,33 +924,7 @@ class Round:
             shape = shape_of(ids, t)  # raises for mixed suits (§6.1)
             if not commit:
                 return
-            outcome = check_throw(shape, seat, self._hands, t)
-            if outcome is not None:
-                penalty = throw_penalty(len(ids), len(outcome.forced), self._options)
-                assert self._declaring_team is not None
-                sign = 1 if seat % 2 == self._declaring_team else -1
-                self._opponents_points += sign * penalty
-                self._penalties += sign * penalty
-                failed = FailedThrow(
-                    seat,
-                    cards_from_ids(sorted(ids)),
-                    cards_from_ids(outcome.forced),
-                    outcome.blocker,
-                    cards_from_ids(outcome.shown),
-                    sign * penalty,
-                    len(self._tricks),
-                )
-                self._failed_throws.append(failed)
-                if self._want_events:
-                    self._events.append(
-                        ThrowFailed(
-                            seat, failed.attempted, failed.forced, failed.blocker,
-                            failed.shown, failed.penalty,
-                        )
-                    )
-                ids = outcome.forced
-                shape = shape_of(ids, t)
-            self._lead_shape = shape
+            ids = self._lead_play(seat, ids, shape)
         else:
             assert self._lead_shape is not None
             err = follow_error(
@@ -960,6 +934,65 @@ class Round:
                 raise IllegalAction(err)
             if not commit:
                 return
+        self._put(seat, ids)
+
+    def step_legal_play(self, seat: int, ids: tuple[int, ...], action: Play) -> None:
+        """`step(action)` for a play of `seat` that its caller has already found legal,
+        `ids` the ids of its cards: the turn, the cards in hand and the follow rules
+        (RULES §6.1-§6.3) are not checked again. A lead still goes through the throw
+        check (§6.4), which decides what is put down. For `env.Table`, whose action masks
+        offer exactly the legal plays (tests/test_env.py checks every mask against
+        `legal_actions`); anything else calls `step` or `apply`."""
+        if self._phase is not _PLAY:
+            raise self._phase_error("play", "playing cards")
+        self._events = []
+        self._want_events = False
+        try:
+            if not self._current:
+                t = self._trump
+                assert t is not None
+                ids = self._lead_play(seat, ids, shape_of(ids, t))
+            self._put(seat, ids)
+        finally:
+            self._want_events = True
+        self._actions.append(action)
+
+    def _lead_play(self, seat: int, ids: tuple[int, ...], shape: Shape) -> tuple[int, ...]:
+        """Lead `ids` (of shape `shape`): a throw that fails puts down only the cards it
+        forces, with the penalty (§6.4). Returns the ids that are led."""
+        t = self._trump
+        assert t is not None
+        outcome = check_throw(shape, seat, self._hands, t)
+        if outcome is not None:
+            penalty = throw_penalty(len(ids), len(outcome.forced), self._options)
+            assert self._declaring_team is not None
+            sign = 1 if seat % 2 == self._declaring_team else -1
+            self._opponents_points += sign * penalty
+            self._penalties += sign * penalty
+            failed = FailedThrow(
+                seat,
+                cards_from_ids(sorted(ids)),
+                cards_from_ids(outcome.forced),
+                outcome.blocker,
+                cards_from_ids(outcome.shown),
+                sign * penalty,
+                len(self._tricks),
+            )
+            self._failed_throws.append(failed)
+            if self._want_events:
+                self._events.append(
+                    ThrowFailed(
+                        seat, failed.attempted, failed.forced, failed.blocker,
+                        failed.shown, failed.penalty,
+                    )
+                )
+            ids = outcome.forced
+            shape = shape_of(ids, t)
+        self._lead_shape = shape
+        return ids
+
+    def _put(self, seat: int, ids: tuple[int, ...]) -> None:
+        """Move the cards `ids` from the seat's hand into the current trick."""
         hand = self._hands[seat]
         cached = self._sorted[seat]
         if cached is not None and cached[0] == tuple(hand):

@@ -55,9 +55,9 @@ cdef class Table:
     cpdef step(self, object action)
     @cython.locals(obs=Observer, kind=str, selected=list)
     cpdef _step(self, object action)
-    @cython.locals(obs=Observer, n_tricks=int, lead=bint, selected=list,
+    @cython.locals(obs=Observer, n_tricks=int, selected=list,
                    hand="signed char[::1]", base=int, i=int)
-    cpdef _play(self, int seat, object action, object ids)
+    cpdef _play(self, int seat, object action, tuple ids, bint lead, bint masked)
     @cython.locals(m="signed char[::1]", a=int, only=int)
     cpdef _take_forced(self)
     @cython.locals(sel="signed char[::1]", i=int)

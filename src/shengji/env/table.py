@@ -478,19 +478,19 @@ class Table:
             assert lead is not None
             if len(selected) + 1 == lead.n_cards:  # complete: pick and commit are one step
                 if selected:
-                    ids = selected + [a]
-                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids)
+                    ids = tuple(selected + [a])
+                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids, False, True)
                 else:
-                    self._play(seat, _SINGLES[seat][a], (a,))
+                    self._play(seat, _SINGLES[seat][a], (a,), False, True)
                 return
         elif kind == "lead":
             if a == DONE or a >= CLOSE:  # commit the lead; close puts one more card down
                 # (the mask offers done only to a lead with a card selected)
-                ids = selected if a == DONE else selected + [a - CLOSE]
+                ids = tuple(selected) if a == DONE else tuple(selected + [a - CLOSE])
                 if len(ids) == 1:
-                    self._play(seat, _SINGLES[seat][ids[0]], None)
+                    self._play(seat, _SINGLES[seat][ids[0]], ids, True, True)
                 else:
-                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), None)
+                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids, True, True)
                 return
         elif kind == "bury":
             if len(selected) == 7:
@@ -522,8 +522,8 @@ class Table:
                 raise ValueError("RULES §3.3: answer a declaration offer with Declare or Pass")
             self._answer(action)
         elif type(action) is Play and self.round.phase is _PLAY:
-            lead = self.kind == "lead"
-            self._play(seat, action, None if lead else [c.id for c in action.cards])
+            ids = tuple([c.id for c in action.cards])
+            self._play(seat, action, ids, self.kind == "lead", False)
         else:
             self._commit(action)
         if self.skip_forced:
@@ -557,20 +557,26 @@ class Table:
         self._sync_hands()
         self._advance()
 
-    def _play(self, seat: int, action: Play, ids: Sequence[int] | None) -> None:
-        """A lead (`ids` None) or a follow of the card ids `ids` through `Round.step` (no
-        events built); what a lead put down (a failed throw's forced cards, §6.4) is read
-        back from the trick."""
+    def _play(
+        self, seat: int, action: Play, ids: tuple[int, ...], lead: bool, masked: bool
+    ) -> None:
+        """A lead or a follow of the card ids `ids` (no events built). `masked`: the
+        action mask offered it, so it is legal (RULES §6.1-§6.3) and the round need not
+        check it again (`Round.step_legal_play`); a bot's play goes through `Round.step`,
+        which refuses an illegal one unchanged. What a lead put down (a failed throw's
+        forced cards, §6.4) is read back from the trick."""
         rnd = self.round
         n_tricks = rnd.n_tricks
-        lead = ids is None
-        rnd.step(action)  # raises (changing nothing) if illegal
+        if masked:
+            rnd.step_legal_play(seat, ids, action)
+        else:
+            rnd.step(action)  # raises (changing nothing) if illegal
         obs = self.observer
         selected = self.selected
         if selected:
             obs.unpick(seat, selected)
             self._clear_selection()
-        if ids is None:  # what was led: the throw, or the part a failed throw forces
+        if lead:  # what was led: the throw, or the part a failed throw forces
             ids = rnd.current[0][1]
         obs.played(seat, ids, lead)
         hand = self._hand
