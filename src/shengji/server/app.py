@@ -258,15 +258,17 @@ def create_app(
             raise
         app.state.store = store
         app.state.manager = manager
-        gc_timer = None
+        gc_timer = policy = None
         if tune_gc:
-            gcpolicy.tune()
+            policy = gcpolicy.tune()
             gc_timer = manager.gc_timer = gcpolicy.PassTimer()
         try:
             yield
         finally:
             if gc_timer is not None:
                 gc_timer.close()
+            if isinstance(policy, gcpolicy.Pacer):
+                policy.close()
             if cluster is not None:
                 await cluster.stop()
             await manager.stop()

@@ -1,51 +1,74 @@
-"""Garbage-collector settings for long-running processes (the server's workers).
+"""Garbage-collector policy for long-running processes (the server's workers).
 
 A worker holding hundreds of tables keeps ~100 tracked objects per open connection (the
 ASGI stack's) and more per table. CPython's default thresholds (700, 10, 10) then run a
 young collection every 700 net allocations and, each time the heap has grown by a
 quarter, a full collection that walks every object. Measured on a worker with 500
 tables in play (wall-clock, both cores busy): full passes took 0.5-1.5 s each (the
-event loop stops meanwhile), all passes together 13% of the run. `tune()`:
+event loop stops meanwhile), all passes together 13% of the run.
 
-- freezes what start-up built (modules, the app, the tables resumed from the log):
-  never scanned again, still freed by reference counting when dropped;
-- raises the young generation's threshold (a young pass every 100,000 net
-  allocations, not 700). What a young pass costs is set less by the threshold than by
-  the connections: each open connection's pending read (a few coroutines and futures,
-  made anew at every message; its writer runs only while it has something to write)
-  is always young, so at 1,000 tables a young
-  pass finds ~30,000 objects at a threshold of 5,000 and ~100,000 at 50,000, at ~1 µs
-  each. Rarer passes scan those fewer times (cheaper in all, fewer actions caught by
-  one) but each is longer. Measured with bench/load.py, 1,000 tables on 2 workers with
+`tune()` freezes what start-up built (modules, the app, the tables resumed from the
+log: never scanned again, still freed by reference counting when dropped) and then:
+
+- by default raises the young generation's threshold (a young pass every 100,000 net
+  allocations, not 700; `THRESHOLDS`) and keeps the older generations' rules (a middle
+  pass every 20 young ones; a full pass after 10 middle ones, once the heap grew by a
+  quarter), so cyclic garbage is still collected and memory stays bounded. A young
+  pass is long whatever the threshold: the young count is allocations minus
+  deallocations of *any* generation, so when it reaches 100,000 the young list holds
+  ~130,000 objects (each open connection's pending read, each table's objects of the
+  round) at ~1 µs each. Measured with bench/load.py, 1,000 tables on 2 workers with
   0.7 s think time, per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151
-  ms); 50,000 15 passes, the longest 77-112 ms, 0.6-0.9 s in all (p99 38-63 ms, median
-  48 over 5 runs); 100,000 7-8 passes, the longest ~127 ms, 0.63-0.66 s in all (p99
-  31 ms); 200,000 3 passes, the longest 125-212 ms, 0.35-0.53 s in all (p99 25-76 ms,
-  median 37 over 6 runs). But with one worker and every bot answering at once (120
-  tables, no think time, a saturated process) a single long pause backs everything up:
-  p99 67 ms at 50,000, 71 and 80 ms at 100,000, 123 ms at 200,000. 100,000 is the
-  middle of that trade;
-- keeps the older generations' rules (a middle pass every 20 young ones; a full pass
-  after 10 middle ones, once the heap grew by a quarter), so cyclic garbage is still
-  collected and memory stays bounded.
+  ms); 50,000 15 passes, the longest 77-112 ms (p99 38-63 ms); 100,000 7 passes, the
+  longest 108-171 ms, 0.55-0.76 s in all (p99 55-139 ms over 8 runs, median 70);
+  200,000 3 passes, the longest 125-212 ms (p99 25-76 ms). With one worker and every
+  bot answering at once (120 tables, a saturated process) a single long pause backs
+  everything up: p99 67 ms at 50,000, 71 and 80 ms at 100,000, 123 ms at 200,000;
+- with `SHENGJI_GC="pace:MS"`, starts a `Pacer` (stop 23): automatic passes off, a
+  young pass every MS milliseconds on the event loop's timer, its survivors frozen
+  (no pass scans an object twice), and a full pass (unfreeze, collect, freeze) at most
+  every 10 minutes, once the frozen heap has doubled (`FULL_GROWTH`, `FULL_MIN_S`).
+  Its pauses are short (pace 100 ms: ~1,250 passes per worker and run, the longest
+  11-45 ms) but it scans ~4x more objects in all (objects that live from a second to
+  the next threshold pass die unscanned under thresholds): 2.7-4.3 s of passes per
+  worker and run instead of 0.55-0.76 s, ~+0.06 ms of worker CPU per action. Where
+  one process holds every connection that wins: 1,000 tables on 1 worker, p99 77.8 ms
+  against 171.7 ms with the default. On 2 workers sharing 2 cores with the players it
+  does not: p99 43.5-286 ms over 5 runs (median 101; 58 and 67 at a 300 ms pace, 77
+  at 1 s) against the default's median 70, with p50 higher in most pairs (the extra
+  CPU on saturated cores). `gc.get_freeze_count()` walks the whole frozen list: read
+  at every tick (a first version) it cost the workers half again as much CPU, so the
+  pacer reads it only when a full pass is due, at most every `check_s`.
 
-Tried and not kept (docs/ARCHITECTURE.md): young passes every 100 ms on a timer (each
-scanned little, but objects that live a second were then scanned before they died: 4x
-the collector's total time, and the middle passes came sooner; p99 350-414 ms).
+Tried and not kept (docs/ARCHITECTURE.md): young passes every 100 ms on a timer
+without the freeze (stop 21: everything that lived a second went to the middle
+generation, whose first pass took 290-460 ms; p99 350-414 ms).
 
-`SHENGJI_GC="t0,t1,t2"` overrides the thresholds (`off` leaves CPython's defaults).
-`PassTimer` times every pass of the process; the server starts one after `tune`, and a worker's
-`/api/cluster` metrics (printed by bench/load.py) show it.
+`SHENGJI_GC="t0,t1,t2"` sets other thresholds; `SHENGJI_GC=off` leaves CPython's
+defaults. `PassTimer` times every pass of the process; the server starts one after
+`tune`, and a worker's `/api/cluster` metrics (printed by bench/load.py) show it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import time
 from typing import Any
 
+#: the default policy's thresholds for CPython's automatic passes
 THRESHOLDS = (100_000, 20, 10)
+
+#: `Pacer`'s default pace: a young pass every this many seconds
+PACE_S = 0.1
+
+#: `Pacer`'s full pass comes once the frozen heap has grown by this fraction since the
+#: last one (as CPython's own full passes wait for the heap to grow by a quarter)
+FULL_GROWTH = 1.0
+
+#: ... and not sooner than this many seconds after the last one (or the start)
+FULL_MIN_S = 600.0
 
 _NAMES = ("young", "middle", "full")
 
@@ -85,20 +108,80 @@ class PassTimer:
         }
 
 
-def tune() -> tuple[int, int, int] | None:
-    """Freeze the objects alive now and set the collector's thresholds (`THRESHOLDS`, or
-    `SHENGJI_GC`'s); returns them (None when `SHENGJI_GC=off` left the defaults)."""
+class Pacer:
+    """Young passes on the event loop's timer, their survivors frozen.
+
+    Automatic passes are off. Every `interval_s` a young pass scans what was made since
+    the last one and is still alive (a few milliseconds' worth), and `gc.freeze()` then
+    moves the survivors out of the collector's sight: reference counting still frees
+    them, no later pass scans them again. What the frozen objects hold in cycles is
+    freed by a full pass (unfreeze, collect, freeze): once `full_min_s` has passed since
+    the last one (or the start) and the frozen heap has grown by `growth` since then.
+    (`gc.get_freeze_count()` walks the whole frozen list, so it is read only then, at
+    most every `check_s`: read at every young pass it cost the workers a third more CPU.)
+    """
+
+    def __init__(
+        self, interval_s: float = PACE_S, growth: float = FULL_GROWTH,
+        full_min_s: float = FULL_MIN_S, check_s: float = 10.0,
+    ) -> None:
+        self.interval_s = interval_s
+        self.growth = growth
+        self.full_min_s = full_min_s
+        self.check_s = check_s
+        self.full_passes = 0
+        self._loop = asyncio.get_running_loop()  # (a Pacer lives on its process's loop)
+        gc.disable()
+        gc.freeze()  # what is alive now counts as the start-up heap
+        self._full_at = int(gc.get_freeze_count() * (1 + growth))
+        self._next_check = time.monotonic() + full_min_s
+        self._handle = self._loop.call_later(interval_s, self._tick)
+
+    def _tick(self) -> None:
+        gc.collect(0)
+        gc.freeze()
+        now = time.monotonic()
+        if now >= self._next_check:
+            if gc.get_freeze_count() > self._full_at:
+                self.full()
+            else:
+                self._next_check = now + self.check_s
+        self._handle = self._loop.call_later(self.interval_s, self._tick)
+
+    def full(self) -> int:
+        """A full pass over every object, frozen ones included; returns how many
+        unreachable objects it found (cyclic garbage)."""
+        gc.unfreeze()
+        found = gc.collect()
+        gc.freeze()
+        self.full_passes += 1
+        self._full_at = int(gc.get_freeze_count() * (1 + self.growth))
+        self._next_check = time.monotonic() + self.full_min_s
+        return found
+
+    def close(self) -> None:
+        """Stop the timer and give the collector back its automatic passes."""
+        self._handle.cancel()
+        gc.enable()
+
+
+def tune() -> Pacer | tuple[int, int, int] | None:
+    """Freeze the objects alive now and set the process's policy: `THRESHOLDS` (or
+    `SHENGJI_GC="t0,t1,t2"`'s), returned; with `SHENGJI_GC="pace:MS"` a `Pacer` (needs
+    the running event loop), returned; `SHENGJI_GC=off` changes nothing (None)."""
     env = os.environ.get("SHENGJI_GC", "").strip()
     if env == "off":
         return None
+    gc.collect()
+    gc.freeze()
+    if env.startswith("pace:"):
+        return Pacer(float(env[5:]) / 1000.0)
     chosen = THRESHOLDS
     if env:
         t0, t1, t2 = (int(x) for x in env.split(","))
         chosen = (t0, t1, t2)
-    gc.collect()
-    gc.freeze()
     gc.set_threshold(*chosen)
     return chosen
 
 
-__all__ = ["THRESHOLDS", "PassTimer", "tune"]
+__all__ = ["FULL_GROWTH", "FULL_MIN_S", "PACE_S", "THRESHOLDS", "Pacer", "PassTimer", "tune"]
