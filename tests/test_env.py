@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from shengji.actions import Bury, Play  # noqa: E402
-from shengji.cards import parse_card  # noqa: E402
+from shengji.cards import CARDS, parse_card  # noqa: E402
 from shengji.env import ENV_ID, OBS_SIZE, Table, shengji_v0  # noqa: E402
 from shengji.env.encoding import (  # noqa: E402
     CLOSE,
@@ -338,6 +338,30 @@ def test_every_masked_play_is_legal_when_replayed_through_the_checked_step() -> 
         _replay_checked(t, starter=deal % 4)
         throws += len(t.round.failed_throws)
     assert throws > 0  # failed throws (§6.4) were among them
+
+
+def test_the_checked_replay_catches_a_play_the_mask_forbade() -> None:
+    """The replay above is a real check: a single the mask forbids (it does not follow
+    suit, §6.2), forced through `step_legal_play`, makes the replay raise."""
+    rng = random.Random(1)
+    for deal in range(30):
+        t = Table(deal)
+        _play_to(t, rng, "follow")
+        if t.is_over or t._lead is None or t._lead.n_cards != 1:
+            continue
+        seat = t.seat
+        assert seat is not None
+        mask = t.action_mask(seat)
+        forbidden = [i for i in range(54) if t._hand[seat * 54 + i] > 0 and not mask[i]]
+        if not forbidden:
+            continue
+        a = forbidden[0]
+        t._play(seat, Play(seat, (CARDS[a],)), (a,), False, True)
+        _play_to(t, rng, "never")
+        with pytest.raises(IllegalAction, match="RULES §6.2"):
+            _replay_checked(t)
+        return
+    pytest.fail("no follow with a forbidden card in 30 deals")
 
 
 def test_step_legal_play_refuses_outside_the_play_phase_and_changes_nothing() -> None:
