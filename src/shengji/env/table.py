@@ -8,9 +8,10 @@ card by card and committed when it has as many cards as the lead (§6.2). A seat
 mask and observation use only its own cards and public facts (RULES §11);
 observations are kept up to date incrementally (`observer.Observer`), so none is
 re-encoded from a view. Draws and plays, nearly all of a round's actions, go
-through `Round.step` (no event objects are built) and the table tells the observer
-what changed; declarations and the bury go through `Round.apply` and the observer
-reads their events.
+through `Round.step` (no event objects are built; a play the mask offered through
+`Round.step_legal_play`, which does not check again what the mask did) and the table
+tells the observer what changed; declarations and the bury go through `Round.apply`
+and the observer reads their events.
 """
 
 from __future__ import annotations
@@ -196,7 +197,8 @@ class Table:
     Observations are kept incrementally by an `Observer`; masks are built once per
     decision step from the acting seat's own cards (kept as byte-per-card integers)
     and the public lead. Draws and plays advance the round with `Round.step` (no
-    event objects built) and tell the observer what changed; declarations and the
+    event objects built; masked plays with `Round.step_legal_play`) and tell the
+    observer what changed; declarations and the
     bury go through `Round.apply` and its events. Apply actions through the table only
     (`step` or `act`, not to `table.round` directly), or its bookkeeping falls behind.
 
