@@ -941,8 +941,9 @@ class Round:
         `ids` the ids of its cards: the turn, the cards in hand and the follow rules
         (RULES §6.1-§6.3) are not checked again. A lead still goes through the throw
         check (§6.4), which decides what is put down. For `env.Table`, whose action masks
-        offer exactly the legal plays (tests/test_env.py checks every mask against
-        `legal_actions`); anything else calls `step` or `apply`."""
+        offer exactly the legal plays (tests/test_env.py checks the masks against the
+        engine's enumeration of follows and replays masked rounds through `step`);
+        anything else calls `step` or `apply`."""
         if self._phase is not _PLAY:
             raise self._phase_error("play", "playing cards")
         self._events = []

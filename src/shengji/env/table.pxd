@@ -58,6 +58,7 @@ cdef class Table:
     @cython.locals(obs=Observer, n_tricks=int, selected=list,
                    hand="signed char[::1]", base=int, i=int)
     cpdef _play(self, int seat, object action, tuple ids, bint lead, bint masked)
+    cpdef _play_masked(self, int seat, tuple ids, bint lead)
     @cython.locals(m="signed char[::1]", a=int, only=int)
     cpdef _take_forced(self)
     @cython.locals(sel="signed char[::1]", i=int)

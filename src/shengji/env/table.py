@@ -198,9 +198,9 @@ class Table:
     decision step from the acting seat's own cards (kept as byte-per-card integers)
     and the public lead. Draws and plays advance the round with `Round.step` (no
     event objects built; masked plays with `Round.step_legal_play`) and tell the
-    observer what changed; declarations and the
-    bury go through `Round.apply` and its events. Apply actions through the table only
-    (`step` or `act`, not to `table.round` directly), or its bookkeeping falls behind.
+    observer what changed; declarations and the bury go through `Round.apply` and its
+    events. Apply actions through the table only (`step` or `act`, not to
+    `table.round` directly), or its bookkeeping falls behind.
 
     `skip_forced`: after each action (and at the start), take every decision that has
     exactly one legal action for the seat; `forced_steps` counts them.
@@ -479,20 +479,13 @@ class Table:
             lead = self._lead
             assert lead is not None
             if len(selected) + 1 == lead.n_cards:  # complete: pick and commit are one step
-                if selected:
-                    ids = tuple(selected + [a])
-                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids, False, True)
-                else:
-                    self._play(seat, _SINGLES[seat][a], (a,), False, True)
+                self._play_masked(seat, tuple(selected + [a]) if selected else (a,), False)
                 return
         elif kind == "lead":
             if a == DONE or a >= CLOSE:  # commit the lead; close puts one more card down
                 # (the mask offers done only to a lead with a card selected)
                 ids = tuple(selected) if a == DONE else tuple(selected + [a - CLOSE])
-                if len(ids) == 1:
-                    self._play(seat, _SINGLES[seat][ids[0]], ids, True, True)
-                else:
-                    self._play(seat, Play(seat, tuple([CARDS[i] for i in ids])), ids, True, True)
+                self._play_masked(seat, ids, True)
                 return
         elif kind == "bury":
             if len(selected) == 7:
@@ -558,6 +551,14 @@ class Table:
         self._clear_selection()
         self._sync_hands()
         self._advance()
+
+    def _play_masked(self, seat: int, ids: tuple[int, ...], lead: bool) -> None:
+        """Play the card ids `ids` the mask offered (a prebuilt `Play` for one card)."""
+        if len(ids) == 1:
+            action = _SINGLES[seat][ids[0]]
+        else:
+            action = Play(seat, tuple([CARDS[i] for i in ids]))
+        self._play(seat, action, ids, lead, True)
 
     def _play(
         self, seat: int, action: Play, ids: tuple[int, ...], lead: bool, masked: bool

@@ -118,7 +118,8 @@ class Pacer:
     freed by a full pass (unfreeze, collect, freeze): once `full_min_s` has passed since
     the last one (or the start) and the frozen heap has grown by `growth` since then.
     (`gc.get_freeze_count()` walks the whole frozen list, so it is read only then, at
-    most every `check_s`: read at every young pass it cost the workers a third more CPU.)
+    most every `check_s`: read at every young pass it cost the workers half again as much
+    CPU.)
     """
 
     def __init__(
