@@ -341,14 +341,14 @@ def test_bots_think_in_worker_processes(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_views_hold_no_float_so_the_fast_view_encoder_is_as_strict_as_json() -> None:
-    """`dumps_view` (orjson) may only encode what holds no float: walk every seat's and the
-    spectator's view over whole random games (house rules too) and compare the text with
-    the strict encoder's."""
+    """`dumps_view` and `dumps_events` (orjson) may only encode what holds no float: walk
+    every seat's and the spectator's view and every event over whole random games (house
+    rules too) and compare the text with the strict encoder's."""
     import json
     import random
 
     from shengji import Game, RuleOptions
-    from shengji.server.schema import dumps_view
+    from shengji.server.schema import dumps_events, dumps_view
 
     def floats(x: object) -> int:
         if isinstance(x, float):
@@ -359,21 +359,25 @@ def test_views_hold_no_float_so_the_fast_view_encoder_is_as_strict_as_json() -> 
             return sum(floats(v) for v in x)
         return 0
 
-    checked = 0
+    checked = events = 0
     for seed, opts in ((1, RuleOptions()), (2, RuleOptions.preset("common_online"))):
         g = Game(seed, opts)
         rng = random.Random(seed)
         for step in range(1500):
             if g.is_over:
                 break
-            g.apply(g.random_action(rng))
+            evs = [e.to_json() for e in g.apply(g.random_action(rng))]
+            # the events sent after each action (`dumps_events`, orjson) hold no float either
+            assert floats(evs) == 0
+            assert json.loads(dumps_events(evs)) == json.loads(dumps_strict(evs))
+            events += len(evs)
             if step % 7 == 0:
                 for seat in (0, 1, 2, 3, None):
                     data = g.view(seat).to_json()
                     assert floats(data) == 0
                     assert json.loads(dumps_view(data)) == json.loads(dumps_strict(data))
                     checked += 1
-    assert checked > 500
+    assert checked > 500 and events > 1500
 
 
 def test_the_fast_table_info_encoder_matches_the_strict_one_on_live_tables(

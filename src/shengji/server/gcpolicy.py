@@ -10,20 +10,27 @@ event loop stops meanwhile), all passes together 13% of the run.
 `tune()` freezes what start-up built (modules, the app, the tables resumed from the
 log: never scanned again, still freed by reference counting when dropped) and then:
 
-- by default raises the young generation's threshold (a young pass every 100,000 net
+- by default raises the young generation's threshold (a young pass every 200,000 net
   allocations, not 700; `THRESHOLDS`) and keeps the older generations' rules (a middle
   pass every 20 young ones; a full pass after 10 middle ones, once the heap grew by a
   quarter), so cyclic garbage is still collected and memory stays bounded. A young
   pass is long whatever the threshold: the young count is allocations minus
   deallocations of *any* generation, so when it reaches 100,000 the young list holds
   ~130,000 objects (each open connection's pending read, each table's objects of the
-  round) at ~1 µs each. Measured with bench/load.py, 1,000 tables on 2 workers with
-  0.7 s think time, per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151
-  ms); 50,000 15 passes, the longest 77-112 ms (p99 38-63 ms); 100,000 7 passes, the
-  longest 108-171 ms, 0.55-0.76 s in all (p99 55-139 ms over 8 runs, median 70);
-  200,000 3 passes, the longest 125-212 ms (p99 25-76 ms). With one worker and every
-  bot answering at once (120 tables, a saturated process) a single long pause backs
-  everything up: p99 67 ms at 50,000, 71 and 80 ms at 100,000, 123 ms at 200,000;
+  round) at ~1 µs each. What a pass costs in all falls as the threshold rises (more of
+  what lives a few seconds dies unscanned), and the share of actions that wait on a
+  pass with it. Measured with bench/load.py, 1,000 tables on 2 workers with 0.7 s
+  think time, per worker and run: 5,000 gave ~120 passes of 12-35 ms (p99 151 ms);
+  50,000 15 passes, the longest 77-112 ms (p99 38-63 ms); 100,000 7 passes, the
+  longest 94-171 ms, 0.51-0.77 s in all; 200,000 3 passes, the longest 150-208 ms,
+  0.39-0.49 s in all. Five pairs of runs, one after the other (stop 24): p99 46.0,
+  30.3, 47.1, 41.4, 59.7 ms at 200,000 (median 46.0) against 69.5, 69.1, 49.8, 60.9,
+  50.7 ms at 100,000 (median 60.9), lower in 4 pairs of 5; hence the default. The
+  price is where one process holds much more: one worker with all 1,000 tables had
+  7 passes of up to 239 ms (p99 266 ms; the pacer below gave 78 ms in stop 23), and with every
+  bot answering at once (a saturated process) a single long pause backs everything
+  up: p99 at 120 tables 67 ms at 50,000, 71 and 80 ms at 100,000, 75 and 123 ms at
+  200,000;
 - with `SHENGJI_GC="pace:MS"`, starts a `Pacer` (stop 23): automatic passes off, a
   young pass every MS milliseconds on the event loop's timer, its survivors frozen
   (no pass scans an object twice), and a full pass (unfreeze, collect, freeze) at most
@@ -38,7 +45,9 @@ log: never scanned again, still freed by reference counting when dropped) and th
   at 1 s) against the default's median 70, with p50 higher in most pairs (the extra
   CPU on saturated cores). `gc.get_freeze_count()` walks the whole frozen list: read
   at every tick (a first version) it cost the workers half again as much CPU, so the
-  pacer reads it only when a full pass is due, at most every `check_s`.
+  pacer reads it only when a full pass is due, at most every `check_s`. A process that
+  holds thousands of connections alone (one worker for a whole busy site) should use
+  it: `SHENGJI_GC=pace:100`.
 
 Tried and not kept (docs/ARCHITECTURE.md): young passes every 100 ms on a timer
 without the freeze (stop 21: everything that lived a second went to the middle
@@ -58,7 +67,7 @@ import time
 from typing import Any
 
 #: the default policy's thresholds for CPython's automatic passes
-THRESHOLDS = (100_000, 20, 10)
+THRESHOLDS = (200_000, 20, 10)
 
 #: `Pacer`'s default pace: a young pass every this many seconds
 PACE_S = 0.1

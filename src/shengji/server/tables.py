@@ -33,6 +33,7 @@ from .schema import (
     check_options,
     check_settings,
     clamp_settings,
+    dumps_events,
     dumps_info,
     dumps_view,
 )
@@ -318,7 +319,7 @@ class Table:
     def _events_text(events: list[Event], by: str | None) -> str:
         """The JSON of events (already as their reader may see them), marked with `by`."""
         mark = {"by": by} if by else {}
-        return dumps([{**e.to_json(), **mark} for e in events])
+        return dumps_events([{**e.to_json(), **mark} for e in events])
 
     def send_state(self, client: Client) -> None:
         """Send one connection its state (e.g. on connecting)."""
