@@ -202,3 +202,27 @@ def test_foreign_origins_are_refused(tmp_path: Path) -> None:
                 as ws:
             ws.send_json({"type": "hello", "token": None})
             assert ws.receive_json()["type"] == "state"
+
+
+def test_table_websockets_skip_the_framework_stack_and_others_do_not(tmp_path: Path) -> None:
+    """`/ws/{table_id}` goes from the Guard straight to its endpoint (fewer long-lived
+    objects per connection); its replies are the same, and a path FastAPI would not
+    match (two segments, none) is still refused by FastAPI's router."""
+    from shengji.server.app import Guard
+
+    with serve(tmp_path / "db.sqlite") as client:
+        guard = client.app
+        assert isinstance(guard, Guard) and guard.ws_endpoint is not None
+        ws = {"type": "websocket", "root_path": ""}
+        assert guard._table_ws({**ws, "path": "/ws/abc"}) == "abc"
+        assert guard._table_ws({**ws, "path": "/app/ws/abc", "root_path": "/app"}) == "abc"
+        for path in ("/ws/", "/ws/a/b", "/wsx/abc", "/api/ws/abc"):
+            assert guard._table_ws({**ws, "path": path}) is None
+        tid, _ = new_table(client)
+        with client.websocket_connect(f"/ws/{tid}") as conn:
+            conn.send_json({"type": "hello", "token": None})
+            assert conn.receive_json()["type"] == "state"
+        with client.websocket_connect("/ws/nope") as conn:
+            assert conn.receive_json() == {"type": "error", "message": "no such table"}
+        with pytest.raises(WebSocketDisconnect), client.websocket_connect(f"/ws/{tid}/x") as c:
+            c.receive_json()

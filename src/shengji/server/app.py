@@ -105,14 +105,36 @@ def origin_allowed(scope: Scope, allowed: frozenset[str]) -> bool:
 
 class Guard:
     """ASGI middleware: security headers on every HTTP response, a 16 KiB cap on request
-    bodies, and the Origin check (cross-origin POSTs and WebSockets are refused)."""
+    bodies, and the Origin check (cross-origin POSTs and WebSockets are refused).
 
-    def __init__(self, app: FastAPI, *, allowed: frozenset[str], max_body: int) -> None:
+    A table's WebSocket (`/ws/{table_id}`) goes straight to its endpoint (`ws_endpoint`)
+    instead of through FastAPI's middleware and router: they add a dozen coroutines and
+    their closures (~50 tracked objects) that live as long as the connection, and a
+    wrapper around every send. A worker holds thousands of connections, and each of
+    those objects is scanned by the garbage collector (server/gcpolicy.py)."""
+
+    def __init__(
+        self, app: FastAPI, *, allowed: frozenset[str], max_body: int,
+        ws_endpoint: Callable[[WebSocket, str], Awaitable[None]] | None = None,
+    ) -> None:
         self.app: ASGIApp = app
         self.fastapi = app
         self.state = app.state  # the manager and store, as on the FastAPI app
         self.allowed = allowed
         self.max_body = max_body
+        self.ws_endpoint = ws_endpoint
+
+    def _table_ws(self, scope: Scope) -> str | None:
+        """The table id of a WebSocket to `/ws/{table_id}` (FastAPI's match: one
+        non-empty path segment), else None."""
+        path: str = scope["path"]
+        root: str = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root):]
+        if not path.startswith("/ws/"):
+            return None
+        tid = path[4:]
+        return tid if tid and "/" not in tid else None
 
     async def _refuse(self, send: Send, status: int, exc: InputError) -> None:
         body = dumps_strict(exc.to_json()).encode()
@@ -126,6 +148,12 @@ class Guard:
             if not origin_allowed(scope, self.allowed):
                 log.info("refused a WebSocket from origin %s", _header(scope, b"origin"))
                 await send({"type": "websocket.close", "code": 4403})
+                return
+            tid = None if self.ws_endpoint is None else self._table_ws(scope)
+            if tid is not None:
+                assert self.ws_endpoint is not None
+                scope["app"] = self.fastapi  # what `WebSocket.app` reads, as FastAPI sets it
+                await self.ws_endpoint(WebSocket(scope, receive, send), tid)
                 return
             await self.app(scope, receive, send)
             return
@@ -432,7 +460,7 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
     allowed = frozenset(o.rstrip("/").lower() for o in allow_origins)
-    return Guard(app, allowed=allowed, max_body=max_body)
+    return Guard(app, allowed=allowed, max_body=max_body, ws_endpoint=ws_endpoint)
 
 
 def _no_constant(name: str) -> Any:
