@@ -88,11 +88,20 @@ class Card:
 
 CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_IDS))
 POINTS: tuple[int, ...] = tuple(c.points for c in CARDS)
+#: the one-card tuples, of ids and of cards, shared: most plays are one card, and a
+#: server keeps every play of a round (its trick, its event, its view), so each play made
+#: a new tuple that the garbage collector's young pass scanned (server/gcpolicy.py)
+ONE_ID: tuple[tuple[int], ...] = tuple((i,) for i in range(N_IDS))
+ONE_CARD: tuple[tuple[Card], ...] = tuple((c,) for c in CARDS)
 
 
 def cards_from_ids(ids: Iterable[int]) -> tuple[Card, ...]:
-    """The interned cards of these ids, in order (the engine works on ids, views on cards)."""
-    return tuple([CARDS[i] for i in ids])
+    """The interned cards of these ids, in order (the engine works on ids, views on cards);
+    one card's tuple is shared (`ONE_CARD`)."""
+    out = [CARDS[i] for i in ids]
+    if len(out) == 1:
+        return ONE_CARD[out[0].id]
+    return tuple(out)
 
 
 def card_from_id(card_id: int) -> Card:

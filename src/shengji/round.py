@@ -27,6 +27,7 @@ from .actions import (
 from .cards import (
     CARDS,
     N_IDS,
+    ONE_ID,
     POINTS,
     RANKS,
     Card,
@@ -916,7 +917,7 @@ class Round:
             raise IllegalAction(f"RULES §6: it is seat {to_act}'s turn, not seat {seat}'s")
         if not cards:
             raise IllegalAction("RULES §6: play at least one card")
-        ids = tuple([c.id for c in cards])
+        ids = ONE_ID[cards[0].id] if len(cards) == 1 else tuple([c.id for c in cards])
         self._require_in_hand(seat, ids, "§6")
         t = self._trump
         assert t is not None
