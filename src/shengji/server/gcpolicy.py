@@ -27,9 +27,9 @@ log: never scanned again, still freed by reference counting when dropped) and th
   30.3, 47.1, 41.4, 59.7 ms at 200,000 (median 46.0) against 69.5, 69.1, 49.8, 60.9,
   50.7 ms at 100,000 (median 60.9), lower in 4 pairs of 5; hence the default. The
   price is where one process holds much more: one worker with all 1,000 tables had
-  7 passes of up to 239 ms (p99 266 ms; the pacer below gave 78 ms in stop 23), and with every
-  bot answering at once (a saturated process) a single long pause backs everything
-  up: p99 at 120 tables 67 ms at 50,000, 71 and 80 ms at 100,000, 75 and 123 ms at
+  7 passes of up to 239 ms (p99 266 ms; with the pacer below 83 ms, 78 in stop 23),
+  and with every bot answering at once (a saturated process) a single long pause backs
+  everything up: p99 at 120 tables 67 ms at 50,000, 71 and 80 ms at 100,000, 75 and 123 ms at
   200,000;
 - with `SHENGJI_GC="pace:MS"`, starts a `Pacer` (stop 23): automatic passes off, a
   young pass every MS milliseconds on the event loop's timer, its survivors frozen
