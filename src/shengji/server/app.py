@@ -115,7 +115,7 @@ class Guard:
 
     def __init__(
         self, app: FastAPI, *, allowed: frozenset[str], max_body: int,
-        ws_endpoint: Callable[[WebSocket, str], Awaitable[None]] | None = None,
+        ws_endpoint: Callable[[WebSocket, str], Awaitable[None]],
     ) -> None:
         self.app: ASGIApp = app
         self.fastapi = app
@@ -149,13 +149,12 @@ class Guard:
                 log.info("refused a WebSocket from origin %s", _header(scope, b"origin"))
                 await send({"type": "websocket.close", "code": 4403})
                 return
-            tid = None if self.ws_endpoint is None else self._table_ws(scope)
+            tid = self._table_ws(scope)
             if tid is not None:
-                assert self.ws_endpoint is not None
                 scope["app"] = self.fastapi  # what `WebSocket.app` reads, as FastAPI sets it
                 await self.ws_endpoint(WebSocket(scope, receive, send), tid)
                 return
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send)  # (no route: FastAPI refuses it)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -445,8 +444,7 @@ def create_app(
                                 status_code=409)
         return table.export(await manager.store.load_actions(table.id))
 
-    @app.websocket("/ws/{table_id}")
-    async def ws_endpoint(ws: WebSocket, table_id: str) -> None:
+    async def ws_endpoint(ws: WebSocket, table_id: str) -> None:  # /ws/{table_id}: see Guard
         manager = manager_of(ws.app)
         addr = ws.client.host if ws.client else ""
         lease = await manager.admit_conn(addr)  # across every worker of a cluster
