@@ -368,3 +368,32 @@ def test_the_sorted_hand_kept_between_views_equals_a_fresh_sort_rules_5() -> Non
                 checked += 1
             rnd.apply(rnd.random_action(rng))
     assert checked > 5000
+
+
+def test_one_card_plays_share_their_tuples_in_the_tricks_and_their_views() -> None:
+    """A server keeps every trick of a round and its view: a one-card play is stored as the
+    shared `(seat, (id,))` and shown as the shared `(seat, (card,))` (cards.py), so a round
+    adds no tuple per such play for the garbage collector to scan. Identity is checked,
+    on whichever engine build runs: a compiled build once boxed a fresh copy of each."""
+    from shengji.cards import ONE_CARD, ONE_ID, PAIR_ID, SEAT_ONE_CARD, SEAT_ONE_ID
+    from shengji.cards import cards_from_ids
+    from shengji.shapes import decompose
+
+    assert cards_from_ids([5]) is ONE_CARD[5]
+    rnd = Round(11)
+    play_randomly(rnd, 11)
+    views, _ = rnd.trick_views()
+    singles = 0
+    for trick, view in zip(rnd.tricks, views, strict=True):
+        for play, shown in zip(trick.plays, view.plays, strict=True):
+            seat, ids = play
+            if len(ids) == 1:
+                singles += 1
+                assert play is SEAT_ONE_ID[seat][ids[0]]
+                assert shown is SEAT_ONE_CARD[seat][ids[0]]
+    assert singles > 20
+    trump = rnd.trump
+    assert trump is not None
+    units = decompose([7, 7, 9], trump)
+    assert {u.ids for u in units} == {(7, 7), (9,)}
+    assert all(u.ids is PAIR_ID[7] or u.ids is ONE_ID[9] for u in units)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .errors import IllegalAction
 
@@ -90,9 +91,24 @@ CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_IDS))
 POINTS: tuple[int, ...] = tuple(c.points for c in CARDS)
 #: the one-card tuples, of ids and of cards, shared: most plays are one card, and a
 #: server keeps every play of a round (its trick, its event, its view), so each play made
-#: a new tuple that the garbage collector's young pass scanned (server/gcpolicy.py)
-ONE_ID: tuple[tuple[int], ...] = tuple((i,) for i in range(N_IDS))
-ONE_CARD: tuple[tuple[Card], ...] = tuple((c,) for c in CARDS)
+#: a new tuple that the garbage collector's young pass scanned (server/gcpolicy.py).
+#: Typed as tuples of any length on purpose: mypyc keeps a fixed-length tuple type such
+#: as `tuple[int]` unboxed and makes a new Python tuple each time one is used as an
+#: object, so `tuple[tuple[int], ...]` would share nothing.
+ONE_ID: tuple[tuple[int, ...], ...] = tuple((i,) for i in range(N_IDS))
+ONE_CARD: tuple[tuple[Card, ...], ...] = tuple((c,) for c in CARDS)
+#: a pair's tuple of ids (a pair unit's `ids`, shapes.py), shared the same way
+PAIR_ID: tuple[tuple[int, ...], ...] = tuple((i, i) for i in range(N_IDS))
+#: `SEAT_ONE_ID[seat][id]`: the shared `(seat, (id,))` of a one-card play, as a trick keeps
+#: its plays; `SEAT_ONE_CARD[seat][id]`: the shared `(seat, (card,))`, as its view shows
+#: them. Their items are typed `Any` for the reason above (a `(seat, ids)` pair is a
+#: fixed-length tuple): code that stores one must keep it untyped until it is stored.
+SEAT_ONE_ID: tuple[tuple[Any, ...], ...] = tuple(
+    tuple((s, ONE_ID[i]) for i in range(N_IDS)) for s in range(4)
+)
+SEAT_ONE_CARD: tuple[tuple[Any, ...], ...] = tuple(
+    tuple((s, ONE_CARD[i]) for i in range(N_IDS)) for s in range(4)
+)
 
 
 def cards_from_ids(ids: Iterable[int]) -> tuple[Card, ...]:

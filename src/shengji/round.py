@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -30,6 +30,8 @@ from .cards import (
     ONE_ID,
     POINTS,
     RANKS,
+    SEAT_ONE_CARD,
+    SEAT_ONE_ID,
     Card,
     below,
     cards_from_ids,
@@ -1008,7 +1010,10 @@ class Round:
             self._events.append(
                 Played(seat, cards_from_ids(ids), len(self._tricks), not self._current)
             )
-        self._current.append((seat, ids))
+        # untyped on its way into the list, so that compiled code stores the shared pair
+        # itself instead of a copy (see `cards.SEAT_ONE_ID`)
+        cur: Any = self._current
+        cur.append(SEAT_ONE_ID[seat][ids[0]] if len(ids) == 1 else (seat, ids))
         if len(self._current) == 4:
             self._finish_trick()
 
@@ -1086,7 +1091,7 @@ class Round:
         cache = self._trick_cache
         if len(cache) != len(self._tricks):  # completed tricks never change: convert new ones
             cache += [
-                TrickView(leader, tuple([(s, cards_from_ids(ids)) for s, ids in plays]), w, pts)
+                TrickView(leader, tuple([_seat_cards(s, ids) for s, ids in plays]), w, pts)
                 for leader, plays, w, pts in self._tricks[len(cache) :]
             ]
         if len(self._done_tricks) != len(cache):
@@ -1099,7 +1104,7 @@ class Round:
             for _, ids in self._current:
                 for i in ids:
                     pts += POINTS[i]
-            cur_plays = tuple([(s, cards_from_ids(ids)) for s, ids in self._current])
+            cur_plays = tuple([_seat_cards(s, ids) for s, ids in self._current])
             self._cur_view = TrickView(self._leader, cur_plays, None, pts)
             self._cur_key = key
         return self._done_tricks, self._cur_view
@@ -1452,6 +1457,12 @@ def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
     check_well_formed(action)
     return int(seat), tuple(cards)
 
+
+
+def _seat_cards(seat: int, ids: tuple[int, ...]) -> Any:
+    """A play as its view shows it, `(seat, cards)`: shared for one card (`SEAT_ONE_CARD`;
+    returned untyped so that compiled callers keep that very tuple)."""
+    return SEAT_ONE_CARD[seat][ids[0]] if len(ids) == 1 else (seat, cards_from_ids(ids))
 
 
 def _without(

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ._build import picklable
-from .cards import CARDS, Card, as_list
+from .cards import CARDS, ONE_ID, PAIR_ID, Card, as_list
 from .errors import IllegalAction
 from .trump import Trump
 from .vocab import LeadKind
@@ -165,10 +165,10 @@ def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
     singles: list[Unit] = []
     for i, n in counts.items():
         if n >= 2:
-            pairs.append(Unit(1, level[i], (i, i)))
+            pairs.append(Unit(1, level[i], PAIR_ID[i]))
             n -= 2
         if n == 1:
-            singles.append(Unit(0, level[i], (i,)))
+            singles.append(Unit(0, level[i], ONE_ID[i]))
     pairs.sort(key=lambda u: -u.top)
     singles.sort(key=lambda u: -u.top)
     units.sort(key=lambda u: (-u.npairs, -u.top))
@@ -193,8 +193,11 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     return shape
 
 
-#: most lead shapes kept per trump context
-_SHAPE_CACHE = 4096
+#: most lead shapes kept per trump context. A lead's shape is read again within moments
+#: (the check, then the play; each follower; a bot's candidates), so a small cache keeps
+#: the hits; a large one kept thousands of shapes (each with its units and their tuples)
+#: alive in a server, objects every young pass of the collector scanned (gcpolicy.py).
+_SHAPE_CACHE = 512
 
 
 def _shape_of(ids: tuple[int, ...], t: Trump) -> Shape:
@@ -234,7 +237,7 @@ def _without_tractors(units: list[Unit], t: Trump) -> list[Unit]:
     rest: list[Unit] = []
     for u in units:
         if u.npairs >= 2:
-            pairs += [Unit(1, level[i], (i, i)) for i in u.ids[::2]]
+            pairs += [Unit(1, level[i], PAIR_ID[i]) for i in u.ids[::2]]
         elif u.npairs == 1:
             pairs.append(u)
         else:
