@@ -457,6 +457,50 @@ def test_an_owner_whose_session_ended_writes_nothing(db: str) -> None:
     asyncio.run(run())
 
 
+def test_a_late_worker_is_not_taken_for_dead_while_its_owner_session_lives(
+    db: str, redis_url: str
+) -> None:
+    """Redis's alive key is only the first sign: a worker whose key lapsed (a long pause, a
+    busy machine) but whose owner session is still connected holds its tables' locks, so
+    it is not `gone` (no takeover scan of its tables, no closing of its relays). Once the
+    session ends, it is; a renewed session is named again."""
+    from types import SimpleNamespace
+
+    import sqlalchemy as sa
+
+    from shengji.server.cluster import Cluster, ClusterStore, _session_name
+
+    async def run() -> None:
+        a, b = ClusterStore(db, lease_ms=5000), ClusterStore(db, lease_ms=5000)
+        await a.start()
+        await b.start()
+        cluster = Cluster(SimpleNamespace(store=b), redis_url)  # type: ignore[arg-type]
+        try:
+            late = f"late-{random.randrange(10**9)}"
+            await a.name_session(_session_name(late))
+            assert not await cluster.alive(late)  # no alive key: it looks dead to Redis
+            assert await b.session_alive(_session_name(late))
+            assert not await cluster.gone(late)
+            async with b.engine.connect() as conn:  # its session ends (the lease ran out)
+                await conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": a._pid})
+                await conn.commit()
+            for _ in range(50):
+                if await cluster.gone(late):
+                    break
+                await asyncio.sleep(0.05)
+            assert await cluster.gone(late)
+            assert not await a.ping()
+            await a.renew()
+            assert await b.session_alive(_session_name(late))  # named again
+            assert not await cluster.gone(cluster.id)  # never itself
+        finally:
+            await cluster.redis.aclose()
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
+
+
 def test_batched_actions_are_written_whole_in_order_or_not_at_all(db: str) -> None:
     """The owner's fast path writes a batch of actions in one statement: a VALUES list up
     to `_VALUES_MAX` rows, unnest beyond; every row lands in order, and a batch holding

@@ -80,6 +80,8 @@ class ClusterStore(Store):
         self._gen_of: dict[int, int] = {}  # id(op) -> the generation it was queued in
         self.fenced = 0  # writes refused because ownership was lost (tests, metrics)
         self._pid: Any = None  # the owner session's backend pid
+        #: the owner session's `application_name` (set by the cluster: `name_session`)
+        self.session_name: str | None = None
         self._raw: Any = None  # that session's asyncpg connection (the actions' fast path)
         self.fast_batches = 0  # batches of actions written in one statement (benchmarks)
         # the last batches written: seconds from taking the session to commit, and ops (two
@@ -106,6 +108,11 @@ class ClusterStore(Store):
         assert conn is not None
         self._pid = (await conn.execute(sa.text("SELECT pg_backend_pid()"))).scalar()
         self._raw = (await conn.get_raw_connection()).driver_connection
+        if self.session_name is not None:
+            await conn.execute(
+                sa.text("SELECT set_config('application_name', :n, false)"),
+                {"n": self.session_name},
+            )
         await conn.execute(sa.text(f"SET idle_session_timeout = {int(self.lease_ms)}"))
         await conn.execute(
             sa.text(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
@@ -221,6 +228,29 @@ class ClusterStore(Store):
                 self._mark_lost()
                 return False
             return True
+
+    async def name_session(self, name: str) -> None:
+        """Name the owner session (PostgreSQL's `application_name`), now and after a renew,
+        so that other workers can tell whether it is still connected (`session_alive`)."""
+        async with self._olock:
+            self.session_name = name
+            if self._owner_conn is not None and not self.lost:
+                await self._owner_conn.execute(
+                    sa.text("SELECT set_config('application_name', :n, false)"), {"n": name}
+                )
+                await self._owner_conn.commit()
+
+    async def session_alive(self, name: str) -> bool:
+        """Is a session named `name` connected to PostgreSQL? While a worker's owner session
+        is, that session holds its tables' locks: none of them can be taken over, whatever
+        Redis says of the worker (one query, on a pooled connection)."""
+        async with self.engine.connect() as conn:
+            return bool((await conn.execute(
+                sa.text(
+                    "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = :n)"
+                ),
+                {"n": name},
+            )).scalar())
 
     async def renew(self) -> None:
         """After a loss: a fresh owner session that owns nothing yet."""
@@ -350,6 +380,12 @@ def _out(worker: str) -> str:
     return f"shengji:out:{worker}"
 
 
+def _session_name(worker: str) -> str:
+    """The `application_name` of `worker`'s owner session (PostgreSQL keeps 63 bytes: the
+    id's end, its pid and random part, is what tells workers apart)."""
+    return "shengji " + worker[-50:]
+
+
 def _alive_key(worker: str) -> str:
     return f"shengji:alive:{worker}"
 
@@ -448,13 +484,14 @@ class Cluster:
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
         """Announce this worker, subscribe to its channels, start the loops."""
+        await self.store.name_session(_session_name(self.id))
         await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
         await self.redis.sadd(WORKERS_KEY, self.id)
         self._pubsub = self.redis.pubsub()
         await self._pubsub.subscribe(_in(self.id), _out(self.id))
         for coro, name in (
             (self._publisher(), "publisher"), (self._listen(), "listen"),
-            (self._beat(), "beat"), (self._orphans(), "orphans"),
+            (self._beat(), "beat"), (self._keepalive(), "alive"), (self._orphans(), "orphans"),
             (self._leases_loop(), "limits"), (self._lag_loop(), "lag"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
@@ -528,14 +565,28 @@ class Cluster:
                 log.exception("cluster: bad relay frame")
 
     # -- presence and failover -----------------------------------------------------------
+    async def _keepalive(self) -> None:
+        """Refresh this worker's alive key every `BEAT_S`, on its own: the heartbeat's
+        database round trips (`_beat`) wait behind the owner session's writes on a busy
+        worker, and must not let the key lapse (the others would take a live worker for
+        dead)."""
+        while True:
+            await asyncio.sleep(BEAT_S)
+            try:
+                await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: alive key refresh failed")
+
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(BEAT_S)
             try:
+                dead = await self._announce()
                 if not await self.store.ping():
                     await self._lost()
                     continue
-                dead = await self._announce()
                 await self._close_dead_relays()
                 if dead:
                     await self._claim_from_dead()
@@ -580,6 +631,16 @@ class Cluster:
         """Is `worker` heard from within `ALIVE_MS`?"""
         return worker == self.id or bool(await self.redis.exists(_alive_key(worker)))
 
+    async def gone(self, worker: str) -> bool:
+        """Is `worker` dead: not heard from within `ALIVE_MS`, and its owner session gone
+        from PostgreSQL (so its tables' locks are free)? A worker that is only late (a long
+        pause, a busy machine, a stalled process before its lease runs out) still holds
+        its locks: taking its tables over would fail table by table, a database round trip
+        each, and closing its relays would only send their players reconnecting."""
+        if await self.alive(worker):
+            return False
+        return not await self.store.session_alive(_session_name(worker))
+
     async def _announce(self) -> set[str]:
         """Refresh this worker's alive key; the workers registered but not alive (one
         round trip for the set, one for their keys)."""
@@ -622,7 +683,7 @@ class Cluster:
 
     async def _claim_from_dead(self) -> None:
         for worker in await self.redis.smembers(WORKERS_KEY):
-            if worker == self.id or await self.alive(worker):
+            if worker == self.id or not await self.gone(worker):
                 continue
             left = 0
             for tid in await self.redis.smembers(_tables_key(worker)):
@@ -747,7 +808,7 @@ class Cluster:
     async def _close_dead_relays(self) -> None:
         owners = {owner for _, owner, _ in self._relayed.values()}
         for owner in owners:
-            if await self.alive(owner):
+            if not await self.gone(owner):
                 continue
             for conn, (client, o, _) in list(self._relayed.items()):
                 if o == owner:
