@@ -375,8 +375,7 @@ def test_one_card_plays_share_their_tuples_in_the_tricks_and_their_views() -> No
     shared `(seat, (id,))` and shown as the shared `(seat, (card,))` (cards.py), so a round
     adds no tuple per such play for the garbage collector to scan. Identity is checked,
     on whichever engine build runs: a compiled build once boxed a fresh copy of each."""
-    from shengji.cards import ONE_CARD, ONE_ID, PAIR_ID, SEAT_ONE_CARD, SEAT_ONE_ID
-    from shengji.cards import cards_from_ids
+    from shengji.cards import ONE_CARD, ONE_ID, PAIR_ID, SEAT_ONE_CARD, SEAT_ONE_ID, cards_from_ids
     from shengji.shapes import decompose
 
     assert cards_from_ids([5]) is ONE_CARD[5]
