@@ -10,7 +10,7 @@ event loop stops meanwhile), all passes together 13% of the run.
 `tune()` freezes what start-up built (modules, the app, the tables resumed from the
 log: never scanned again, still freed by reference counting when dropped) and then:
 
-- by default raises the young generation's threshold (a young pass every 200,000 net
+- by default raises the young generation's threshold (a young pass every 100,000 net
   allocations, not 700; `THRESHOLDS`) and keeps the older generations' rules (a middle
   pass every 20 young ones; a full pass after 10 middle ones, once the heap grew by a
   quarter), so cyclic garbage is still collected and memory stays bounded. A young
@@ -25,7 +25,12 @@ log: never scanned again, still freed by reference counting when dropped) and th
   longest 94-171 ms, 0.51-0.77 s in all; 200,000 3 passes, the longest 150-208 ms,
   0.39-0.49 s in all. Five pairs of runs, one after the other (stop 24): p99 46.0,
   30.3, 47.1, 41.4, 59.7 ms at 200,000 (median 46.0) against 69.5, 69.1, 49.8, 60.9,
-  50.7 ms at 100,000 (median 60.9), lower in 4 pairs of 5; hence the default. The
+  50.7 ms at 100,000 (median 60.9), lower in 4 pairs of 5; hence 200,000 then. Stop 25
+  halved what a table's round keeps alive (bench/retained.py: 303 objects per table, not
+  555), and the trade moved back: four pairs, p99 38.0, 30.6, 43.5, 47.0 ms at 100,000
+  (median 40.8; 4 young passes per worker, the longest 97-143 ms) against 46.6, 61.4,
+  49.5, 42.2 ms at 200,000 (median 48.1; 2 passes of up to 191-206 ms), lower in 3 of 4
+  and the longest latency 152-212 ms against 269-307; hence 100,000 again. The
   price is where one process holds much more: one worker with all 1,000 tables had
   7 passes of up to 239 ms (p99 266 ms; with the pacer below 83 ms, 78 in stop 23),
   and with every bot answering at once (a saturated process) a single long pause backs
@@ -67,7 +72,7 @@ import time
 from typing import Any
 
 #: the default policy's thresholds for CPython's automatic passes
-THRESHOLDS = (200_000, 20, 10)
+THRESHOLDS = (100_000, 20, 10)
 
 #: `Pacer`'s default pace: a young pass every this many seconds
 PACE_S = 0.1
