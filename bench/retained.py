@@ -4,7 +4,8 @@
 
 Drives `--tables` games as a server does (each action parsed from its JSON, applied, then
 every seat's view built and encoded, and the events redacted for each seat) with random
-legal actions, and stops each table at its round's last trick. Prints the live objects
+legal actions, and stops each table near its round's end (between tricks, with 6 cards
+or fewer left in all hands). Prints the live objects
 the collector tracks, per table, that were not there before (by type): what a busy
 worker's young passes have to scan (server/gcpolicy.py, issue 13). Deterministic for a
 seed; the engine build (compiled or pure) is printed with it.
@@ -30,7 +31,8 @@ def tracked() -> collections.Counter[str]:
     return collections.Counter(type(o).__qualname__ for o in gc.get_objects())
 
 
-def at_last_trick(g: Game) -> bool:
+def near_the_end(g: Game) -> bool:
+    """Between two tricks, with 6 cards or fewer left in all hands."""
     r = g.round
     return r.phase is Phase.PLAY and sum(r.hand_sizes) <= 6 and not r.current
 
@@ -48,7 +50,7 @@ def main() -> None:
     playing = list(games)
     while playing:
         for g in list(playing):
-            if at_last_trick(g) or g.round.round_no > 0:
+            if near_the_end(g) or g.round.round_no > 0:
                 playing.remove(g)
                 continue
             action = action_from_json(g.round.random_action(rng).to_json())
@@ -61,7 +63,7 @@ def main() -> None:
                 dumps_events([e.for_seat(seat).to_json() for e in events])
     kept = tracked() - before
     n = args.tables
-    print(f"{n} tables to their round's last trick, {actions / n:.0f} actions each, "
+    print(f"{n} tables to near their round's end, {actions / n:.0f} actions each, "
           f"{engine_build()} engine:")
     print(f"tracked objects kept per table: {sum(kept.values()) / n:.1f}")
     for name, count in kept.most_common(12):

@@ -109,10 +109,7 @@ class ClusterStore(Store):
         self._pid = (await conn.execute(sa.text("SELECT pg_backend_pid()"))).scalar()
         self._raw = (await conn.get_raw_connection()).driver_connection
         if self.session_name is not None:
-            await conn.execute(
-                sa.text("SELECT set_config('application_name', :n, false)"),
-                {"n": self.session_name},
-            )
+            await _set_session_name(conn, self.session_name)
         await conn.execute(sa.text(f"SET idle_session_timeout = {int(self.lease_ms)}"))
         await conn.execute(
             sa.text(f"SET idle_in_transaction_session_timeout = {int(self.lease_ms)}")
@@ -235,9 +232,7 @@ class ClusterStore(Store):
         async with self._olock:
             self.session_name = name
             if self._owner_conn is not None and not self.lost:
-                await self._owner_conn.execute(
-                    sa.text("SELECT set_config('application_name', :n, false)"), {"n": name}
-                )
+                await _set_session_name(self._owner_conn, name)
                 await self._owner_conn.commit()
 
     async def session_alive(self, name: str) -> bool:
@@ -378,6 +373,11 @@ def _in(worker: str) -> str:
 
 def _out(worker: str) -> str:
     return f"shengji:out:{worker}"
+
+
+async def _set_session_name(conn: Any, name: str) -> None:
+    """Set a session's `application_name` (SET takes no bound parameter; set_config does)."""
+    await conn.execute(sa.text("SELECT set_config('application_name', :n, false)"), {"n": name})
 
 
 def _session_name(worker: str) -> str:
@@ -642,12 +642,9 @@ class Cluster:
         return not await self.store.session_alive(_session_name(worker))
 
     async def _announce(self) -> set[str]:
-        """Refresh this worker's alive key; the workers registered but not alive (one
-        round trip for the set, one for their keys)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.set(_alive_key(self.id), "1", px=ALIVE_MS)
-        pipe.smembers(WORKERS_KEY)
-        others = {w for w in (await pipe.execute())[1] if w != self.id}
+        """The workers registered but not alive (one round trip for the set, one for their
+        keys; this worker's own key is `_keepalive`'s)."""
+        others = {w for w in await self.redis.smembers(WORKERS_KEY) if w != self.id}
         return others - await self._alive_among(others)
 
     async def _alive_among(self, workers: set[str]) -> set[str]:
