@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketState
 
 from . import gcpolicy
-from .connection import ClientError, clean_name
+from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import replay_payload
 from .schema import (
@@ -494,7 +494,7 @@ async def _serve_ws(
 
     async def pump() -> None:
         with contextlib.suppress(Exception):
-            await client.pump(send)
+            await client.pump(send, ws.scope.get("extensions", {}).get(SEND_NOW))
             if client.too_slow and ws.application_state == WebSocketState.CONNECTED:
                 await ws.close(code=1013, reason="too slow")
             elif client.close_code and ws.application_state == WebSocketState.CONNECTED:
@@ -541,6 +541,12 @@ def uvicorn_config(app: Any, host: str, port: int, **kwargs: Any) -> Any:
 
     from .httpguard import GuardedH11Protocol
 
+    try:  # messages written at once where uvicorn's sans-I/O protocol allows (wsfast.py)
+        from .wsfast import SyncSendWSProtocol
+
+        kwargs.setdefault("ws", SyncSendWSProtocol)
+    except ImportError:  # an older uvicorn: its own protocol, every send through ASGI
+        pass
     return uvicorn.Config(
         app,
         host=host,

@@ -22,6 +22,10 @@ from .schema import dumps_strict
 from .security import TokenBucket
 
 MAX_MESSAGE_BYTES = 4096
+
+#: the ASGI scope extension a server may offer for a synchronous send (server/wsfast.py):
+#: `scope["extensions"][SEND_NOW](text) -> bool`
+SEND_NOW = "shengji.send_now"
 MAX_NAME = 24
 
 
@@ -75,9 +79,12 @@ class Client:
 
     What the table sends is queued (`push`) and written by a task started when the queue
     stops being empty and ending when it is drained, so an idle connection has no
-    pending write. (A writer waiting on an `asyncio.Queue` makes a new wait after every
-    message: with thousands of connections those are always young objects, and every
-    young garbage-collector pass of the process scans them all; server/gcpolicy.py.)
+    pending write. Where the server offers a synchronous send (`pump`'s `send_now`,
+    server/wsfast.py) and nothing is queued, `push` writes the message at once instead:
+    no task, no awaits; a message it cannot write now is queued as before. (A writer
+    waiting on an `asyncio.Queue` makes a new wait after every message: with thousands
+    of connections those are always young objects, and every young garbage-collector
+    pass of the process scans them all; server/gcpolicy.py.)
     """
 
     def __init__(
@@ -94,6 +101,7 @@ class Client:
         self.max_queue = max_queue
         self.queue: collections.deque[str | None] = collections.deque()  # None: close
         self._send: Callable[[str], Awaitable[None]] | None = None  # set by `pump`
+        self._send_now: Callable[[str], bool] | None = None  # set by `pump`, if offered
         self._writer: asyncio.Task[None] | None = None  # writing the queue now
         self._done: asyncio.Future[None] | None = None  # `pump`'s end: closed, or an error
         self.too_slow = False
@@ -103,6 +111,17 @@ class Client:
         """Queue a message; a client that stops reading is cut off rather than buffered."""
         if self.too_slow:
             return
+        now = self._send_now
+        if now is not None and self._writer is None and not self.queue:
+            done = self._done
+            if done is None or done.done():
+                return  # the pump ended: nothing more is written
+            try:
+                if now(text):
+                    return
+            except Exception as exc:  # noqa: BLE001 - the socket failed: `pump` raises it
+                done.set_exception(exc)
+                return
         if len(self.queue) >= self.max_queue:
             self.too_slow = True
             self.queue.clear()
@@ -128,10 +147,15 @@ class Client:
             self.queue.append(None)
             self._kick()
 
-    async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
+    async def pump(
+        self, send: Callable[[str], Awaitable[None]],
+        send_now: Callable[[str], bool] | None = None,
+    ) -> None:
         """Write queued messages to the socket with `send` until `close()` (or too slow);
-        raises what `send` raised. Cancelling it stops the writing."""
+        raises what `send` raised. Cancelling it stops the writing. `send_now`: a
+        synchronous write that returns False where it cannot write at once (`push`)."""
         self._send = send
+        self._send_now = send_now
         done = self._done = asyncio.get_running_loop().create_future()
         self._kick()
         try:
