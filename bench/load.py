@@ -402,8 +402,10 @@ class Player:
             return None
         self.acted_seq = seq
         phase = v["phase"]
-        think = self.think_s * (0.5 + self.rng.random()) if self.think_s > 0 else 0.0
-        return action, (think if phase != "deal" else 0.0), phase
+        think = 0.0
+        if self.think_s > 0 and phase != "deal":  # (the same draws as before: same games)
+            think = self.think_s * (0.5 + self.rng.random())
+        return action, think, phase
 
     def send_action(self, send: Callable[[str], Any], action: list[Any], phase: str) -> Any:
         if phase != "deal":  # in the deal, other draws move seq anyway

@@ -22,11 +22,11 @@ from .schema import dumps_strict
 from .security import TokenBucket
 
 MAX_MESSAGE_BYTES = 4096
+MAX_NAME = 24
 
 #: the ASGI scope extension a server may offer for a synchronous send (server/wsfast.py):
 #: `scope["extensions"][SEND_NOW](text) -> bool`
 SEND_NOW = "shengji.send_now"
-MAX_NAME = 24
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,7 @@ log: never scanned again, still freed by reference counting when dropped) and th
   49.5, 42.2 ms at 200,000 (median 48.1; 2 passes of up to 191-206 ms), lower in 3 of 4
   and the longest latency 152-212 ms against 269-307; hence 100,000 again. At 200,000
   (stop 24) the price was where one process holds much more: one worker with all 1,000
-  tables had
-  7 passes of up to 239 ms (p99 266 ms; with the pacer below 83 ms, 78 in stop 23),
+  tables had 7 passes of up to 239 ms (p99 266 ms; with the pacer below 83 ms, 78 in stop 23),
   and with every bot answering at once (a saturated process) a single long pause backs
   everything up: p99 at 120 tables 67 ms at 50,000, 71 and 80 ms at 100,000, 75 and 123 ms at
   200,000;
