@@ -89,12 +89,13 @@ def _trump(rank: str | None, suit: str | None) -> Trump:
 
 
 @lru_cache(maxsize=16)
-def _options(text: str) -> RuleOptions:
-    return RuleOptions.from_json(json.loads(text))
+def _options(text: bytes) -> RuleOptions:
+    return RuleOptions.from_json(orjson.loads(text))
 
 
-def view_from_json(j: dict[str, Any]) -> View:
-    """Enough of a `View` from its JSON form for `random_play` and `legal_declarations`."""
+def view_from_json(j: dict[str, Any], options: RuleOptions) -> View:
+    """Enough of a `View` from its JSON form for `random_play` and `legal_declarations`
+    (`options`: the table's rules, which a view sent as the history grows leaves out)."""
     trump = _trump(j["trump_rank"], j["trump_suit"]) if j["trump_final"] else None
     ct = j["current_trick"]
     current = None
@@ -133,7 +134,7 @@ def view_from_json(j: dict[str, Any]) -> View:
         kitty=None,
         kitty_taken=None,
         result=None,
-        options=_options(json.dumps(j["options"], sort_keys=True)),
+        options=options,
     )
 
 
@@ -153,6 +154,7 @@ class Stats:
     actions: int = 0  # applied by the server (from the tables' final seq)
     tables_done: int = 0
     messages: int = 0
+    message_bytes: int = 0  # the text of every message the players received
     slow_moves: int = 0  # actions applied at the slow-bot tables
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds during the play
     workers: list[dict[str, Any]] = field(default_factory=list)  # /api/cluster metrics
@@ -310,6 +312,14 @@ class Player:
         self.seq = 0
         self.done = asyncio.Event()
         self.thinking = False  # a move is chosen and waits for its think time
+        # the rule options, from the first state that has them (with --history delta
+        # only the first state after hello does: docs/WEB_PROTOCOL.md)
+        self.options: RuleOptions | None = None
+
+    def note_options(self, v: dict[str, Any] | None) -> None:
+        """Keep the rule options of the first view that has them."""
+        if v is not None and "options" in v and self.options is None:
+            self.options = _options(orjson.dumps(v["options"], option=orjson.OPT_SORT_KEYS))
 
     def choose(self, v: dict[str, Any]) -> list[Any] | None:
         seat, phase = self.seat, v["phase"]
@@ -327,7 +337,8 @@ class Player:
         if phase == "kitty":
             return ["bury", seat, " ".join(self.rng.sample(v["hand"], 8))]
         if phase == "play":
-            cards = view_from_json(v).random_play(self.rng)
+            assert self.options is not None
+            cards = view_from_json(v, self.options).random_play(self.rng)
             return ["play", seat, " ".join(str(c) for c in cards)]
         return None
 
@@ -339,7 +350,7 @@ class Player:
         state (the load generator shares the machine's CPUs). A state that answers our
         action is timed here, from its `seq`, before that decision."""
         i = text.find(',"view":{')
-        if i < 0 or not text.startswith('{"type":"state"'):
+        if i < 0 or not text.startswith('{"type":"state"') or self.options is None:
             return False
         m = _VIEW_HEAD.match(text, i + 9)
         j = text.rfind('"seq":', 0, i)
@@ -369,6 +380,7 @@ class Player:
     def feed(self, text: str, now: float) -> tuple[list[Any], float, str] | None:
         """Read one message: the action to send, with its think time and phase, or None."""
         self.stats.messages += 1
+        self.stats.message_bytes += len(text)
         if self.skip(text, now):
             return None
         msg = orjson.loads(text)
@@ -392,6 +404,7 @@ class Player:
         if self.pending is not None and seq > self.pending[0]:
             self.answered(now)
         v = msg["view"]
+        self.note_options(v)
         if v["game_over"] or v["round_no"] >= self.rounds:
             self.done.set()
             return None
@@ -459,7 +472,7 @@ class Player:
 async def play_table(
     http: httpx.AsyncClient, ws_base: str, index: int, stats: Stats, rounds: int,
     started: asyncio.Event, ready: list[int], settings: dict[str, Any], think_s: float,
-    delay_s: float, ws_client: str = "websockets",
+    delay_s: float, ws_client: str = "websockets", history: str = "delta",
 ) -> None:
     r = await http.post("/api/tables", json={"name": f"load {index}", **settings})
     r.raise_for_status()
@@ -471,10 +484,14 @@ async def play_table(
     conns = [await open_ws(f"{ws_base}/ws/{tid}", ws_client) for _ in range(4)]
     try:
         for seat, ws in enumerate(conns):
-            await ws.send(json.dumps({"type": "hello", "token": host if seat == 0 else None}))
+            await ws.send(json.dumps({
+                "type": "hello", "token": host if seat == 0 else None, "history": history,
+            }))
             await ws.send(json.dumps({"type": "sit", "seat": seat, "name": f"p{seat}"}))
             while True:
                 m = json.loads(await ws.recv())
+                if m["type"] == "state":
+                    players[seat].note_options(m["view"])
                 if m["type"] == "seated":
                     break
                 if m["type"] == "error":
@@ -524,7 +541,7 @@ async def run_load(
         port = ports[i % len(ports)]
         await play_table(https[port], f"ws://127.0.0.1:{port}", i, stats,
                          rounds, started, ready, settings, args.think_ms / 1000, delay,
-                         args.ws)
+                         args.ws, args.history)
 
     slow_done = asyncio.Event()
     slow_jobs = [
@@ -678,7 +695,8 @@ def client_main(args: argparse.Namespace) -> None:
         "latencies": stats.latencies, "sent_at": stats.sent_at, "phases": stats.phases,
         "lags": stats.lags, "errors": stats.errors, "raced": stats.raced,
         "actions": stats.actions, "tables_done": stats.tables_done,
-        "messages": stats.messages, "cpu": time.process_time() - cpu0, "elapsed": elapsed,
+        "messages": stats.messages, "message_bytes": stats.message_bytes,
+        "cpu": time.process_time() - cpu0, "elapsed": elapsed,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
 
@@ -717,7 +735,8 @@ def run_clients(
             "--clients", str(args.clients), "--tables", str(n), "--rounds", str(args.rounds),
             "--deal-ms", str(args.deal_ms), "--window-ms", str(args.window_ms),
             "--think-ms", str(args.think_ms), "--ramp-s", str(args.ramp_s),
-            "--timeout", str(args.timeout), "--ws", args.ws, "--players-gc", args.players_gc]
+            "--timeout", str(args.timeout), "--ws", args.ws, "--players-gc", args.players_gc,
+            "--history", args.history]
     kids = [subprocess.Popen(base + ["--client-index", str(i)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
             for i in range(args.clients)]
@@ -759,6 +778,7 @@ def run_clients(
         stats.actions += r["actions"]
         stats.tables_done += r["tables_done"]
         stats.messages += r["messages"]
+        stats.message_bytes += r["message_bytes"]
     stats.cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
     stats.cpu["client"] = sum(r["cpu"] for r in results)
     stats.players_rss_mb = max(r["rss_mb"] for r in results)
@@ -803,6 +823,8 @@ def one_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "p99_ms": round(pct(lat, 99), 2),
         "max_ms": round(max(lat), 2) if lat else None,
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
+        "messages_per_action": round(stats.messages / max(1, stats.actions), 2),
+        "message_bytes_mean": round(stats.message_bytes / max(1, stats.messages)),
         "errors": len(stats.errors),
         "raced": len(stats.raced),
         "client_lag_p99_ms": round(pct([x * 1000 for x in stats.lags], 99), 2),
@@ -873,6 +895,9 @@ def main() -> None:
                    default="picows" if ws_connect is not None else "websockets",
                    help="the players' WebSocket client (default picows where installed: "
                         "frames parsed in C, ~20%% less of the shared CPU than websockets)")
+    p.add_argument("--history", choices=("delta", "full"), default="delta",
+                   help="what the players ask for in hello: the round's history as it grows "
+                        "(delta, as the browser client does) or whole in every state")
     p.add_argument("--clients", type=int, default=1,
                    help="load-generator processes sharing the tables (default 1)")
     p.add_argument("--client-of", default=None, help=argparse.SUPPRESS)  # a client process
@@ -897,7 +922,8 @@ def main() -> None:
           f"think_ms={args.think_ms} ramp_s={args.ramp_s} "
           f"sqlite_writer={args.sqlite_writer} cpus={os.cpu_count()} "
           f"slow_tables={args.slow_tables} bot_workers={args.bot_workers} "
-          f"workers={args.workers} cluster={args.cluster or bool(args.redis)} ws={args.ws}",
+          f"workers={args.workers} cluster={args.cluster or bool(args.redis)} ws={args.ws} "
+          f"history={args.history}",
           flush=True)
     for n in ns:
         r = one_run(n, args)
@@ -909,7 +935,8 @@ def main() -> None:
                 f"tables/s={r['tables_per_s']:7.2f}  actions/s={r['actions_per_s']:8.1f}  "
                 f"player actions={r['player_actions']:6d}  p50={r['p50_ms']:7.2f}ms  "
                 f"p99={r['p99_ms']:7.2f}ms  max={r['max_ms']}ms  errors={r['errors']}  "
-                f"raced={r['raced']}  "
+                f"raced={r['raced']}  messages/action={r['messages_per_action']} "
+                f"mean {r['message_bytes_mean']} B  "
                 f"cpu/s client={r['cpu_client']} servers={r['cpu_servers']} "
                 f"pg+redis={r['cpu_services']} other={r['cpu_other']}  "
                 f"client loop lag p99={r['client_lag_p99_ms']}ms  "

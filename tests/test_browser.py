@@ -542,6 +542,81 @@ def test_client_rule_checks_agree_with_the_engine(server: str, browser: Any) -> 
     assert out["nForced"] >= 20 and out["n"][3] - out["nForced"] >= 20, out  # both answers seen
 
 
+HISTORY_JS = """async () => {
+  const net = await import('/static/js/net.js');
+  const r = await fetch('/api/tables', {
+    method: 'POST', headers: {'content-type': 'application/json'},
+    body: JSON.stringify({name: 'history', deal_ms: 2, window_ms: 300, bot_delay_ms: 2,
+                          round_pause_ms: 200})});
+  const {id, host_token} = await r.json();
+  const open = (hello) => new Promise((res) => {
+    const ws = new WebSocket(`ws://${location.host}/ws/${id}`);
+    ws.onopen = () => { ws.send(JSON.stringify(hello)); res(ws); };
+  });
+  const whole = [], grown = [];
+  let held = null, continued = 0, refused = 0;
+  const full = await open({type: 'hello', token: null, lang: 'en'});
+  full.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type === 'state') whole.push(m);
+  };
+  const delta = await open({type: 'hello', token: null, lang: 'en', history: 'delta'});
+  delta.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type !== 'state') return;
+    if (m.view && m.view.history_from && m.view.history_from.tricks > 0) continued++;
+    held = net.mergeState(m, held);
+    if (!held) refused++;
+    grown.push(m);
+  };
+  const host = await open({type: 'hello', token: host_token, lang: 'en'});
+  for (let s = 0; s < 4; s++) host.send(JSON.stringify({type: 'bot', seat: s, kind: 'random'}));
+  host.send(JSON.stringify({type: 'start'}));
+  await new Promise((res) => {
+    const t = setInterval(() => {
+      const v = whole.length && whole[whole.length - 1].view;
+      if (v && v.round_no >= 1) { clearInterval(t); res(); }
+    }, 20);
+  });
+  for (const ws of [full, delta, host]) ws.close();
+  // the second connection's own messages: what a spectator's page rebuilds
+  const probe = {view: {round_no: 0, tricks: [{leader: 1}], failed_throws: [],
+                        history_from: {tricks: 2, failed_throws: 0}}, table: {}};
+  return {whole, grown, continued, refused,
+          gap: net.mergeState(probe, {round_no: 0, tricks: [{leader: 0}], failed_throws: [],
+                                      options: {}, table_options: {}}),
+          first: net.mergeState({view: {round_no: 0, tricks: [], failed_throws: [],
+                                        history_from: {tricks: 0, failed_throws: 0}},
+                                 table: {}}, null)};
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_the_client_rebuilds_whole_states_from_the_history_as_it_grows(
+    server: str, browser: Any
+) -> None:
+    """docs/WEB_PROTOCOL.md, "The history as it grows": two spectators of a table of
+    bots, one asking for whole views and one for the history as it grows, the latter
+    rebuilt by the shipped client's `mergeState`; message for message they are the same."""
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        out = page.evaluate(HISTORY_JS)
+    assert out["refused"] == 0 and out["continued"] > 20, out["continued"]
+    # a view that skips tricks the client does not hold, or leaves out options it never
+    # got, is not rebuilt (the client reconnects for a whole one)
+    assert out["gap"] is None and out["first"] is None
+
+    def last_per_seq(states: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        return {m["seq"]: m for m in states}
+
+    whole, grown = last_per_seq(out["whole"]), last_per_seq(out["grown"])
+    seqs = sorted(whole.keys() & grown.keys())[:-1]  # the last one may be cut short
+    assert len(seqs) > 100
+    assert [grown[k] for k in seqs] == [whole[k] for k in seqs]
+
+
 # ------------------------------------------------------- the rules for players (no browser)
 
 

@@ -121,6 +121,13 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         assert "host" in spy.error({"type": "kick", "seat": 0})
         spy.send({"type": "hello", "token": 12345})
         assert "token must be a string" in spy.until(lambda m: m["type"] == "error")["message"]
+        for bad in ("all", 1, None, ["delta"]):  # docs/WEB_PROTOCOL.md: "full" or "delta"
+            spy.send({"type": "hello", "token": None, "history": bad})
+            err = spy.until(lambda m: m["type"] == "error")["message"]
+            assert err == 'malformed message: history must be "full" or "delta"'
+        assert spy.call(lambda: [c.history_delta for c in table.clients]) == [False] * len(
+            table.clients
+        )
         assert snapshot(p, table) == after
 
         # Nothing before hello.

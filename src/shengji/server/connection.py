@@ -96,6 +96,10 @@ class Client:
         self.host_token_ok = False
         self.greeted = False
         self.lang = "en"
+        # `hello`'s "history": "delta": states carry only the history this connection does
+        # not hold yet; `history` is what it holds (Table.history_base), None: nothing
+        self.history_delta = False
+        self.history: tuple[int, int, int, int] | None = None
         self.bucket = TokenBucket(rate, burst)
         self.chat_bucket = new_bucket()
         self.max_queue = max_queue

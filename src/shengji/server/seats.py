@@ -56,6 +56,11 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
         client.lang = lang
     if token is not None and not isinstance(token, str):
         raise ClientError("malformed message: token must be a string or null")
+    history = msg.get("history", "full")
+    if history not in ("full", "delta"):
+        raise ClientError('malformed message: history must be "full" or "delta"')
+    client.history_delta = history == "delta"
+    client.history = None  # the next state carries the whole history
     was = client.seat
     client.greeted = True
     client.host_token_ok = False

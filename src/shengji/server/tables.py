@@ -54,8 +54,31 @@ __all__ = [
     "dumps",
 ]
 
-#: the key under which a broadcast's view cache keeps the public part's JSON (no seat is -1)
+#: the key under which a broadcast's view cache keeps the public part's dict (no seat is -1)
 PUBLIC_VIEW = -1
+
+
+#: what a connection that asked for the history as it grows holds of a view (`history_base`)
+Base = tuple[int, int, bool]
+
+
+def history_part(public: dict[str, Any], base: Base | None) -> dict[str, Any]:
+    """The public part of a view (`View.public_json`) for a connection that holds part of
+    it (docs/WEB_PROTOCOL.md, "history"): `base = (t, f, options)` sends only the round's
+    completed tricks from the `t`-th and failed throws from the `f`-th on, `history_from`
+    saying where they continue, and the rule options only if `options` (the connection
+    does not hold them yet; `Table.state_text` leaves them out of the table's part too).
+    None: all of it."""
+    if base is None:
+        return public
+    t, f, options = base
+    out = dict(public)
+    out["tricks"] = public["tricks"][t:]
+    out["failed_throws"] = public["failed_throws"][f:]
+    out["history_from"] = {"tricks": t, "failed_throws": f}
+    if not options:
+        del out["options"]
+    return out
 
 
 class Table:
@@ -238,51 +261,110 @@ class Table:
             client.seat is not None and client.seat == self.host_seat
         )
 
-    def view_text(self, seat: int | None, views: dict[int | None, str]) -> str:
+    def _own_text(self, seat: int | None, views: dict[Any, Any]) -> str | None:
+        """The seat's own part of its view (`View.private_json`, as JSON members without
+        braces), cached in `views` for one broadcast; building it also caches the public
+        part's dict (`View.public_json`) under `PUBLIC_VIEW`. None where the view cannot be
+        built (an engine bug): the table is put in `error`."""
+        own = views.get(seat)
+        if own is None:
+            try:
+                v = self.game.view(seat)
+                if PUBLIC_VIEW not in views:
+                    views[PUBLIC_VIEW] = v.public_json()
+                own = dumps_view(v.private_json())[1:-1]
+            except Exception:  # an engine bug or a damaged table: no view, never a crash
+                self._view_failed(seat)
+                own = ""
+            views[seat] = own
+        return own or None
+
+    def _view_failed(self, seat: int | None) -> None:
+        if self.status != ERROR:
+            log.exception("table %s: view of seat %s failed", self.id, seat)
+            self._damaged("a view could not be built")
+
+    def view_text(
+        self, seat: int | None, views: dict[Any, Any], base: Base | None = None,
+    ) -> str:
         """The JSON of `seat`'s view (cached in `views` for one broadcast). A view that
         cannot be built (an engine bug) puts the table in `error` and is sent as null.
 
         The part every seat sees alike (`View.public_json`) is encoded once per broadcast
-        (kept in `views` under `PUBLIC_VIEW`); each seat adds its own (`private_json`)."""
-        view = views.get(seat)
+        and per `base`; each seat adds its own (`private_json`). `base`: None for the whole
+        view, else the part a connection does not hold yet (`history_part`)."""
+        key = (seat, base)
+        view = views.get(key)
         if view is None:
-            try:
-                v = self.game.view(seat)
-                public = views.get(PUBLIC_VIEW)
-                if public is None:
-                    public = views[PUBLIC_VIEW] = dumps_view(v.public_json())
-                own = dumps_view(v.private_json())
-                who = "null" if seat is None else str(seat)
-                # the same object as View.to_json(): seat, the public part, the seat's part
-                view = f'{{"seat":{who},{public[1:-1]},{own[1:-1]}}}'
-            except Exception:  # an engine bug or a damaged table: no view, never a crash
-                if self.status != ERROR:
-                    log.exception("table %s: view of seat %s failed", self.id, seat)
-                    self._damaged("a view could not be built")
-                view = "null"
-            views[seat] = view
+            own = self._own_text(seat, views)
+            public = views.get(("public", base))
+            if own is not None and public is None:
+                try:
+                    public = views["public", base] = dumps_view(
+                        history_part(views[PUBLIC_VIEW], base)
+                    )[1:-1]
+                except Exception:  # as above: never a crash
+                    self._view_failed(seat)
+            who = "null" if seat is None else str(seat)
+            # the same object as View.to_json(): seat, the public part, the seat's part
+            view = "null" if own is None or public is None else (
+                f'{{"seat":{who},{public},{own}}}'
+            )
+            views[key] = view
         return view
+
+    def history_base(self, client: Client, views: dict[Any, Any]) -> Base | None:
+        """What part of the view to send `client` now (`view_text`'s `base`), noting that
+        it will then hold all of it: None (the whole view) unless the connection asked for
+        the history as it grows (`hello`'s `"history": "delta"`). It gets the round's
+        history whole on its first state, in a new round, and after a view that could not
+        be built; the rule options on its first state only."""
+        if not client.history_delta:
+            return None
+        if self._own_text(client.seat, views) is None:  # view_text sends null
+            client.history = None
+            return None
+        public = views[PUBLIC_VIEW]
+        now = (id(self.game), public["round_no"], len(public["tricks"]),
+               len(public["failed_throws"]))
+        held = client.history
+        client.history = now
+        if held is None or held[0] != now[0]:
+            return (0, 0, True)
+        if held[1] != now[1] or held[2] > now[2] or held[3] > now[3]:
+            return (0, 0, False)
+        return (held[2], held[3], False)
 
     def state_text(
         self,
         client: Client,
-        info: str,
-        views: dict[int | None, str],
+        info: dict[str, Any],
+        views: dict[Any, Any],
         events: dict[int | None, str] | None = None,
     ) -> str:
         """The `state` message for one connection, as JSON text: its own seat's view only.
 
-        `info` is the table's JSON; `views` caches each seat's view JSON for one broadcast;
+        `info` is the table's `table_info()` (its JSON is cached in `views` too, without
+        the rule options for a connection that holds them); `views` caches each seat's
+        view JSON for one broadcast;
         `events` each seat's redacted JSON of the events of the action just applied
-        (absent: none, e.g. on connecting).
+        (absent: none, e.g. on connecting). Call it only for a message that is sent: it
+        notes the history the connection then holds (`history_base`).
         """
         seat = client.seat
-        view = self.view_text(seat, views)
+        base = self.history_base(client, views)
+        view = self.view_text(seat, views, base)
+        lean = base is not None and not base[2]  # the connection holds the options
+        table = views.get(("info", lean))
+        if table is None:
+            table = views["info", lean] = dumps_info(
+                {k: v for k, v in info.items() if k != "options"} if lean else info
+            )
         you = "null" if seat is None else str(seat)
         host = "true" if self.is_host(client) else "false"
         evs = "[]" if events is None else events.get(seat, events.get(None, "[]"))
         return (
-            f'{{"type":"state","table":{info},"you":{you},"is_host":{host},'
+            f'{{"type":"state","table":{table},"you":{you},"is_host":{host},'
             f'"seq":{self.seq},"events":{evs},"view":{view}}}'
         )
 
@@ -298,10 +380,10 @@ class Table:
         clients = self.clients
         if seat is not None:
             clients = [c for c in clients if c.seat is None or c.seat == seat]
-        views: dict[int | None, str] = {}
+        views: dict[Any, Any] = {}
         for c in clients:  # build the views first: one may put the table in `error`
-            self.view_text(c.seat, views)
-        info = dumps_info(self.table_info())
+            self._own_text(c.seat, views)
+        info = self.table_info()
         texts: dict[int | None, str] | None = None
         if events:
             public = [e.for_spectator() for e in events]  # what anyone may see
@@ -323,9 +405,9 @@ class Table:
 
     def send_state(self, client: Client) -> None:
         """Send one connection its state (e.g. on connecting)."""
-        views: dict[int | None, str] = {}
-        self.view_text(client.seat, views)
-        client.push(self.state_text(client, dumps_info(self.table_info()), views))
+        views: dict[Any, Any] = {}
+        self._own_text(client.seat, views)  # first: it may put the table in `error`
+        client.push(self.state_text(client, self.table_info(), views))
 
     # -- connections -----------------------------------------------------------------
     def attach(self, client: Client) -> None:

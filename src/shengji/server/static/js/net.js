@@ -22,6 +22,36 @@ export function setToken(tableId, token) {
   }
 }
 
+/**
+ * Rebuild a whole `state` message from what this connection holds (`held`: the last
+ * view's round, history and rule options and the table's options, or null). The connection asks for the history
+ * as it grows (`hello`'s `"history": "delta"`): a view then carries `history_from`, its
+ * `tricks` and `failed_throws` continue the held ones from those indices, and the view
+ * and the table have `options` only where the connection holds none yet
+ * (docs/WEB_PROTOCOL.md). Returns what to hold next, or null where the message does not
+ * continue what is held (the caller then reconnects for a whole one).
+ */
+export function mergeState(msg, held) {
+  const view = msg.view;
+  if (!view) return held;
+  const from = view.history_from;
+  if (from) {
+    delete view.history_from;
+    if (from.tricks || from.failed_throws) {
+      if (!held || held.round_no !== view.round_no || held.tricks.length < from.tricks || held.failed_throws.length < from.failed_throws) return null;
+      view.tricks = held.tricks.slice(0, from.tricks).concat(view.tricks);
+      view.failed_throws = held.failed_throws.slice(0, from.failed_throws).concat(view.failed_throws);
+    }
+    if (!("options" in view)) {
+      if (!held) return null;
+      view.options = held.options;
+      if (msg.table && !("options" in msg.table)) msg.table.options = held.table_options;
+    }
+  }
+  const table_options = msg.table && "options" in msg.table ? msg.table.options : held && held.table_options;
+  return { round_no: view.round_no, tricks: view.tricks, failed_throws: view.failed_throws, options: view.options, table_options };
+}
+
 export class Connection {
   constructor(tableId, { onMessage, onStatus, lang }) {
     this.tableId = tableId;
@@ -33,6 +63,7 @@ export class Connection {
     this.retry = 0;
     this.queue = [];
     this.pingTimer = null;
+    this.held = null; // what this connection holds of the view (mergeState)
     this.connect();
   }
 
@@ -41,11 +72,12 @@ export class Connection {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(this.tableId)}`);
     this.ws = ws;
+    this.held = null; // a new connection is sent the whole history first
     this.onStatus("connecting");
     ws.onopen = () => {
       this.retry = 0;
       this.onStatus("open");
-      ws.send(JSON.stringify({ type: "hello", token: getToken(this.tableId), lang: this.lang }));
+      ws.send(JSON.stringify({ type: "hello", token: getToken(this.tableId), lang: this.lang, history: "delta" }));
       for (const m of this.queue.splice(0)) ws.send(JSON.stringify(m));
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.send({ type: "ping" }), 25000);
@@ -58,6 +90,14 @@ export class Connection {
         return;
       }
       if (msg && msg.type === "seated" && msg.token) setToken(this.tableId, msg.token);
+      if (msg && msg.type === "state") {
+        const held = mergeState(msg, this.held);
+        if (!held) {
+          ws.close(); // not what we hold (never expected): reconnect for the whole history
+          return;
+        }
+        this.held = held;
+      }
       this.onMessage(msg);
     };
     ws.onclose = (ev) => {
