@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ import uvicorn
 
 from shengji.server.app import uvicorn_config
 from shengji.server.connection import SEND_NOW, Client
+from shengji.server.localcluster import free_port
 
 READER = """
 import sys
@@ -75,9 +75,7 @@ def main() -> None:
         await pump
         await send({"type": "websocket.close", "code": 1000})
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

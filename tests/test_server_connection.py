@@ -170,7 +170,6 @@ def test_the_server_protocol_offers_send_now_and_it_writes_frames_in_order() -> 
     """Real uvicorn with the server's config (`uvicorn_config`): the WebSocket scope
     offers `SEND_NOW`; messages it writes arrive whole and in order with those sent
     through ASGI; after the close it refuses (False), writing nothing."""
-    import socket
     import threading
     import time
 
@@ -178,6 +177,7 @@ def test_the_server_protocol_offers_send_now_and_it_writes_frames_in_order() -> 
     from websockets.sync.client import connect
 
     from shengji.server.app import uvicorn_config
+    from shengji.server.localcluster import free_port
 
     seen: dict[str, object] = {}
 
@@ -195,9 +195,7 @@ def test_the_server_protocol_offers_send_now_and_it_writes_frames_in_order() -> 
         results.append(now("after close"))
         seen["results"] = results
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

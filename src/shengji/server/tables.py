@@ -54,12 +54,24 @@ __all__ = [
     "dumps",
 ]
 
-#: the key under which a broadcast's view cache keeps the public part's dict (no seat is -1)
-PUBLIC_VIEW = -1
-
-
 #: what a connection that asked for the history as it grows holds of a view (`history_base`)
 Base = tuple[int, int, bool]
+
+
+class Encoded:
+    """One broadcast's JSON, built once and shared by its connections: each seat's own
+    part (`View.private_json`, JSON members without braces; "" where the view could not
+    be built), the public part's dict (`View.public_json`) and its encodings per `Base`,
+    the views as sent, and the table's info with and without the rule options."""
+
+    __slots__ = ("infos", "own", "public", "publics", "views")
+
+    def __init__(self) -> None:
+        self.own: dict[int | None, str] = {}
+        self.public: dict[str, Any] | None = None
+        self.publics: dict[Base | None, str] = {}
+        self.views: dict[tuple[int | None, Base | None], str] = {}
+        self.infos: dict[bool, str] = {}
 
 
 def history_part(public: dict[str, Any], base: Base | None) -> dict[str, Any]:
@@ -261,22 +273,21 @@ class Table:
             client.seat is not None and client.seat == self.host_seat
         )
 
-    def _own_text(self, seat: int | None, views: dict[Any, Any]) -> str | None:
-        """The seat's own part of its view (`View.private_json`, as JSON members without
-        braces), cached in `views` for one broadcast; building it also caches the public
-        part's dict (`View.public_json`) under `PUBLIC_VIEW`. None where the view cannot be
-        built (an engine bug): the table is put in `error`."""
-        own = views.get(seat)
+    def _own_text(self, seat: int | None, enc: Encoded) -> str | None:
+        """The seat's own part of its view, cached in `enc` (building it also caches the
+        public part's dict). None where the view cannot be built (an engine bug): the
+        table is put in `error`."""
+        own = enc.own.get(seat)
         if own is None:
             try:
                 v = self.game.view(seat)
-                if PUBLIC_VIEW not in views:
-                    views[PUBLIC_VIEW] = v.public_json()
+                if enc.public is None:
+                    enc.public = v.public_json()
                 own = dumps_view(v.private_json())[1:-1]
             except Exception:  # an engine bug or a damaged table: no view, never a crash
                 self._view_failed(seat)
                 own = ""
-            views[seat] = own
+            enc.own[seat] = own
         return own or None
 
     def _view_failed(self, seat: int | None) -> None:
@@ -284,24 +295,22 @@ class Table:
             log.exception("table %s: view of seat %s failed", self.id, seat)
             self._damaged("a view could not be built")
 
-    def view_text(
-        self, seat: int | None, views: dict[Any, Any], base: Base | None = None,
-    ) -> str:
-        """The JSON of `seat`'s view (cached in `views` for one broadcast). A view that
+    def view_text(self, seat: int | None, enc: Encoded, base: Base | None = None) -> str:
+        """The JSON of `seat`'s view (cached in `enc` for one broadcast). A view that
         cannot be built (an engine bug) puts the table in `error` and is sent as null.
 
         The part every seat sees alike (`View.public_json`) is encoded once per broadcast
         and per `base`; each seat adds its own (`private_json`). `base`: None for the whole
         view, else the part a connection does not hold yet (`history_part`)."""
-        key = (seat, base)
-        view = views.get(key)
+        view = enc.views.get((seat, base))
         if view is None:
-            own = self._own_text(seat, views)
-            public = views.get(("public", base))
+            own = self._own_text(seat, enc)
+            public = enc.publics.get(base)
             if own is not None and public is None:
+                assert enc.public is not None  # built with `own`
                 try:
-                    public = views["public", base] = dumps_view(
-                        history_part(views[PUBLIC_VIEW], base)
+                    public = enc.publics[base] = dumps_view(
+                        history_part(enc.public, base)
                     )[1:-1]
                 except Exception:  # as above: never a crash
                     self._view_failed(seat)
@@ -310,10 +319,10 @@ class Table:
             view = "null" if own is None or public is None else (
                 f'{{"seat":{who},{public},{own}}}'
             )
-            views[key] = view
+            enc.views[seat, base] = view
         return view
 
-    def history_base(self, client: Client, views: dict[Any, Any]) -> Base | None:
+    def history_base(self, client: Client, enc: Encoded) -> Base | None:
         """What part of the view to send `client` now (`view_text`'s `base`), noting that
         it will then hold all of it: None (the whole view) unless the connection asked for
         the history as it grows (`hello`'s `"history": "delta"`). It gets the round's
@@ -321,10 +330,11 @@ class Table:
         be built; the rule options on its first state only."""
         if not client.history_delta:
             return None
-        if self._own_text(client.seat, views) is None:  # view_text sends null
+        if self._own_text(client.seat, enc) is None:  # view_text sends null
             client.history = None
             return None
-        public = views[PUBLIC_VIEW]
+        public = enc.public
+        assert public is not None  # built with the seat's own part
         now = (id(self.game), public["round_no"], len(public["tricks"]),
                len(public["failed_throws"]))
         held = client.history
@@ -339,25 +349,25 @@ class Table:
         self,
         client: Client,
         info: dict[str, Any],
-        views: dict[Any, Any],
+        enc: Encoded,
         events: dict[int | None, str] | None = None,
     ) -> str:
         """The `state` message for one connection, as JSON text: its own seat's view only.
 
-        `info` is the table's `table_info()` (its JSON is cached in `views` too, without
-        the rule options for a connection that holds them); `views` caches each seat's
-        view JSON for one broadcast;
+        `info` is the table's `table_info()`, `enc` the broadcast's JSON (`Encoded`: the
+        info is encoded there once, and once more without the rule options for a
+        connection that holds them);
         `events` each seat's redacted JSON of the events of the action just applied
         (absent: none, e.g. on connecting). Call it only for a message that is sent: it
         notes the history the connection then holds (`history_base`).
         """
         seat = client.seat
-        base = self.history_base(client, views)
-        view = self.view_text(seat, views, base)
+        base = self.history_base(client, enc)
+        view = self.view_text(seat, enc, base)
         lean = base is not None and not base[2]  # the connection holds the options
-        table = views.get(("info", lean))
+        table = enc.infos.get(lean)
         if table is None:
-            table = views["info", lean] = dumps_info(
+            table = enc.infos[lean] = dumps_info(
                 {k: v for k, v in info.items() if k != "options"} if lean else info
             )
         you = "null" if seat is None else str(seat)
@@ -380,9 +390,9 @@ class Table:
         clients = self.clients
         if seat is not None:
             clients = [c for c in clients if c.seat is None or c.seat == seat]
-        views: dict[Any, Any] = {}
+        enc = Encoded()
         for c in clients:  # build the views first: one may put the table in `error`
-            self._own_text(c.seat, views)
+            self._own_text(c.seat, enc)
         info = self.table_info()
         texts: dict[int | None, str] | None = None
         if events:
@@ -395,7 +405,7 @@ class Table:
                 # Most events are public: a seat that sees no more shares the spectators' text.
                 texts[c.seat] = texts[None] if seen == public else self._events_text(seen, by)
         for c in list(clients):
-            c.push(self.state_text(c, info, views, texts))
+            c.push(self.state_text(c, info, enc, texts))
 
     @staticmethod
     def _events_text(events: list[Event], by: str | None) -> str:
@@ -405,9 +415,9 @@ class Table:
 
     def send_state(self, client: Client) -> None:
         """Send one connection its state (e.g. on connecting)."""
-        views: dict[Any, Any] = {}
-        self._own_text(client.seat, views)  # first: it may put the table in `error`
-        client.push(self.state_text(client, self.table_info(), views))
+        enc = Encoded()
+        self._own_text(client.seat, enc)  # first: it may put the table in `error`
+        client.push(self.state_text(client, self.table_info(), enc))
 
     # -- connections -----------------------------------------------------------------
     def attach(self, client: Client) -> None:
