@@ -647,3 +647,54 @@ def test_the_orphan_scan_takes_open_tables_no_live_worker_owns(
         assert owners([b], t) == ["B"]
         assert took[t][2] == at_kill[t]
         assert replays(db, t) >= at_kill[t]
+
+
+def test_oversized_and_too_fast_frames_are_refused_by_the_relaying_worker(
+    workers: list[Worker], db: str, redis_url: str
+) -> None:
+    """Issue 28 item 2: the size and rate limits apply on the worker that holds the
+    socket, before anything is published: a spectator relayed through B flooding big
+    and fast frames is refused there (the same errors a direct client gets), nothing of
+    it reaches Redis, and the table goes on for a player relayed through B too."""
+    import redis
+
+    a, b = workers[0], workers[1]
+    b.extra = ["--rate", "5", "--burst", "5"]
+    up(a, b)
+    tid, host = new_table(a, bots=0)
+    owner_inbox = f"shengji:in:{a.info()['worker']}"
+    spy = redis.Redis.from_url(redis_url).pubsub()
+    spy.subscribe(owner_inbox)
+    assert spy.get_message(timeout=5)["type"] == "subscribe"
+    with connect(b.ws(tid)) as player, connect(b.ws(tid), max_size=None) as flood:
+        player.send(json.dumps({"type": "hello", "token": host}))
+        assert state(player)["is_host"]
+        flood.send(json.dumps({"type": "hello"}))
+        assert state(flood)["you"] is None
+        big = json.dumps({"type": "ping", "pad": "x" * (256 * 1024)})
+        for _ in range(40):  # 10 MiB: each frame refused at B
+            flood.send(big)
+        errors = [recv(flood) for _ in range(40)]
+        assert {e["type"] for e in errors} == {"error"}
+        assert {e["message"] for e in errors} == {"message too large (limit 4096 bytes)"}
+        start = time.monotonic()
+        for _ in range(40):  # within the size, beyond the rate (5 a second, 5 at once)
+            flood.send(json.dumps({"type": "ping"}))
+        replies = [recv(flood) for _ in range(40)]
+        elapsed = time.monotonic() - start
+        slow = [m for m in replies if m["type"] == "error"]
+        assert slow and {m["message"] for m in slow} == {"too many messages: slow down"}
+        assert len(replies) - len(slow) <= 5 + 5 * elapsed + 1
+        # The table goes on for the other relayed connection.
+        player.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
+        seated = next(m for m in iter(lambda: recv(player), None) if m["type"] == "seated")
+        assert seated["seat"] == 0
+        assert b.info()["relayed"] == 2 and a.info()["remote"] == 2
+    frames = []
+    while (m := spy.get_message(timeout=0.5)) is not None:
+        frames.append(json.loads(m["data"]))
+    sizes = [len(f.get("x", "")) for f in frames]
+    assert frames and max(sizes) <= 4096  # nothing oversized was published
+    pings = [f for f in frames if f.get("k") == "msg" and '"ping"' in f["x"]]
+    assert len(pings) <= 5 + 5 * elapsed + 1  # refused frames were not published either
+    spy.close()

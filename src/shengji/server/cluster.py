@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import sqlalchemy as sa
 
-from .connection import Client
+from .connection import Client, frame_refusal
 from .status import ERROR, PLAYING, WAITING
 from .storage import _INSERT_ACTION, ChatRow, Store, WriteOp, _lock_key
 
@@ -60,6 +60,9 @@ ORPHAN_SCAN_S = 5.0  # the full scan for unowned open tables
 MIGRATE_LOCK = _lock_key("migrations")  # held while a worker brings the schema up to date
 LAG_SAMPLE_S = 0.02  # the event loop's lag is sampled this often (`Cluster.metrics`)
 CLOSE_RESTART = 1012  # WebSocket close code: the server moved this table; reconnect
+# frames of one relayed connection waiting to be published (holding worker) or read by
+# its table (owner) beyond which the connection is cut off (close 1013) rather than queued
+RELAY_MAX_UNPUBLISHED = 256
 
 
 class OwnershipLost(RuntimeError):
@@ -355,6 +358,11 @@ class RemoteClient(Client):
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
 
+    # the holding worker counted each frame against the rate before publishing it
+    # (`Cluster._relay_refusal`): counting it again here, after Redis may have bunched
+    # frames together, would refuse frames a direct connection would have had applied
+    rate_checked_here = False
+
     def push(self, text: str) -> None:
         """Publish one message to the worker holding the connection."""
         if not self.closed:
@@ -465,7 +473,9 @@ class Cluster:
         self.redis: Any = aioredis.Redis(connection_pool=pool)
         self.id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.hello_timeout_s = hello_timeout_s
-        self._outq: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._outq: asyncio.Queue[tuple[str, str, str | None]] = asyncio.Queue()
+        # relayed connection -> its frames queued here and not yet published (`relay`)
+        self._unpublished: collections.Counter[str] = collections.Counter()
         self._tasks: list[asyncio.Task[None]] = []
         self._remote: dict[str, RemoteClient] = {}  # owner side: conn -> its client
         self._relayed: dict[str, tuple[Client, str, str]] = {}  # conn -> client, owner, table
@@ -521,17 +531,31 @@ class Cluster:
             await self.redis.connection_pool.disconnect()
 
     # -- publishing (one connection, one order) ------------------------------------------
-    def publish(self, channel: str, payload: dict[str, Any]) -> None:
-        """Queue a message; one task publishes them in order."""
-        self._outq.put_nowait((channel, json.dumps(payload, separators=(",", ":"))))
+    def publish(self, channel: str, payload: dict[str, Any], conn: str | None = None) -> None:
+        """Queue a message; one task publishes them in order. `conn`: the relayed
+        connection it comes from (its unpublished frames are counted, `relay`)."""
+        if conn is not None:
+            self._unpublished[conn] += 1
+        self._outq.put_nowait((channel, json.dumps(payload, separators=(",", ":")), conn))
+
+    def _published(self, batch: list[tuple[str, str, str | None]]) -> None:
+        """A batch left this worker (or was lost): its connections' frames are no longer
+        waiting."""
+        for _, _, conn in batch:
+            if conn is not None:
+                left = self._unpublished[conn] - 1
+                if left > 0:
+                    self._unpublished[conn] = left
+                else:
+                    self._unpublished.pop(conn, None)
 
     async def _flush_out(self) -> None:
-        batch: list[tuple[str, str]] = []
+        batch: list[tuple[str, str, str | None]] = []
         while not self._outq.empty():
             batch.append(self._outq.get_nowait())
         if batch:
             pipe = self.redis.pipeline(transaction=False)
-            for ch, data in batch:
+            for ch, data, _ in batch:
                 pipe.publish(ch, data)
             await pipe.execute()
 
@@ -542,12 +566,14 @@ class Cluster:
             while not self._outq.empty() and len(batch) < 500:
                 batch.append(self._outq.get_nowait())
             pipe = self.redis.pipeline(transaction=False)
-            for ch, data in batch:
+            for ch, data, _ in batch:
                 pipe.publish(ch, data)
             try:
                 await pipe.execute()
             except Exception:  # Redis away: these frames are lost, clients will resync
                 log.exception("cluster: could not publish %d frames", len(batch))
+            finally:
+                self._published(batch)
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
@@ -779,7 +805,10 @@ class Cluster:
                     except UnicodeDecodeError:
                         client.error("malformed message: not UTF-8 text")
                         continue
-                self.publish(inbox, {"k": "msg", "c": conn, "x": text})
+                if not self._relay_frame(client, conn, inbox, text):
+                    with contextlib.suppress(Exception):
+                        await ws.close(code=1013, reason="too slow")
+                    break
         except Exception:  # noqa: BLE001 - a dropped socket
             pass
         finally:
@@ -789,6 +818,28 @@ class Cluster:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
+
+    def _relay_refusal(self, client: Client, text: str) -> str | None:
+        """Why a frame from a relayed socket is not published (None: it is): the limits
+        a directly connected client's frames meet (`connection.frame_refusal`), checked
+        here so an oversized or too-fast frame never reaches Redis."""
+        return frame_refusal(client, text)
+
+    def _relay_frame(self, client: Client, conn: str, inbox: str, text: str) -> bool:
+        """Publish one frame of a relayed socket to its table's owner, or refuse it to its
+        sender as a direct connection would be refused. False: the connection is cut off
+        (close 1013) because `RELAY_MAX_UNPUBLISHED` of its frames still wait here for
+        Redis: a relay that cannot keep up is closed rather than queued without bound."""
+        refused = self._relay_refusal(client, text)
+        if refused is not None:
+            client.error(refused)
+            return True
+        if self._unpublished[conn] >= RELAY_MAX_UNPUBLISHED:
+            log.warning("cluster: relayed connection %s cut off: %d frames unpublished",
+                        conn, self._unpublished[conn])
+            return False
+        self.publish(inbox, {"k": "msg", "c": conn, "x": text}, conn)
+        return True
 
     def _outbound(self, data: dict[str, Any]) -> None:
         """A frame from an owner for a connection this worker holds."""
@@ -824,6 +875,12 @@ class Cluster:
         if rc_ is None:
             return
         if kind == "msg":
+            if rc_.inbox.qsize() >= RELAY_MAX_UNPUBLISHED:  # the table cannot keep up with it
+                log.warning("cluster: remote connection %s cut off: %d frames unread",
+                            conn, rc_.inbox.qsize())
+                rc_.close(1013)
+                rc_.inbox.put_nowait(None)
+                return
             rc_.inbox.put_nowait(str(data.get("x", "")))
         elif kind == "close":
             rc_.inbox.put_nowait(None)

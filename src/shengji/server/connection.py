@@ -61,6 +61,18 @@ class ClientError(Exception):
         self.rule = rule
 
 
+def frame_refusal(client: Client, text: str) -> str | None:
+    """Why a frame from `client` is refused before it is read (None: it passes): over
+    `MAX_MESSAGE_BYTES`, or beyond the connection's rate. The same checks run where the
+    socket is held, whether the table is here (`routing.handle`) or on another worker
+    (`cluster.Cluster.relay`, before anything is published to Redis)."""
+    if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
+        return f"message too large (limit {MAX_MESSAGE_BYTES} bytes)"
+    if client.rate_checked_here and not client.bucket.allow():
+        return "too many messages: slow down"
+    return None
+
+
 def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
     """A player's or table's name, whitespace collapsed; `ClientError` unless it is 1 to
     `limit` characters without control characters."""
@@ -86,6 +98,10 @@ class Client:
     of connections those are always young objects, and every young garbage-collector
     pass of the process scans them all; server/gcpolicy.py.)
     """
+
+    #: False where the worker holding the socket already counted the frame against the
+    #: rate (a relayed connection, `cluster.RemoteClient`)
+    rate_checked_here = True
 
     def __init__(
         self, *, rate: float, burst: float, max_queue: int = 2048, addr: str = ""

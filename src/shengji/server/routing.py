@@ -18,7 +18,7 @@ from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, acti
 
 from . import seats
 from .chat import SPECTATOR, ChatError, chat_json, chat_text
-from .connection import MAX_MESSAGE_BYTES, Client, ClientError, dumps
+from .connection import Client, ClientError, dumps, frame_refusal
 from .status import PLAYING
 
 if TYPE_CHECKING:
@@ -30,10 +30,9 @@ log = logging.getLogger(__name__)
 async def handle(table: Table, client: Client, text: str) -> None:
     """One message from a client; refusals go back to it as an error and change nothing."""
     try:
-        if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
-            raise ClientError(f"message too large (limit {MAX_MESSAGE_BYTES} bytes)")
-        if not client.bucket.allow():
-            raise ClientError("too many messages: slow down")
+        refused = frame_refusal(client, text)
+        if refused is not None:
+            raise ClientError(refused)
         try:
             msg = orjson.loads(text)  # strict: no NaN/Infinity, depth-limited, valid UTF-8
         except ValueError:

@@ -89,10 +89,15 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
             f"this connection has held seat {other} of this game: it cannot take "
             "another seat; you are watching as a spectator"
         )
+    arrives = seat is not None and seat != was and not table.connected(seat)
     bind(table, client, seat)
     if bad:
         client.error("invalid token: you are watching as a spectator")
-    if seat != was:
+    # Everyone is sent a state only where the seats' presence changed (a seat's first
+    # connection, or the last one left it): a seat's other connections saying hello,
+    # with its token or without, change nothing the others see (issue 28 item 5).
+    leaves = was is not None and was != seat and not table.connected(was)
+    if arrives or leaves:
         table.broadcast()
         table.wake.set()
     else:

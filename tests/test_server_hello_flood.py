@@ -1,0 +1,40 @@
+"""Issue 28 item 5: a seat's extra connections saying hello over and over (with its token,
+then without) do not make the table send every client a state each time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server_harness import new_table, serve
+
+
+def test_re_hello_of_a_present_seat_sends_the_others_nothing(tmp_path: Path) -> None:
+    with serve(tmp_path / "t.db", rate_per_s=1000, burst=1000) as client:
+        tid, host = new_table(client)
+        with client.websocket_connect(f"/ws/{tid}") as seat0, \
+                client.websocket_connect(f"/ws/{tid}") as other, \
+                client.websocket_connect(f"/ws/{tid}") as flood:
+            seat0.send_json({"type": "hello", "token": host})
+            assert seat0.receive_json()["type"] == "state"
+            seat0.send_json({"type": "sit", "seat": 0, "name": "Me"})
+            token = next(m for m in iter(lambda: seat0.receive_json(), None)
+                         if m["type"] == "seated")["token"]
+            other.send_json({"type": "hello"})
+            other.send_json({"type": "ping"})  # past what it was sent before
+            while other.receive_json()["type"] != "pong":
+                pass
+            flood.send_json({"type": "ping"})
+            while flood.receive_json()["type"] != "pong":
+                pass
+            for i in range(60):  # seat 0 stays connected (seat0) all along
+                flood.send_json({"type": "hello", "token": token if i % 2 == 0 else None})
+                m = flood.receive_json()
+                assert m["type"] == "state" and m["you"] == (0 if i % 2 == 0 else None)
+            flood.send_json({"type": "ping"})
+            assert flood.receive_json()["type"] == "pong"
+            other.send_json({"type": "ping"})
+            seen = []
+            while (m := other.receive_json())["type"] != "pong":
+                seen.append(m["type"])
+            # before the fix: one state per hello (60) plus the seat taken
+            assert seen.count("state") <= 1
