@@ -246,8 +246,9 @@ def test_a_vacated_seat_is_taken_only_with_a_one_time_link_by_someone_new(
         guest.sit(1, "Guest")
         other.hello()
         other.sit(2, "Other")
-        h.send({"type": "bot", "seat": 3, "kind": "random"})
-        h.until(is_state)
+        opp = WSPlayer(client, tid)
+        opp.hello()
+        opp.sit(3, "Opp")
         h.send({"type": "start"})
         h.until(playing)
         h.send({"type": "kick", "seat": 1})
@@ -284,6 +285,9 @@ def test_a_vacated_seat_is_taken_only_with_a_one_time_link_by_someone_new(
         newcomer = WSPlayer(client, tid)
         newcomer.hello()
         newcomer.send({"type": "claim", "code": code, "name": "Newcomer"})
+        pending = newcomer.until(lambda m: m["type"] == "claim_pending")
+        assert pending == {"type": "claim_pending", "seat": 1, "waiting_for": "acceptance"}
+        opp.send({"type": "accept_claim", "seat": 1, "accept": True})
         seated = newcomer.until(lambda m: m["type"] == "seated")
         assert seated["seat"] == 1 and seated["token"]
         st = newcomer.until(lambda m: is_state(m) and m["you"] == 1)
@@ -291,7 +295,7 @@ def test_a_vacated_seat_is_taken_only_with_a_one_time_link_by_someone_new(
         assert "not valid" in spy.error({"type": "claim", "code": code, "name": "Spy"})
         # The one seat the spy watches has no hand in its view.
         assert spy.until(is_state)["view"]["hand"] == []
-        for c in (h, guest, other, spy, host2, again, kicked, newcomer):
+        for c in (h, guest, other, opp, spy, host2, again, kicked, newcomer):
             c.close()
 
 

@@ -22,6 +22,7 @@ KEEP_CHAT = 50  # messages a table keeps and sends on (re)connecting
 CHAT_RATE = 0.5  # messages per second per connection, on average
 CHAT_BURST = 5.0  # ... and at most this many at once
 SPECTATOR = "Spectator"
+SYSTEM = "Table"  # the name of the table's own lines (seat changes, `seats.announce`)
 #: quick reactions: sent as `{"type": "chat", "reaction": key}`, shown in each reader's
 #: language; stored as the text ":key:"
 REACTIONS = ("gg", "nice", "wow", "oops", "thanks", "hurry")
@@ -79,7 +80,9 @@ def chat_json(row: ChatRow) -> dict[str, Any]:
     """One message as clients get it (a quick reaction also names its `reaction`)."""
     out: dict[str, Any] = {"n": row.n, "at": row.at.isoformat(), "seat": row.seat,
                            "name": row.name, "text": row.text}
-    if row.text.startswith(":") and row.text.endswith(":") and row.text[1:-1] in REACTIONS:
+    if row.seat is None and row.name == SYSTEM:
+        out["system"] = True
+    elif row.text.startswith(":") and row.text.endswith(":") and row.text[1:-1] in REACTIONS:
         out["reaction"] = row.text[1:-1]
     return out
 

@@ -145,6 +145,7 @@ HANDLERS: dict[str, Handler] = {
     "kick": seats.kick,
     "seat_link": seats.seat_link,
     "claim": seats.claim,
+    "accept_claim": seats.accept_claim,
     "swap": seats.swap,
     "start": seats.start,
     "action": action,

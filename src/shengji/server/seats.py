@@ -3,18 +3,82 @@
 Each function handles one client message for a table (see `routing.HANDLERS`); a refusal
 is a `ClientError` and changes nothing. Seat changes are stored before they are shown
 (`Table.set_seat`), and a connection that held one seat of a game never takes another.
+
+A seat taken mid-game shows its hand to whoever takes it, so it never rests on the host's
+word alone (docs/WEB_PROTOCOL.md, "Seats mid-game"): a claim with a seat link waits
+(`Claim`) until a connected human of the team the host does not sit on accepts it (the
+team opposite the claimed seat when the host has no seat), or, while no such player is
+connected, until the round ends. Every mid-game seat change is announced in the chat
+log by the table (`announce`), naming who made it.
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .connection import Client, ClientError, clean_name
+from .chat import SYSTEM, chat_json
+from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
 from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
+from .storage import ChatRow
 
 if TYPE_CHECKING:
     from .tables import Table
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Claim:
+    """A seat link used mid-game, waiting: by `client`, for `name`, made for `seat`."""
+
+    client: Client
+    name: str
+    seat: int
+
+
+def who(table: Table, client: Client) -> str:
+    """How an announcement names the connection that made a change."""
+    if client.seat is not None and table.seats[client.seat] is not None:
+        entry = table.seats[client.seat]
+        assert entry is not None
+        return f"{entry['name']} (seat {client.seat})"
+    return "the host" if client.host_token_ok else "a spectator"
+
+
+async def announce(table: Table, text: str) -> None:
+    """Tell the table (and keep in its chat log) a seat change, as the table's own line."""
+    row: ChatRow = table.chat.add(None, SYSTEM, text)
+    try:
+        await table.store.append_chat(table.id, row)
+    except Exception:  # the change stands; its line is shown even if it was not kept
+        log.exception("table %s: could not store an announcement", table.id)
+    out = dumps({"type": "chat", "messages": [chat_json(row)]})
+    for c in list(table.clients):
+        c.push(out)
+
+
+def accepters(table: Table, seat: int) -> list[Client]:
+    """The connections that may accept a claim of `seat`: seated humans of the team the
+    host does not sit on (with no host seat: the team opposite `seat`), connected."""
+    host = table.host_seat
+    team = (seat + 1) % 2 if host is None else (host + 1) % 2
+    return [c for c in table.clients
+            if c.seat is not None and c.seat % 2 == team and c.seat != seat
+            and (e := table.seats[c.seat]) is not None and e["kind"] == "human"
+            and not e.get("vacant")]
+
+
+def drop_claims(table: Table, seat: int | None = None, client: Client | None = None,
+                why: str = "") -> None:
+    """Forget the waiting claims of `seat` or by `client`, telling each claimant `why`."""
+    for s, c in list(table.claims.items()):
+        if s == seat or c.client is client:
+            del table.claims[s]
+            if why and c.client is not client:
+                c.client.error(why)
 
 
 
@@ -166,6 +230,9 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
             table.bots.agents[seat] = table.manager.make_agent(
                 kind, table.bots.agent_seed(seat)
             )
+            drop_claims(table, seat=seat, why=f"seat {seat} went to a bot: your claim "
+                        "was withdrawn")
+            await announce(table, f"{who(table, client)} put a {bot_name} in seat {seat}")
         table.broadcast()
     table.wake.set()
 
@@ -195,6 +262,10 @@ async def kick(table: Table, client: Client, msg: dict[str, Any]) -> None:
             if c.seat == seat:
                 c.seat = None
         table.clock.absent(seat)
+        if table.status != WAITING:
+            assert old is not None
+            await announce(table, f"{who(table, client)} kicked {old['name']} from seat "
+                           f"{seat}")
         table.broadcast()
     table.wake.set()
 
@@ -212,11 +283,14 @@ async def seat_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
             raise ClientError(f"seat {seat} has a player: kick them first")
         code = new_token()
         await table.set_seat(seat, {**current, "link_hash": hash_token(code)})
+        drop_claims(table, seat=seat, why=f"a new link was made for seat {seat}: your "
+                    "claim was withdrawn")
     client.send({"type": "seat_link", "seat": seat, "code": code})
 
 
 async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
-    """Take the seat a one-time seat link (`code`) was made for."""
+    """Ask for the seat a one-time seat link (`code`) was made for: the claim waits for
+    a player of the other team to accept it, or for the round's end (module docstring)."""
     code = msg.get("code")
     if not isinstance(code, str) or not code:
         raise ClientError("malformed message: code must be a string")
@@ -238,16 +312,70 @@ async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
                 f"this connection has held seat {min(client.held)} of this game: it "
                 "cannot take another seat"
             )
-        old = table.seats[seat]
-        assert old is not None
-        token = new_token()
-        await table.set_seat(seat, {"name": name, "kind": "human",
-                                    "token_hash": hash_token(token), "former": _former(old)})
-        table.bots.agents.pop(seat, None)
-        bind(table, client, seat)
-        client.send({"type": "seated", "seat": seat, "token": token})
+        if any(c.client is client for c in table.claims.values()):
+            raise ClientError("you already have a claim waiting")
+        if seat in table.claims:
+            raise ClientError(f"someone else's claim of seat {seat} is waiting")
+        table.claims[seat] = Claim(client, name, seat)
+        ask = accepters(table, seat)
+        waiting = "acceptance" if ask else "round_end"
+        client.send({"type": "claim_pending", "seat": seat, "waiting_for": waiting})
+        await announce(table, f"{name} asks for seat {seat} with a seat link; "
+                       + ("a player of the other team must accept"
+                          if ask else "granted when the round ends"))
         table.broadcast()
+
+
+async def accept_claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """A player of the other team accepts (`accept`: true) or refuses a waiting claim."""
+    seat = _seat_arg(msg)
+    yes = msg.get("accept")
+    if not isinstance(yes, bool):
+        raise ClientError("malformed message: accept must be true or false")
+    async with table.lock:
+        pending = table.claims.get(seat)
+        if pending is None:
+            raise ClientError(f"no claim of seat {seat} is waiting")
+        if client not in accepters(table, seat):
+            raise ClientError("only a seated player of the team the host does not sit "
+                              "on may accept or refuse a claim")
+        if yes:
+            await grant(table, pending, f"accepted by {who(table, client)}")
+        else:
+            del table.claims[seat]
+            entry = table.seats[seat]
+            assert entry is not None
+            await table.set_seat(seat, {k: v for k, v in entry.items() if k != "link_hash"})
+            pending.client.error(f"your claim of seat {seat} was refused")
+            await announce(table, f"{who(table, client)} refused {pending.name}'s claim "
+                           f"of seat {seat}")
+            table.broadcast()
     table.wake.set()
+
+
+async def grant(table: Table, pending: Claim, how: str) -> None:
+    """Seat a waiting claimant (the table's lock is held): its token goes back to it."""
+    seat, client = pending.seat, pending.client
+    old = table.seats[seat]
+    assert old is not None
+    token = new_token()
+    await table.set_seat(seat, {"name": pending.name, "kind": "human",
+                                "token_hash": hash_token(token), "former": _former(old)})
+    table.claims.pop(seat, None)
+    table.bots.agents.pop(seat, None)
+    bind(table, client, seat)
+    client.send({"type": "seated", "seat": seat, "token": token})
+    await announce(table, f"{pending.name} took seat {seat} ({how})")
+    table.broadcast()
+
+
+async def round_ended(table: Table) -> None:
+    """A round ended (the table's lock is held): grant the claims no connected player of
+    the other team could answer."""
+    for pending in list(table.claims.values()):
+        if table.status == PLAYING and not accepters(table, pending.seat):
+            await grant(table, pending, "the round ended with no player of the other "
+                        "team to ask")
 
 
 async def swap(table: Table, client: Client, msg: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ from shengji import Game, IllegalAction, RuleOptions
 from shengji.actions import Action, Draw, action_from_json
 from shengji.events import Event, Played
 
-from . import routing
+from . import routing, seats
 from .botdriver import STANDIN, STANDIN_KIND, BotDriver
 from .chat import ChatLog
 from .clock import TableClock
@@ -133,6 +133,7 @@ class Table:
         self.standins: list[dict[str, Any]] = []  # this round's stand-in actions (for the UI)
         self.last_error: str | None = None
         self.chat = ChatLog()
+        self.claims: dict[int, seats.Claim] = {}  # seat -> a seat link's waiting claim
 
     # -- persistence -----------------------------------------------------------------
     def _damaged(self, reason: str) -> None:
@@ -246,6 +247,7 @@ class Table:
             },
             "clock": self.clock.json(),
             "standins": self.standins,
+            "claims": [{"seat": c.seat, "name": c.name} for c in self.claims.values()],
         }
 
     def _note_standin(self, seq: int, events: list[Event], by: str | None) -> None:
@@ -432,6 +434,9 @@ class Table:
         if client in self.clients:
             self.clients.remove(client)
         client.close()
+        if any(c.client is client for c in self.claims.values()):
+            seats.drop_claims(self, client=client)
+            self.broadcast()
         if not self.clients:
             self.idle_since = time.monotonic()
             self.clock.pause()
@@ -485,6 +490,11 @@ class Table:
             self.seq = seq + 1
             self._note_standin(seq, events, by)
             self.clock.after_action(action, len(self.game.results) > rounds)
+            sent = False
+            if len(self.game.results) > rounds and self.claims:
+                self.broadcast(events, by, self._drawer_only(action))
+                sent = True  # the claimants are seated for the next round
+                await seats.round_ended(self)
             if self.game.is_over:
                 self.status = FINISHED
                 self.result = self.result_json()
@@ -494,7 +504,8 @@ class Table:
                 )
                 if self.manager.cluster is not None:  # no longer open for its creator
                     self.manager.cluster.table_closed(self)
-            self.broadcast(events, by, self._drawer_only(action))
+            if not sent:
+                self.broadcast(events, by, self._drawer_only(action))
         self.wake.set()
         return None
 
