@@ -334,10 +334,14 @@ class Human:
 
 @contextlib.contextmanager
 def live_server(
-    db_path: str | os.PathLike[str], *, header_timeout_s: float | None = None, **settings: Any
+    db_path: str | os.PathLike[str], *, header_timeout_s: float | None = None,
+    guard: dict[str, Any] | None = None, uvicorn_options: dict[str, Any] | None = None,
+    **settings: Any
 ) -> Iterator[str]:
     """The real server (uvicorn, its protective config) in a thread on a free loopback
-    port, on a SQLite file; yields its base URL (http://127.0.0.1:PORT)."""
+    port, on a SQLite file; yields its base URL (http://127.0.0.1:PORT). `guard`:
+    GuardedH11Protocol attributes to set meanwhile (body_timeout_s, max_conns_per_addr);
+    `uvicorn_options`: more uvicorn Config keywords (proxy_headers=False)."""
     import socket
     import threading
     import time
@@ -351,11 +355,15 @@ def live_server(
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
-    config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", loop="asyncio")
+    config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", loop="asyncio",
+                            **(uvicorn_options or {}))
     server = uvicorn.Server(config)
-    old = GuardedH11Protocol.header_timeout_s
+    overrides = dict(guard or {})
     if header_timeout_s is not None:
-        GuardedH11Protocol.header_timeout_s = header_timeout_s
+        overrides["header_timeout_s"] = header_timeout_s
+    old = {k: getattr(GuardedH11Protocol, k) for k in overrides}
+    for k, v in overrides.items():
+        setattr(GuardedH11Protocol, k, v)
     thread = threading.Thread(target=server.run, name="shengji-live-server", daemon=True)
     thread.start()
     try:
@@ -368,7 +376,8 @@ def live_server(
     finally:
         server.should_exit = True
         thread.join(15)
-        GuardedH11Protocol.header_timeout_s = old
+        for k, v in old.items():
+            setattr(GuardedH11Protocol, k, v)
 
 
 def on_loop(client: TestClient, fn: Callable[[], T]) -> T:

@@ -21,6 +21,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 from starlette.websockets import WebSocketState
 
 from . import gcpolicy
@@ -192,6 +193,10 @@ class Guard:
 
         try:
             await self.app(scope, limited_receive, with_headers)
+        except ClientDisconnect:  # a client that went (or was closed) mid-body: one line
+            client = scope.get("client")
+            log.info("%s %s: the client disconnected before its request body arrived",
+                     client[0] if client else "?", scope.get("path"))
         except _BodyTooLarge:
             if not started:
                 await self._refuse(send, 413, InputError(
