@@ -242,7 +242,8 @@ def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:
         cards = p.call(lambda: " ".join(map(str, table.game.view(0).random_play(human.rng))))
         p.send({"type": "check", "cards": cards})
         chk = p.until(lambda m: m["type"] == "check")
-        assert chk == {"type": "check", "cards": cards, "legal": True, "reason": None, "rule": None}
+        assert chk == {"type": "check", "cards": cards, "legal": True, "reason": None, "rule": None,
+                       "code": None, "facts": {}}
         spectator = WSPlayer(client, table.id)
         spectator.hello()
         spectator.send({"type": "check", "cards": cards})

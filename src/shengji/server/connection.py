@@ -36,11 +36,13 @@ class Refusal:
 
     message: str
     rule: str | None = None
+    code: str | None = None
+    facts: dict[str, int | str] | None = None
 
     @classmethod
     def of(cls, exc: IllegalAction) -> Refusal:
-        """The engine's refusal, its rule taken from the exception (never parsed)."""
-        return cls(exc.message, exc.rule)
+        """The engine's refusal, its rule, code and facts taken from the exception."""
+        return cls(exc.message, exc.rule, exc.code, exc.facts)
 
     def log_text(self) -> str:
         """What a log may say: the rule only (the text may name a seat's cards)."""
@@ -56,9 +58,22 @@ class ClientError(Exception):
     """A message refused: its text (and the rule it breaks, if any) goes back to the sender
     only, nothing changes."""
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        rule: str | None = None,
+        code: str | None = None,
+        facts: dict[str, int | str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.rule = rule
+        self.code = code
+        self.facts = facts
+
+    @classmethod
+    def of(cls, exc: IllegalAction) -> ClientError:
+        """The engine's refusal as sent: its text, rule, code and facts."""
+        return cls(exc.message, exc.rule, exc.code, exc.facts)
 
 
 def frame_refusal(client: Client, text: str) -> str | None:
@@ -154,9 +169,18 @@ class Client:
         """Queue one message (an object, sent as strict JSON)."""
         self.push(dumps(msg))
 
-    def error(self, message: str, rule: str | None = None) -> None:
-        """Tell this connection why its message was refused (`rule`: the RULES section)."""
-        self.send({"type": "error", "message": message, "rule": rule})
+    def error(
+        self,
+        message: str,
+        rule: str | None = None,
+        code: str | None = None,
+        facts: dict[str, int | str] | None = None,
+    ) -> None:
+        """Tell this connection why its message was refused (`rule`: the RULES section;
+        `code` and `facts`: the engine's refusal code and its facts, for the client to
+        word in its player's language; None for the server's own refusals)."""
+        self.send({"type": "error", "message": message, "rule": rule, "code": code,
+                   "facts": facts or {}})
 
     def close(self, code: int | None = None) -> None:
         """Close the connection once what is queued has been sent (`code`: the WebSocket

@@ -47,7 +47,7 @@ async def handle(table: Table, client: Client, text: str) -> None:
             raise ClientError("say hello first")
         await handler(table, client, msg)
     except ClientError as exc:
-        client.error(str(exc), exc.rule)
+        client.error(str(exc), exc.rule, exc.code, exc.facts)
     except Exception:
         log.exception("table %s: error handling a message", table.id)
         client.error("internal error")
@@ -60,7 +60,7 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
     try:
         act = action_from_json(msg.get("action"))
     except IllegalAction as exc:
-        raise ClientError(exc.message, exc.rule) from None
+        raise ClientError.of(exc) from None
     if isinstance(act, Draw | CloseWindow):
         raise ClientError("malformed action: draw and close are the server's")
     if act.seat != client.seat:
@@ -71,7 +71,7 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
         raise ClientError("the game is not being played")
     err = await table.submit(act)
     if err is not None:
-        raise ClientError(err.message, err.rule)
+        raise ClientError(err.message, err.rule, err.code, err.facts)
 
 
 async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
@@ -79,7 +79,8 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
     cards_text = msg.get("cards")
     if not isinstance(cards_text, str):
         raise ClientError("malformed message: cards must be notation text")
-    legal, reason, rule = False, None, None
+    legal, reason, rule, code = False, None, None, None
+    facts: dict[str, int | str] = {}
     seat = client.seat
     if seat is None:
         reason = "spectators cannot act"
@@ -99,9 +100,9 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
             table.game.check(probe)
             legal = True
         except IllegalAction as exc:
-            reason, rule = exc.message, exc.rule
+            reason, rule, code, facts = exc.message, exc.rule, exc.code, exc.facts
     client.send({"type": "check", "cards": cards_text, "legal": legal, "reason": reason,
-                 "rule": rule})
+                 "rule": rule, "code": code, "facts": facts})
 
 
 async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:

@@ -79,9 +79,17 @@ function standinSeats(table, round, trick) {
  * server's `rule` field (the engine's `IllegalAction.rule`, e.g. "6.2"; null for the
  * server's own refusals), never parsed from the text. `ref` is the section to link.
  */
-export function explain(message, rule) {
+export function explain(message, rule, code, facts) {
   const msg = String(message || "");
   const ref = typeof rule === "string" && rule ? rule : null;
+  // The engine's refusal code and facts, worded in the player's language (plurals by
+  // Intl.PluralRules); the rule is cited once, by the link, never in the text.
+  if (typeof code === "string" && code) {
+    const f = facts && typeof facts === "object" ? facts : {};
+    const n = f.need ?? f.n;
+    if (typeof n === "number" && has(`refusal.${code}.other`)) return { title: tn(`refusal.${code}`, n, f), detail: "", ref };
+    if (has(`refusal.${code}`)) return { title: t(`refusal.${code}`, f), detail: "", ref };
+  }
   if (ref) {
     const major = ref.split(".")[0];
     if (has(`rule.${ref}`)) return { title: t(`rule.${ref}`), detail: msg, ref };
@@ -426,7 +434,7 @@ export function Table({ id, lang }) {
         else if (m.type === "error") {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
-          const e = explain(m.message, m.rule);
+          const e = explain(m.message, m.rule, m.code, m.facts);
           toast("error", e.title, e.detail, e.ref);
           sound("error");
         }
@@ -510,8 +518,8 @@ export function Table({ id, lang }) {
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
-      const e = explain(server.reason, server.rule);
-      reason = e.title + " — " + server.reason;
+      const e = explain(server.reason, server.rule, server.code, server.facts);
+      reason = e.detail ? e.title + " — " + e.detail : e.title;
       reasonRef = e.ref;
     } else reason = t(local.reason || "reason.illegal");
   } else if (isThrow) {
