@@ -48,7 +48,7 @@ def test_the_host_cannot_read_a_kicked_partners_hand_without_an_opponents_yes(
         assert tab.until(lambda m: m["type"] == "claim_pending") == {
             "type": "claim_pending", "seat": 2, "waiting_for": "acceptance"}
         st = g.until(lambda m: is_state(m) and m["table"]["claims"])
-        assert st["table"]["claims"] == [{"seat": 2, "name": "Sock"}]
+        assert st["table"]["claims"] == [{"seat": 2, "name": "Sock", "team": 1}]
         # Only the other team (seats 1 and 3) may answer; the host's own team may not.
         assert "does not sit on" in h.error({"type": "accept_claim", "seat": 2, "accept": True})
         assert "already have a claim" in tab.error({"type": "claim", "code": code,

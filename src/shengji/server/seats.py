@@ -60,11 +60,17 @@ async def announce(table: Table, text: str) -> None:
         c.push(out)
 
 
+def accepting_team(table: Table, seat: int) -> int:
+    """The team (seat parity) whose seated humans may accept a claim of `seat`: the team
+    the host does not sit on, or with no host seat the team opposite `seat`."""
+    host = table.host_seat
+    return (seat + 1) % 2 if host is None else (host + 1) % 2
+
+
 def accepters(table: Table, seat: int) -> list[Client]:
     """The connections that may accept a claim of `seat`: seated humans of the team the
     host does not sit on (with no host seat: the team opposite `seat`), connected."""
-    host = table.host_seat
-    team = (seat + 1) % 2 if host is None else (host + 1) % 2
+    team = accepting_team(table, seat)
     return [c for c in table.clients
             if c.seat is not None and c.seat % 2 == team and c.seat != seat
             and (e := table.seats[c.seat]) is not None and e["kind"] == "human"

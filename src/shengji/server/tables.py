@@ -247,7 +247,8 @@ class Table:
             },
             "clock": self.clock.json(),
             "standins": self.standins,
-            "claims": [{"seat": c.seat, "name": c.name} for c in self.claims.values()],
+            "claims": [{"seat": c.seat, "name": c.name, "team": seats.accepting_team(self, c.seat)}
+                       for c in self.claims.values()],
         }
 
     def _note_standin(self, seq: int, events: list[Event], by: str | None) -> None:

@@ -41,7 +41,7 @@ export function ChatPanel({ messages, onSend, onReact, seatName, me, canWrite = 
     onSend(v.slice(0, MAX_CHAT));
     setText("");
   };
-  const who = (x) => (x.seat == null ? t("chat.spectator") : seatName(x.seat));
+  const who = (x) => (x.system ? t("chat.table") : x.seat == null ? t("chat.spectator") : seatName(x.seat));
   return html`<section class=${"side-box chat-box" + (shown ? "" : " chat-hidden")} id="chat">
     <h3>
       <span>${t("chat.title")}${unread > 0 && html` <b class="chat-unread" id="chat-unread">${unread}</b>`}</span>
@@ -51,7 +51,7 @@ export function ChatPanel({ messages, onSend, onReact, seatName, me, canWrite = 
     html`<ul class="chat-list" id="chat-list" ref=${list} aria-live="polite">
         ${messages.length === 0 && html`<li class="muted">${t("chat.empty")}</li>`}
         ${messages.map(
-          (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat != null && x.seat === me ? " mine" : "") + (x.seat == null ? " spectator" : " team" + (x.seat % 2))} data-n=${x.n}>
+          (x) => html`<li key=${x.n} class=${"chat-msg" + (x.seat != null && x.seat === me ? " mine" : "") + (x.system ? " system" : x.seat == null ? " spectator" : " team" + (x.seat % 2))} data-n=${x.n}>
             <b class="chat-who">${who(x)}</b> ${x.reaction
               ? html`<span class="chat-text chat-reaction" data-reaction=${x.reaction}>${t(`reaction.${x.reaction}`)}</span>`
               : html`<span class="chat-text">${x.text}</span>`}

@@ -364,6 +364,8 @@ export function Table({ id, lang }) {
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
   const [claim, setClaim] = useState(() => new URLSearchParams(location.search).get("seat"));
+  // a seat link used mid-game waits for an opponent's yes or the round's end (docs/WEB_PROTOCOL.md)
+  const [claimWait, setClaimWait] = useState(null);
   const toastId = useRef(0);
 
   // Sounds and announcements, from the events the server sent with a state (what the
@@ -430,7 +432,10 @@ export function Table({ id, lang }) {
           const url = `${location.origin}/t/${encodeURIComponent(id)}?seat=${encodeURIComponent(m.code)}`;
           if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
           setSeatLink(url);
-        } else if (m.type === "seated") setClaim(null);
+        } else if (m.type === "seated") {
+          setClaim(null);
+          setClaimWait(null);
+        } else if (m.type === "claim_pending") setClaimWait(m);
         else if (m.type === "error") {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
@@ -690,7 +695,16 @@ export function Table({ id, lang }) {
     html`<div class="invite seat-link"><small>${t("host.seat_link_made")}</small>
       <input readonly value=${seatLink} onFocus=${(e) => e.target.select()} />
       <button class="btn small ghost" onClick=${() => setSeatLink(null)}>×</button></div>`}
+    ${(table.claims || [])
+      .filter((c) => me != null && c.team === me % 2 && c.seat !== me)
+      .map((c) => html`<div class="invite claim-ask" role="alert" data-seat=${c.seat}><small>${t("seat.claim_ask", { name: c.name, n: c.seat + 1 })}</small>
+        <button class="btn primary small claim-accept" onClick=${() => send({ type: "accept_claim", seat: c.seat, accept: true })}>${t("seat.claim_accept")}</button>
+        <button class="btn small ghost claim-refuse" onClick=${() => send({ type: "accept_claim", seat: c.seat, accept: false })}>${t("seat.claim_refuse")}</button></div>`)}
+    ${claimWait &&
+    me == null &&
+    html`<div class="invite claim-wait" id="claim-wait" role="status"><small>${t(claimWait.waiting_for === "acceptance" ? "seat.claim_wait_accept" : "seat.claim_wait_round", { n: claimWait.seat + 1 })}</small></div>`}
     ${claim &&
+    !claimWait &&
     me == null &&
     table.status === "playing" &&
     html`<div class="invite claim"><small>${t("seat.claim_hint")}</small>
