@@ -698,3 +698,121 @@ def test_oversized_and_too_fast_frames_are_refused_by_the_relaying_worker(
     pings = [f for f in frames if f.get("k") == "msg" and '"ping"' in f["x"]]
     assert len(pings) <= 5 + 5 * elapsed + 1  # refused frames were not published either
     spy.close()
+
+
+class RestartableRedis:
+    """A redis-server of the test's own on a fixed port, that the test stops and starts."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        import shutil
+        import socket
+
+        exe = shutil.which("redis-server")
+        if exe is None:
+            pytest.skip("redis-server is not installed")
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def subscribed(self) -> int:
+        import redis
+
+        return len(redis.Redis.from_url(self.url).pubsub_channels("shengji:*"))
+
+
+def until(pred: Any, timeout: float = 30.0, what: str = "") -> Any:
+    """Poll `pred` until it returns something true (the event), at most `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def watch_through(w: Worker, tid: str) -> tuple[ClientConnection, int]:
+    """A spectator's connection through `w`, and the seq of the first two states' second."""
+    ws = connect(w.ws(tid))
+    try:
+        ws.send(json.dumps({"type": "hello"}))
+        first = state(ws)["seq"]
+        while (seq := state(ws)["seq"]) <= first:
+            pass
+    except BaseException:
+        ws.close()
+        raise
+    return ws, seq
+
+
+@pytest.mark.parametrize("outage_s", [2.0, 8.0])
+def test_the_relay_heals_after_a_redis_restart(
+    db: str, tmp_path: Path, outage_s: float
+) -> None:
+    """Issue 28 item 1: Redis stopped for 2 s (and for 8 s, past the 3 s lease) and
+    started again on its port: both workers resubscribe, a relayed player is closed with
+    1012 and on reconnecting watches the table move, a new relayed connection gets
+    states, and no worker lost its PostgreSQL owner session (the owner keeps its table)."""
+    from websockets.exceptions import ConnectionClosed
+
+    rd = RestartableRedis()
+    rd.start()
+    a = Worker(db, rd.url, tmp_path / "a.log", "A")
+    b = Worker(db, rd.url, tmp_path / "b.log", "B")
+    try:
+        up(a, b)
+        until(lambda: rd.subscribed() == 4, what="both workers subscribed")
+        tid, _ = new_table(a, bots=4, bot_delay_ms=100)
+        relayed, _ = watch_through(b, tid)  # B relays to A
+        rd.stop()
+        time.sleep(outage_s)  # the outage itself (the scenario, not a wait for an event)
+        rd.start()
+        # The relayed spectator is told to reconnect (1012), not left on a frozen table.
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                recv(relayed, timeout=30)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+        until(lambda: rd.subscribed() == 4, what="both workers resubscribed")
+        # Through the non-owner again: states arrive and the table moves.
+        ws, seq = until(lambda: _try_watch(b, tid), what="a relayed connection's states")
+        ws.close()
+        # The owner kept its session and so its table: nobody took it over.
+        assert tid in a.info()["tables"] and tid not in b.info()["tables"]
+        for w in (a, b):
+            assert "rejoined with a fresh owner session" not in w.log.read_text()
+        assert "resubscribed" in b.log.read_text()
+        assert replays(db, tid) >= seq
+    finally:
+        for w in (a, b):
+            w.stop()
+            if w.log.exists():
+                print(f"--- worker {w.name} log ---\n" + w.log.read_text()[-3000:])
+        rd.stop()
+
+
+def _try_watch(w: Worker, tid: str) -> tuple[ClientConnection, int] | None:
+    """`watch_through`, or None if the worker asked to reconnect (still healing)."""
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+    try:
+        return watch_through(w, tid)
+    except (ConnectionClosed, InvalidHandshake, TimeoutError, OSError):
+        return None

@@ -481,6 +481,10 @@ class Cluster:
         self._relayed: dict[str, tuple[Client, str, str]] = {}  # conn -> client, owner, table
         self._ids = itertools.count()
         self._pubsub: Any = None
+        # the relay's listener is subscribed (`_listen`); while it is not, this worker
+        # does not advertise itself (no alive key) and holds no relayed connection
+        self.listening = False
+        self.resubscribed = 0  # times the listener came back after losing Redis
         # tables claimed from others: (table, time.monotonic() then, its seq then)
         self.takeovers: list[tuple[str, float, int]] = []
         self._create_script = self.redis.register_script(_CREATE_LUA)
@@ -497,11 +501,11 @@ class Cluster:
         await self.store.name_session(_session_name(self.id))
         await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
         await self.redis.sadd(WORKERS_KEY, self.id)
-        self._pubsub = self.redis.pubsub()
-        await self._pubsub.subscribe(_in(self.id), _out(self.id))
+        await self._subscribe()
         for coro, name in (
             (self._publisher(), "publisher"), (self._listen(), "listen"),
-            (self._beat(), "beat"), (self._keepalive(), "alive"), (self._orphans(), "orphans"),
+            (self._beat(), "beat"), (self._session_beat(), "session"),
+            (self._keepalive(), "alive"), (self._orphans(), "orphans"),
             (self._leases_loop(), "limits"), (self._lag_loop(), "lag"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
@@ -575,10 +579,76 @@ class Cluster:
             finally:
                 self._published(batch)
 
+    async def _subscribe(self) -> None:
+        """Subscribe (again) to this worker's two channels on a fresh pub/sub connection."""
+        old, self._pubsub = self._pubsub, None
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        pubsub = self.redis.pubsub()
+        try:
+            await pubsub.subscribe(_in(self.id), _out(self.id))
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+            raise
+        self._pubsub = pubsub
+        self.listening = True
+
+    async def _reannounce(self) -> None:
+        """After Redis came back (perhaps empty: it keeps nothing on disk), say again who
+        this worker is and which tables it owns, so other workers route to it."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(_alive_key(self.id), "1", px=ALIVE_MS)
+        pipe.sadd(WORKERS_KEY, self.id)
+        for tid in list(self.manager.tables):
+            if self.store.owns(tid):
+                pipe.set(_owner_key(tid), self.id)
+                pipe.sadd(_tables_key(self.id), tid)
+        await pipe.execute()
+
+    def _relay_down(self) -> None:
+        """The listener lost Redis: frames to and from this worker no longer arrive, so
+        every relayed connection is closed with 1012 (the clients reconnect, to a worker
+        that can serve them) and the owner-side clients of other workers' relays are
+        dropped. Until it has resubscribed the worker does not advertise itself."""
+        self.listening = False
+        for conn, (client, _, _) in list(self._relayed.items()):
+            client.close(CLOSE_RESTART)
+            self._relayed.pop(conn, None)
+        for conn in list(self._remote):
+            rc = self._remote.pop(conn)
+            rc.close(CLOSE_RESTART)  # (published if Redis is back; its holder heals too)
+            rc.inbox.put_nowait(None)  # `_serve_remote` detaches it from its table
+
     async def _listen(self) -> None:
-        assert self._pubsub is not None
+        """Read the relay's frames; if Redis goes away, close the relays and resubscribe
+        with a growing pause (0.1 s to 2 s), logging the loss and the return once each."""
+        pause = 0.1
         while True:
-            msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            try:
+                if self._pubsub is None:
+                    await self._subscribe()
+                    await self._reannounce()
+                    self.resubscribed += 1
+                    log.warning("cluster: relay listener resubscribed to Redis")
+                    pause = 0.1
+                msg = await self._pubsub.get_message(ignore_subscribe_messages=True,
+                                                     timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis away: heal, never end the task
+                if self.listening or self._pubsub is not None:
+                    log.warning("cluster: relay listener lost Redis (%s); relayed "
+                                "connections closed, resubscribing", exc)
+                    self._relay_down()
+                    old, self._pubsub = self._pubsub, None
+                    if old is not None:
+                        with contextlib.suppress(Exception):
+                            await old.aclose()
+                await asyncio.sleep(pause)
+                pause = min(2.0, pause * 2)
+                continue
             if msg is None:
                 continue
             try:
@@ -598,6 +668,8 @@ class Cluster:
         dead)."""
         while True:
             await asyncio.sleep(BEAT_S)
+            if not self.listening:  # no relay: let the key lapse until resubscribed
+                continue
             try:
                 await self.redis.set(_alive_key(self.id), "1", px=ALIVE_MS)
             except asyncio.CancelledError:
@@ -605,14 +677,24 @@ class Cluster:
             except Exception:
                 log.exception("cluster: alive key refresh failed")
 
+    async def _session_beat(self) -> None:
+        """Ping the owner session every `BEAT_S`, in a task of its own: its lease must not
+        depend on Redis answering (a Redis outage never costs the tables' locks)."""
+        while True:
+            await asyncio.sleep(BEAT_S)
+            try:
+                if not await self.store.ping():
+                    await self._lost()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: owner session heartbeat failed")
+
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(BEAT_S)
             try:
                 dead = await self._announce()
-                if not await self.store.ping():
-                    await self._lost()
-                    continue
                 await self._close_dead_relays()
                 if dead:
                     await self._claim_from_dead()
@@ -636,7 +718,8 @@ class Cluster:
                     await self.redis.delete(_owner_key(tid))
         for conn in list(self._remote):
             self._remote.pop(conn).close(CLOSE_RESTART)
-        await self.redis.delete(_tables_key(self.id))
+        with contextlib.suppress(Exception):  # Redis may be away too: the session first
+            await self.redis.delete(_tables_key(self.id))
         await self.store.renew()
         log.warning("cluster: rejoined with a fresh owner session")
 
@@ -778,6 +861,11 @@ class Cluster:
     async def relay(self, ws: WebSocket, owner: str, table_id: str, addr: str) -> None:
         """Serve an (accepted) WebSocket whose table another worker owns."""
         from starlette.websockets import WebSocketState
+
+        if not self.listening:  # no relay until resubscribed: reconnect (maybe elsewhere)
+            with contextlib.suppress(Exception):
+                await ws.close(code=CLOSE_RESTART)
+            return
 
         conn = f"{self.id}:{next(self._ids)}"
         client = self.manager.new_client(addr)
