@@ -403,18 +403,27 @@ def stored_actions(db_path: str | os.PathLike[str], table_id: str) -> int:
         con.close()
 
 
-def service_or_skip(service: AbstractContextManager[str]) -> Iterator[str]:
-    """Yield the URL of a throwaway service (`shengji.server.localcluster.local_postgres`,
-    `local_redis`), skipping the test where it is not installed or does not start."""
+def skip_or_fail(reason: str) -> None:
+    """Skip the test for a missing service (PostgreSQL, Redis, Chromium) -- or, where
+    `CI=true` is set, fail it: CI must not pass a service-backed suite it never ran."""
     import pytest
 
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true and a service the test needs is missing: {reason}")
+    pytest.skip(reason)
+
+
+def service_or_skip(service: AbstractContextManager[str]) -> Iterator[str]:
+    """Yield the URL of a throwaway service (`shengji.server.localcluster.local_postgres`,
+    `local_redis`), skipping the test where it is not installed or does not start
+    (failing it instead under `CI=true`, see `skip_or_fail`)."""
     from shengji.server.localcluster import ServiceError
 
     with contextlib.ExitStack() as stack:
         try:
             url = stack.enter_context(service)
         except ServiceError as exc:
-            pytest.skip(str(exc))
+            skip_or_fail(str(exc))
         yield url
 
 

@@ -28,6 +28,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from server_harness import skip_or_fail
+
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "shengji" / "server" / "static"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -47,7 +49,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing")
+        skip_or_fail(f"{CHROMIUM} is missing")
     tmp = tmp_path_factory.mktemp("browser")
     port = _free_port()
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed below)
