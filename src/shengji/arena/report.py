@@ -29,7 +29,9 @@ from .results import PairingResult, time_summary, write_json
 from .run import run_pairing
 from .stats import Interval
 
-__all__ = ["FIGURES", "TITLE", "arena_main", "figures", "results_table", "results_tables"]
+__all__ = [
+    "FIGURES", "TITLE", "arena_main", "failure_lines", "figures", "results_table", "results_tables",
+]
 
 
 TITLE = "Arena: mirrored duplicate deals, A's view, 95% CI"
@@ -141,6 +143,23 @@ def results_tables(results: Sequence[PairingResult], width: int = 80) -> list[Ta
     return [results_table(chunk) for chunk in out]
 
 
+def failure_lines(results: Sequence[PairingResult]) -> list[str]:
+    """One line per external bot (`exec:`) of each pairing: its failures per kind and how
+    many decisions its stand-in made (docs/BOT_PROTOCOL.md)."""
+    from ..bots.external import FAILURE_KINDS
+
+    lines: list[str] = []
+    for r in results:
+        for name, counts in zip((r.a, r.b), r.failures(), strict=True):
+            if not name.startswith("exec:") and not counts:
+                continue
+            kinds = ", ".join(f"{k} {counts.get(k, 0)}" for k in FAILURE_KINDS)
+            lines.append(f"{name} (vs {r.b if name == r.a else r.a}): failures: {kinds}; "
+                         f"{counts.get('standin', 0)} decision(s) made by the stand-in "
+                         "(heuristic)")
+    return lines
+
+
 def arena_main(
     a: str,
     bs: Sequence[str],
@@ -200,6 +219,8 @@ def arena_main(
         + ", ".join(f"{r.a} vs {r.b} {r.seconds:.1f}s" for r in results)
         + "[/]"
     )
+    for line in failure_lines(results):
+        console.print(line, markup=False, highlight=False)
     if json_path is not None:
         write_json(results, json_path)
         console.print(f"results written to {json_path}")

@@ -36,6 +36,8 @@ class DealOutcome:
     `levels_a`/`levels_b`: levels gained by each side (one of them is 0).
     `times_a`/`times_b`: seconds per decision (declarations, kitty, play) of A's and B's seats
     (measurements, left out of comparisons and of the JSON deal results).
+    `failures_a`/`failures_b`: an external bot's failures per kind (timeout, crash,
+    malformed, illegal) and the decisions its stand-in made (`standin`); {} for the others.
     """
 
     deal: int
@@ -46,6 +48,8 @@ class DealOutcome:
     opponents_points: int
     times_a: tuple[float, ...] = field(default=(), compare=False, repr=False)
     times_b: tuple[float, ...] = field(default=(), compare=False, repr=False)
+    failures_a: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    failures_b: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def signed_levels(self) -> int:
@@ -55,12 +59,14 @@ class DealOutcome:
 
 @dataclass(frozen=True)
 class GameOutcome:
-    """One full game (RULES §9), seen from agent A."""
+    """One full game (RULES §9), seen from agent A (`failures_*` as in `DealOutcome`)."""
 
     game: int
     a_team: int
     a_won: bool
     rounds: int
+    failures_a: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    failures_b: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -120,6 +126,18 @@ class PairingResult:
         h = self.halves()
         return sum(x.a_won == x.a_declaring for x in h) / len(h) if h else math.nan
 
+    def failures(self) -> tuple[dict[str, int], dict[str, int]]:
+        """External bots' failures per kind (and `standin`: decisions the stand-in made) of
+        A and of B, over every deal and game ({} for bots that run in this process)."""
+        out: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        outcomes: list[DealOutcome | GameOutcome] = [*self.halves()]
+        outcomes += [g for pair in self.games for g in pair]
+        for x in outcomes:
+            for side, counts in ((0, x.failures_a), (1, x.failures_b)):
+                for k, n in counts.items():
+                    out[side][k] = out[side].get(k, 0) + n
+        return out
+
     # --- full games ------------------------------------------------------------
     @property
     def n_games(self) -> int:
@@ -156,17 +174,25 @@ class PairingResult:
                 "a": time_summary(self.decision_times()[0]),
                 "b": time_summary(self.decision_times()[1]),
             },
+            "failures": {"a": self.failures()[0] or None, "b": self.failures()[1] or None},
             "games": self.n_games,
             "game_win_rate": iv(self.game_win_rate()),
             "deal_results": [[_outcome_json(x), _outcome_json(y)] for x, y in self.deals],
-            "game_results": [[asdict(x), asdict(y)] for x, y in self.games],
+            "game_results": [[_game_json(x), _game_json(y)] for x, y in self.games],
         }
 
 
 def _outcome_json(x: DealOutcome) -> dict[str, Any]:
     d = asdict(x)
-    d.pop("times_a")
-    d.pop("times_b")
+    for key in ("times_a", "times_b", "failures_a", "failures_b"):
+        d.pop(key)
+    return d
+
+
+def _game_json(x: GameOutcome) -> dict[str, Any]:
+    d = asdict(x)
+    d.pop("failures_a")
+    d.pop("failures_b")
     return d
 
 

@@ -81,6 +81,30 @@ class TimedAgent:
         return action
 
 
+def _finish(agents: list[Agent], views: list[View], winner: int | None = None) -> list[
+    dict[str, int]
+]:
+    """Close the agents that hold a process (external bots: they get the `end` line with
+    their seat's final view) and return each seat's failure counts ({} for the others)."""
+    out: list[dict[str, int]] = []
+    for agent, view in zip(agents, views, strict=True):
+        inner = agent.agent if isinstance(agent, TimedAgent) else agent
+        close = getattr(inner, "close", None)
+        report = getattr(inner, "report", None)
+        if close is not None:
+            close(view, winner)
+        out.append(dict(report()) if report is not None else {})
+    return out
+
+
+def _sum_counts(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for c in counts:
+        for k, n in c.items():
+            total[k] = total.get(k, 0) + n
+    return total
+
+
 def deal_round(seed: int, options: RuleOptions | None = None) -> Round:
     """The round a deal is played on: trump rank 2, seat 0 starts, team 0 declares."""
     return Round(seed, options, trump_rank="2", starter=0, declaring_team=0)
@@ -92,7 +116,10 @@ def play_deal(
     """Play one deal with agent kind `a` on team `a_team` and `b` on the other team."""
     rnd = deal_round(seed, options)
     agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed)]
-    play_round(rnd, agents)
+    try:
+        play_round(rnd, agents)
+    finally:
+        fails = _finish(list(agents), [rnd.view(s) for s in range(4)])
     res = rnd.result
     assert res is not None
     gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
@@ -106,6 +133,8 @@ def play_deal(
         opponents_points=res.opponents_points,
         times_a=tuple(t for s, x in enumerate(agents) if s % 2 == a_team for t in x.times),
         times_b=tuple(t for s, x in enumerate(agents) if s % 2 != a_team for t in x.times),
+        failures_a=_sum_counts([f for s, f in enumerate(fails) if s % 2 == a_team]),
+        failures_b=_sum_counts([f for s, f in enumerate(fails) if s % 2 != a_team]),
     )
 
 
@@ -125,14 +154,22 @@ def play_game_outcome(
 ) -> GameOutcome:
     """A whole game (RULES §9) with A on team `a_team`."""
     game = Game(seed, options)
-    play_game(game, _agents(a, b, a_team, seed), max_rounds=max_rounds)
+    agents = _agents(a, b, a_team, seed)
+    try:
+        play_game(game, agents, max_rounds=max_rounds)
+    finally:
+        fails = _finish(agents, [game.view(s) for s in range(4)], game.winner)
     if game.winner is None:
         # A runaway game (never seen in practice): the team with the higher level wins.
         lv = game.levels
         a_won = lv[a_team] > lv[1 - a_team]
     else:
         a_won = game.winner == a_team
-    return GameOutcome(game=index, a_team=a_team, a_won=a_won, rounds=len(game.results))
+    return GameOutcome(
+        game=index, a_team=a_team, a_won=a_won, rounds=len(game.results),
+        failures_a=_sum_counts([f for s, f in enumerate(fails) if s % 2 == a_team]),
+        failures_b=_sum_counts([f for s, f in enumerate(fails) if s % 2 != a_team]),
+    )
 
 
 def play_mirrored_game(

@@ -35,7 +35,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
     kind = kind.strip()
     if kind not in AGENT_KINDS:
         raise ValueError(
-            f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)} or dmc:CHECKPOINT"
+            f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)}, "
+            "dmc:CHECKPOINT or exec:COMMAND"
         )
     settings: dict[str, int] = {}
     for item in (x.strip() for x in rest.split(",")) if rest.strip() else ():
@@ -57,8 +58,16 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
 
 def agent_spec_error(spec: str) -> str | None:
     """Why `spec` is not a valid agent spec, or None (`dmc:CHECKPOINT` names a trained
-    checkpoint of `shengji.learn`)."""
+    checkpoint of `shengji.learn`; `exec:[ms=N:]COMMAND` an external bot)."""
     if isinstance(spec, str) and spec.startswith("dmc:") and len(spec) > 4:
+        return None
+    if isinstance(spec, str) and spec.startswith("exec:"):
+        from .external import parse_exec_spec
+
+        try:
+            parse_exec_spec(spec)
+        except ValueError as e:
+            return str(e)
         return None
     try:
         parse_agent_spec(spec)
@@ -70,11 +79,17 @@ def agent_spec_error(spec: str) -> str | None:
 def make_agent(kind: str, seed: int) -> Agent:
     """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]"),
     deterministic given `seed` (the expert only with an iteration budget); `dmc:PATH` is a
-    trained checkpoint (`shengji.learn`, extra `[rl]`)."""
+    trained checkpoint (`shengji.learn`, extra `[rl]`); `exec:[ms=N:]COMMAND` an external bot
+    speaking docs/BOT_PROTOCOL.md (`shengji.bots.external`)."""
     if kind.startswith("dmc:") and len(kind) > 4:
         from ..learn.agent import DMCAgent
 
         return DMCAgent(kind[4:], seed)
+    if kind.startswith("exec:"):  # an external bot (docs/BOT_PROTOCOL.md)
+        from .external import ExternalAgent, parse_exec_spec
+
+        command, ms = parse_exec_spec(kind)
+        return ExternalAgent(command, seed, deadline_ms=ms)
     name, settings = parse_agent_spec(kind)
     if name == "random":
         from .random_agent import RandomAgent
@@ -91,5 +106,5 @@ def make_agent(kind: str, seed: int) -> Agent:
 
 def is_agent_kind(kind: str) -> bool:
     """Whether `make_agent` knows this spec: a kind of AGENT_KINDS (with valid settings)
-    or `dmc:CHECKPOINT`."""
+    or `dmc:CHECKPOINT` or `exec:COMMAND`."""
     return agent_spec_error(kind) is None
