@@ -322,6 +322,8 @@ class ExternalAgent:
                 code = proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 code = None
+            if code is not None and len(self._threads) == 2:
+                self._threads[1].join(timeout=0.5)  # its last words on stderr
         said = f"; its last words on stderr: {' | '.join(self._stderr)}" if self._stderr else ""
         state = "still running" if code is None else f"exit status {code}"
         return state + said
