@@ -24,6 +24,7 @@ from shengji.bots.external import (
     BotFailure,
     ExternalAgent,
     check_answer,
+    choices,
     parse_exec_spec,
 )
 from shengji.driver import play_game, play_round, step
@@ -139,9 +140,10 @@ def test_answers_are_checked_against_the_view() -> None:
     seat = rnd.decision().seat
     assert seat is not None
     view = rnd.view(seat)
+    vj = view.to_json()
     good = next(iter(view.legal_plays()))
     ok = {"type": "action", "id": 4, "action": ["play", seat, " ".join(c.text for c in good)]}
-    assert check_answer(view, 4, ok) is not None
+    assert check_answer(vj, 4, ok) is not None
     cases = [
         ({"type": "act"}, "malformed"),
         ({**ok, "id": 5}, "malformed"),
@@ -151,11 +153,36 @@ def test_answers_are_checked_against_the_view() -> None:
     ]
     for msg, kind in cases:
         with pytest.raises(BotFailure) as e:
-            check_answer(view, 4, msg)
+            check_answer(vj, 4, msg)
         assert e.value.kind == kind
     absent = next(c for c in ("BJ", "RJ", "AS", "KH") if all(h.text != c for h in view.hand))
     with pytest.raises(BotFailure, match="RULES §6"):
-        check_answer(view, 4, {**ok, "action": ["play", seat, absent]})
+        check_answer(vj, 4, {**ok, "action": ["play", seat, absent]})
+
+
+def test_choices_and_checks_from_the_json_agree_with_the_engine() -> None:
+    """Over seeded rounds, the legal kinds, `choices` and `check_answer` read from the
+    view's JSON (all a web-table bot has) agree with the engine's own view: the listed
+    plays are its legal plays, each passes the check, and its declarations are listed."""
+    for seed in range(3):
+        rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+        players = [HeuristicAgent(s) for s in range(4)]
+        while not rnd.is_over:
+            d = rnd.decision()
+            if d.phase == "play" and d.seat is not None:
+                view = rnd.view(d.seat)
+                listed, complete = choices(view.to_json())
+                want = [["play", d.seat, " ".join(c.text for c in p)] for p in
+                        view.legal_plays()]
+                assert listed == want[:100] and complete == (len(want) <= 100)
+                for n, a in enumerate(listed[:20] if listed else []):
+                    check_answer(view.to_json(), n, {"type": "action", "id": n, "action": a})
+            elif d.phase == "declare" and d.seat is not None:
+                view = rnd.view(d.seat)
+                listed, _ = choices(view.to_json())
+                assert listed is not None and listed[0] == ["pass", d.seat]
+                assert len(listed) == 1 + len(view.legal_declarations())
+            step(rnd, players)
 
 
 class Watched:

@@ -37,11 +37,17 @@ import weakref
 from collections import deque
 from typing import Any
 
+from collections.abc import Iterator
+
 from ..actions import Action, Bury, Declare, Pass, Play, action_from_json
 from ..agent import Agent
-from ..cards import counts_of
-from ..errors import MalformedAction
-from ..views import View, result_json
+from ..cards import CARDS, counts_of, parse_cards
+from ..errors import IllegalAction, MalformedAction
+from ..follow import follow_error, iter_follows, iter_leads
+from ..options import RuleOptions
+from ..shapes import Shape, count_ids, shape_of
+from ..trump import Trump, trump_for
+from ..views import View
 
 __all__ = [
     "DEFAULT_DEADLINE_MS",
@@ -53,6 +59,7 @@ __all__ = [
     "BotFailure",
     "ExternalAgent",
     "check_answer",
+    "choices",
     "decide_message",
     "legal_kinds",
     "parse_exec_spec",
@@ -103,53 +110,99 @@ def parse_exec_spec(spec: str) -> tuple[str, int]:
     return rest, ms
 
 
-def legal_kinds(view: View) -> list[str]:
-    """The action kinds this seat may answer now: `declare`/`pass` while cards are drawn
-    and in the final window (RULES §3.3), `bury` in the kitty exchange (§4), `play` (§6)."""
-    if view.phase in ("deal", "declare"):
-        return (["declare"] if view.legal_declarations() else []) + ["pass"]
-    if view.phase == "kitty":
+def legal_kinds(view: dict[str, Any]) -> list[str]:
+    """The action kinds the seat of this view (`View.to_json()`, as the web protocol sends
+    it) may answer when asked: `declare`/`pass` while cards are drawn and in the final
+    window (RULES §3.3), `bury` in the kitty exchange (§4), `play` on its turn (§6)."""
+    phase, seat = view["phase"], view["seat"]
+    if phase in ("deal", "declare"):
+        return (["declare"] if view["legal_declarations"] else []) + ["pass"]
+    if phase == "kitty" and view["starter"] == seat:
         return ["bury"]
-    if view.phase == "play":
+    if phase == "play" and view["to_act"] == seat:
         return ["play"]
     return []
 
 
-def _choices(view: View, seat: int) -> tuple[list[list[Any]] | None, bool]:
-    """Legal actions in the web form (at most `MAX_CHOICES`), and whether that is all of
-    them; None for the kitty (any 8 cards of the hand, RULES §4: too many to list)."""
-    if view.phase in ("deal", "declare"):
-        return [Pass(seat).to_json()] + [
-            Declare(seat, d).to_json() for d in view.legal_declarations()
+class _Position:
+    """What checking a play needs, read from a view's JSON: the hand as counts, the trump
+    (RULES §5), the lead's shape (§6.1) and the follow option (§6.2)."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        opts = RuleOptions.from_json(view["options"])
+        self.counts = counts_of(parse_cards(view["hand"]))
+        self.strict = bool(opts.strict_tractor_follow)
+        self.trump: Trump | None = None
+        self.shape: Shape | None = None
+        if view["trump_final"]:
+            self.trump = trump_for(view["trump_rank"], view["trump_suit"],
+                                   opts.gap_tractors == "on", opts.throw_tractors == "on")
+            if view["lead"]:
+                self.shape = shape_of([c.id for c in parse_cards(view["lead"])], self.trump)
+
+    def plays(self) -> Iterator[tuple[int, ...]]:
+        """Every distinct legal play (ids), leads singles first (§6.1, §6.2)."""
+        if self.trump is None:
+            return iter(())
+        if self.shape is None:
+            return iter_leads(self.counts, self.trump)
+        return iter_follows(self.counts, self.shape, self.trump, self.strict)
+
+    def play_error(self, ids: list[int]) -> str | None:
+        """Why these cards are not a legal play now, or None (a throw may still fail,
+        §6.4: that is the engine's to judge, with the other hands)."""
+        if self.trump is None:
+            return "RULES §6: it is not your turn to play"
+        if not ids:
+            return "RULES §6: play at least one card"
+        for i, n in count_ids(ids).items():
+            if self.counts[i] < n:
+                return f"RULES §6: {CARDS[i]} is not in your hand"
+        if self.shape is None:
+            try:
+                shape_of(ids, self.trump)
+            except (IllegalAction, ValueError) as e:
+                return str(e)
+            return None
+        return follow_error(self.counts, self.shape, ids, self.trump, self.strict)
+
+
+def choices(view: dict[str, Any]) -> tuple[list[list[Any]] | None, bool]:
+    """The seat's legal actions in the web form (at most `MAX_CHOICES`) and whether that is
+    all of them; None in the kitty exchange (any 8 cards of the hand, RULES §4)."""
+    seat = view["seat"]
+    kinds = legal_kinds(view)
+    if "pass" in kinds:
+        return [["pass", seat]] + [
+            ["declare", seat, " ".join(d)] for d in view["legal_declarations"]
         ], True
-    if view.phase == "play":
+    if "play" in kinds:
         out: list[list[Any]] = []
-        for cards in view.legal_plays():
+        for ids in _Position(view).plays():
             if len(out) == MAX_CHOICES:
                 return out, False
-            out.append(Play(seat, cards).to_json())
+            out.append(["play", seat, " ".join(CARDS[i].text for i in ids)])
         return out, True
-    return None, False
+    return None, not kinds
 
 
-def decide_message(view: View, decision_id: int, deadline_ms: int) -> dict[str, Any]:
-    """The `decide` line for one decision of `view.seat` (docs/BOT_PROTOCOL.md)."""
-    assert view.seat is not None, "an external bot plays a seat"
-    choices, complete = _choices(view, view.seat)
+def decide_message(view: dict[str, Any], decision_id: int, deadline_ms: int) -> dict[str, Any]:
+    """The `decide` line for one decision of the view's seat (docs/BOT_PROTOCOL.md)."""
+    listed, complete = choices(view)
     return {
         "type": "decide",
         "id": decision_id,
-        "view": view.to_json(),
+        "view": view,
         "legal": legal_kinds(view),
-        "choices": choices,
+        "choices": listed,
         "choices_complete": complete,
         "deadline_ms": deadline_ms,
     }
 
 
-def check_answer(view: View, decision_id: int, msg: Any) -> Action:
+def check_answer(view: dict[str, Any], decision_id: int, msg: Any) -> Action:
     """The action a bot's answer line (already JSON-decoded) names, checked against the
-    seat's view; raises `BotFailure` ("malformed" or "illegal") saying what is wrong."""
+    seat's view (its JSON); raises `BotFailure` ("malformed" or "illegal") saying why."""
     if not isinstance(msg, dict) or msg.get("type") != "action":
         raise BotFailure("malformed", 'expected {"type": "action", "id": N, "action": [...]}')
     if msg.get("id") != decision_id:
@@ -159,27 +212,27 @@ def check_answer(view: View, decision_id: int, msg: Any) -> Action:
         action = action_from_json(msg.get("action"))
     except MalformedAction as e:
         raise BotFailure("malformed", str(e)) from None
-    seat = view.seat
+    seat = view["seat"]
     kinds = legal_kinds(view)
     kind = type(action).__name__.lower()
     if kind not in kinds:
-        raise BotFailure("illegal", f"a {kind!r} is not an answer now (phase {view.phase}: "
-                                    f"{' or '.join(kinds)})")
+        raise BotFailure("illegal", f"a {kind!r} is not an answer now (phase "
+                                    f"{view['phase']}: {' or '.join(kinds) or 'nothing'})")
     assert isinstance(action, Declare | Pass | Bury | Play)
     if action.seat != seat:
         raise BotFailure("illegal", f"RULES §11: you play seat {seat}, not {action.seat}")
     if isinstance(action, Declare):
-        if tuple(action.cards) not in view.legal_declarations():
+        if [c.text for c in action.cards] not in view["legal_declarations"]:
             raise BotFailure("illegal", "RULES §3.3: not one of your legal declarations")
     elif isinstance(action, Bury):
-        held = view.counts()
+        held = counts_of(parse_cards(view["hand"]))
         if len(action.cards) != 8:
             raise BotFailure("illegal", f"RULES §4: bury exactly 8 cards, not "
                                         f"{len(action.cards)}")
-        if any(held[i] < n for i, n in enumerate(counts_of(list(action.cards))) if n):
+        if any(held[i] < n for i, n in count_ids([c.id for c in action.cards]).items()):
             raise BotFailure("illegal", "RULES §4: bury only cards you hold")
     elif isinstance(action, Play):
-        why = view.play_error(action.cards)
+        why = _Position(view).play_error([c.id for c in action.cards])
         if why is not None:
             raise BotFailure("illegal", why)
     return action
@@ -238,8 +291,8 @@ class ExternalAgent:
 
     # ------------------------------------------------------------------ the process
 
-    def _start(self, view: View) -> None:
-        self.seat = view.seat
+    def _start(self, view: dict[str, Any]) -> None:
+        self.seat = view["seat"]
         try:
             proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -258,8 +311,8 @@ class ExternalAgent:
         for t in self._threads:
             t.start()
         self._send({
-            "type": "hello", "protocol": PROTOCOL, "seat": view.seat,
-            "options": view.options.to_json(), "deadline_ms": self.deadline_ms,
+            "type": "hello", "protocol": PROTOCOL, "seat": view["seat"],
+            "options": view["options"], "deadline_ms": self.deadline_ms,
             "hello_ms": self.hello_ms,
         })
         if self._dead:
@@ -367,17 +420,19 @@ class ExternalAgent:
 
     # ------------------------------------------------------------------ the agent
 
-    def act(self, view: View) -> Action:
-        """The bot's checked answer to this decision, or the stand-in's if it failed."""
+    def ask(self, view: dict[str, Any]) -> Action | None:
+        """The bot's checked answer for the seat of this view (its JSON, as the web
+        protocol sends it), or None where the bot failed (logged and counted: the caller's
+        stand-in decides)."""
         if self._proc is None and not self._dead:
             self._start(view)
         self.decisions += 1
         if not self._dead:
-            if self._round_no is not None and view.round_no != self._round_no \
-                    and view.last_result is not None:
+            if self._round_no is not None and view["round_no"] != self._round_no \
+                    and view["last_result"] is not None:
                 self._send({"type": "result", "round_no": self._round_no,
-                            "result": result_json(view.last_result)})
-            self._round_no = view.round_no
+                            "result": view["last_result"]})
+            self._round_no = view["round_no"]
         if not self._dead:
             self._send(decide_message(view, self.decisions, self.deadline_ms))
         if not self._dead:
@@ -385,29 +440,36 @@ class ExternalAgent:
                 return check_answer(view, self.decisions,
                                     self._receive(self.deadline_ms, self.decisions))
             except BotFailure as e:
-                self._fail(e.kind, f"decision {self.decisions} (phase {view.phase}): {e}")
+                self._fail(e.kind, f"decision {self.decisions} (phase {view['phase']}): {e}")
                 if self._dead and self._proc is not None:
                     _kill(self._proc)
         self.standin_moves += 1
-        return self.standin.act(view)
+        return None
+
+    def act(self, view: View) -> Action:
+        """The bot's checked answer to this decision, or the stand-in's if it failed."""
+        action = self.ask(view.to_json())
+        return self.standin.act(view) if action is None else action
+
+    def end(self, view: dict[str, Any] | None, winner: int | None = None) -> None:
+        """Send the `end` line (the seat's final view as JSON) and close, as `close`."""
+        if not self._closed and self._proc is not None and not self._dead:
+            result = None if view is None else (view["result"] or view["last_result"])
+            self._send({"type": "end", "view": view, "result": result, "winner": winner})
+        self._shutdown()
 
     def close(self, final: View | None = None, winner: int | None = None) -> None:
         """Tell the bot the deal or game is over (`end`, with its seat's final view) and
         end its process (it has a second to exit on its own)."""
+        self.end(None if final is None else final.to_json(), winner)
+
+    def _shutdown(self) -> None:
         if self._closed:
             return
         self._closed = True
         proc = self._proc
         if proc is None:
             return
-        if not self._dead:
-            self._send({
-                "type": "end",
-                "view": final.to_json() if final is not None else None,
-                "result": result_json(final.result or final.last_result)
-                if final is not None else None,
-                "winner": winner,
-            })
         try:
             if proc.stdin is not None:
                 proc.stdin.close()
