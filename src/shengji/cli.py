@@ -299,6 +299,28 @@ def arena(
         ray=ray,
     )
 
+@app.command("bot-connect")
+def bot_connect(
+    url: Annotated[str, typer.Argument(help="The table's page (http://HOST/t/ID) or ws:// URL.")],
+    token: Annotated[str, typer.Option(help="The bot token the host made (bot_link).")],
+    exec_: Annotated[
+        str, typer.Option("--exec", help="The bot's command (docs/BOT_PROTOCOL.md).")
+    ],
+    ms: Annotated[int, typer.Option(min=1, help="Milliseconds per decision.")] = 1000,
+) -> None:
+    """Play a web table's seat with an external bot (docs/BOT_PROTOCOL.md)."""
+    import logging
+
+    from .bots.bridge import play_web_seat
+    from .bots.external import ExternalAgent
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    agent = ExternalAgent(exec_, 0, deadline_ms=ms)
+    state = play_web_seat(url, token, agent)
+    counts = ", ".join(f"{k} {n}" for k, n in agent.report().items())
+    console.print(f"table {state['table']['status']}; failures: {counts}")
+
+
 RULES_LANGS = ("en", "zh", "vi", "th", "ko", "sq", "mn")
 # RULES §8.2: opponents' points -> (message, levels)
 _LEVEL_ROWS = (

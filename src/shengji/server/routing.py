@@ -145,6 +145,7 @@ HANDLERS: dict[str, Handler] = {
     "bot": seats.bot,
     "kick": seats.kick,
     "seat_link": seats.seat_link,
+    "bot_link": seats.bot_link,
     "claim": seats.claim,
     "accept_claim": seats.accept_claim,
     "swap": seats.swap,

@@ -294,6 +294,36 @@ async def seat_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
     client.send({"type": "seat_link", "seat": seat, "code": code})
 
 
+async def bot_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """Host, before the start: a bot token for `seat`, with which an external bot (any
+    program, docs/BOT_PROTOCOL.md) connects over the WebSocket and plays that seat with
+    the ordinary web protocol. The seat shows `external: true` and `name` (default
+    "External bot"). Only before the start: mid-game a seat shows its hand to whoever
+    takes it, so a program takes a seat then as a person does, with a seat link and a
+    claim the other team accepts ("Seats mid-game")."""
+    require_host(table, client)
+    seat = _seat_arg(msg)
+    name = clean_name(msg.get("name", "External bot"))
+    async with table.lock:
+        if table.status != WAITING:
+            raise ClientError("bot links are made before the start; mid-game a program "
+                              "takes a seat with a seat link, as a person does")
+        current = table.seats[seat]
+        if seat == table.host_seat:
+            raise ClientError("the host's own seat cannot go to a bot")
+        if current is not None and current["kind"] == "human" and not current.get("external"):
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        token = new_token()
+        await table.set_seat(seat, {"name": name, "kind": "human", "external": True,
+                                    "token_hash": hash_token(token)})
+        for c in table.clients:  # a former token of the seat no longer holds it
+            if c.seat == seat:
+                c.seat = None
+        table.broadcast()
+    client.send({"type": "bot_link", "seat": seat, "token": token})
+    table.wake.set()
+
+
 async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Ask for the seat a one-time seat link (`code`) was made for: the claim waits for
     a player of the other team to accept it, or for the round's end (module docstring)."""

@@ -196,6 +196,8 @@ class Table:
                 }
                 if s.get("vacant"):
                     entry["vacant"] = True
+                if s.get("external"):  # a program plays it (docs/BOT_PROTOCOL.md)
+                    entry["external"] = True
                 out.append(entry)
         return out
 
