@@ -34,6 +34,8 @@ DOCUMENTED = [
     "bots/__init__.py",
     "botkit.py",
     "bots/base.py",
+    "bots/bridge.py",
+    "bots/external.py",
     "bots/expert.py",
     "cards.py",
     "cli.py",

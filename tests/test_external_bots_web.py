@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from server_harness import live_server
 from websockets.sync.client import connect
 
+from server_harness import live_server
 from shengji.bots.bridge import play_web_seat, ws_url
 from shengji.bots.external import ExternalAgent
 

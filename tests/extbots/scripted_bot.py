@@ -14,7 +14,7 @@ import sys
 import time
 
 mode, at = sys.argv[1], int(sys.argv[2])
-record = open(sys.argv[3], "a", encoding="utf-8") if len(sys.argv) > 3 else None
+record = open(sys.argv[3], "a", encoding="utf-8") if len(sys.argv) > 3 else None  # noqa: SIM115
 
 
 def send(msg: object) -> None:

@@ -26,6 +26,7 @@ and `standin_moves` the decisions the stand-in made; the arena reports both.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
@@ -35,9 +36,8 @@ import threading
 import time
 import weakref
 from collections import deque
-from typing import Any
-
 from collections.abc import Iterator
+from typing import Any
 
 from ..actions import Action, Bury, Declare, Pass, Play, action_from_json
 from ..agent import Agent
@@ -242,10 +242,8 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     """End the bot's process (used by `close` and by the finalizer of a forgotten agent)."""
     if proc.poll() is None:
         proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # one that will not die
             proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process that will not die
-            pass
 
 
 class ExternalAgent:
