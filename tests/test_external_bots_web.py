@@ -6,7 +6,9 @@ that seat's view."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -52,21 +54,27 @@ def test_bot_links_seat_external_bots_that_play_a_web_table(tmp_path: Path) -> N
             assert st["table"]["seats"][0]["external"] is True
             assert st["table"]["seats"][0]["name"] == "Ext 0"
             assert "token" not in json.dumps(st["table"]["seats"])
+            # Seat 0: the example bot through `shengji bot-connect`; seat 2: a scripted bot
+            # that answers its 5th decision for another seat, through the bridge here.
+            cli = subprocess.Popen(
+                [sys.executable, "-c", "from shengji.cli import main; main()", "bot-connect",
+                 url, "--token", tokens[0], "--exec", RANDOM_BOT, "--rounds", "1"],
+                env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"},
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
             record = tmp_path / "seat2.jsonl"
-            agents = {0: ExternalAgent(RANDOM_BOT, 0),
-                      2: ExternalAgent(f"{shlex.quote(sys.executable)} {SCRIPTED} ok 0 "
-                                       f"{shlex.quote(str(record))}", 0)}
-            states: dict[int, list[dict[str, Any]]] = {0: [], 2: []}
+            agent = ExternalAgent(f"{shlex.quote(sys.executable)} {SCRIPTED} illegal 5 "
+                                  f"{shlex.quote(str(record))}", 0)
+            states: list[dict[str, Any]] = []
             errors: list[BaseException] = []
 
-            def run(seat: int) -> None:
+            def run() -> None:
                 try:
-                    play_web_seat(url, tokens[seat], agents[seat], rounds=1,
-                                  on_state=states[seat].append)
+                    play_web_seat(url, tokens[2], agent, rounds=1, on_state=states.append)
                 except BaseException as e:  # reported by the test below
                     errors.append(e)
 
-            threads = [threading.Thread(target=run, args=(s,)) for s in (0, 2)]
+            threads = [threading.Thread(target=run)]
             for t in threads:
                 t.start()
             until(host, lambda m: m["type"] == "state" and all(
@@ -76,18 +84,22 @@ def test_bot_links_seat_external_bots_that_play_a_web_table(tmp_path: Path) -> N
                         and m["view"]["result"] is not None)
             for t in threads:
                 t.join(60)
+            out, err = cli.communicate(timeout=60)
             assert not errors, errors
             assert not any(t.is_alive() for t in threads)
     assert end["view"]["result"]["levels_gained"] >= 0
-    for seat, agent in agents.items():
-        assert agent.decisions > 10  # it played every trick of the round (and more)
-        assert agent.report() == {"timeout": 0, "crash": 0, "malformed": 0, "illegal": 0,
-                                  "standin": 0}
-        assert all(m["you"] == seat and m["view"]["seat"] == seat for m in states[seat])
+    assert cli.returncode == 0, err
+    assert "failures: timeout 0, crash 0, malformed 0, illegal 0, standin 0" in out, out
+    # The scripted bot's illegal answer was logged, counted, and answered for it.
+    assert agent.decisions > 10  # it played every trick of the round (and more)
+    assert agent.report() == {"timeout": 0, "crash": 0, "malformed": 0, "illegal": 1,
+                              "standin": 1}
+    assert "illegal: decision 5" in agent.errors[0] and "you play seat 2" in agent.errors[0]
+    assert all(m["you"] == 2 and m["view"]["seat"] == 2 for m in states)
     # What the program received is the seat's views exactly as the server sent them.
     lines = [json.loads(x) for x in record.read_text(encoding="utf-8").splitlines()]
     decides = [x["view"] for x in lines if x["type"] == "decide"]
-    sent = [m["view"] for m in states[2]]
+    sent = [m["view"] for m in states]
     assert decides and all(v in sent for v in decides)
     for v in decides:
         assert len(v["hand"]) == v["hand_sizes"][2]

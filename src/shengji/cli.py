@@ -307,6 +307,9 @@ def bot_connect(
         str, typer.Option("--exec", help="The bot's command (docs/BOT_PROTOCOL.md).")
     ],
     ms: Annotated[int, typer.Option(min=1, help="Milliseconds per decision.")] = 1000,
+    rounds: Annotated[
+        int, typer.Option(min=0, help="Leave after this many rounds (0: play to the end).")
+    ] = 0,
 ) -> None:
     """Play a web table's seat with an external bot (docs/BOT_PROTOCOL.md)."""
     import logging
@@ -316,7 +319,7 @@ def bot_connect(
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     agent = ExternalAgent(exec_, 0, deadline_ms=ms)
-    state = play_web_seat(url, token, agent)
+    state = play_web_seat(url, token, agent, rounds=rounds or None)
     counts = ", ".join(f"{k} {n}" for k, n in agent.report().items())
     console.print(f"table {state['table']['status']}; failures: {counts}")
 
