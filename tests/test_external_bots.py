@@ -45,12 +45,13 @@ def scripted(mode: str, at: int = 0, record: Path | None = None) -> str:
 
 def test_spec_parsing() -> None:
     """`exec:CMD` and `exec:ms=N:CMD` are agent specs; an empty command is refused."""
-    assert parse_exec_spec("exec:python bot.py") == ("python bot.py", 1000)
-    assert parse_exec_spec("exec:ms=250:node b.js") == ("node b.js", 250)
-    assert agent_spec_error("exec:python bot.py") is None
+    assert parse_exec_spec(f"exec:{PY} bot.py") == (f"{PY} bot.py", 1000)
+    assert parse_exec_spec(f"exec:ms=250:{PY} b.py") == (f"{PY} b.py", 250)
+    assert agent_spec_error(f"exec:{PY} bot.py") is None
     assert "command" in (agent_spec_error("exec:") or "")
     assert "ms=500" in (agent_spec_error("exec:ms=0:x") or "")
-    assert isinstance(make_agent("exec:ms=300:python bot.py", 1), ExternalAgent)
+    assert "no program 'no-such-bot-xyz'" in (agent_spec_error("exec:no-such-bot-xyz") or "")
+    assert isinstance(make_agent(f"exec:ms=300:{PY} bot.py", 1), ExternalAgent)
 
 
 def test_example_bot_plays_arena_deals_and_a_game() -> None:

@@ -31,6 +31,7 @@ import json
 import logging
 import queue
 import shlex
+import shutil
 import subprocess
 import threading
 import time
@@ -90,7 +91,7 @@ class BotFailure(Exception):
 
 def parse_exec_spec(spec: str) -> tuple[str, int]:
     """`exec:CMD` or `exec:ms=N:CMD` -> (CMD, per-decision deadline in ms); ValueError if
-    the command is empty or N is not a positive integer."""
+    the command is empty, its program is not found, or N is not a positive integer."""
     if not spec.startswith("exec:"):
         raise ValueError(f"agent spec {spec!r}: an external bot is exec:COMMAND")
     rest = spec[5:]
@@ -107,6 +108,9 @@ def parse_exec_spec(spec: str) -> tuple[str, int]:
         raise ValueError(f"agent spec {spec!r}: the command does not parse ({e})") from None
     if not argv:
         raise ValueError(f"agent spec {spec!r}: give the bot's command, as exec:python bot.py")
+    if shutil.which(argv[0]) is None:
+        raise ValueError(f"agent spec {spec!r}: no program {argv[0]!r} to run (not on PATH, "
+                         "not an executable file)")
     return rest, ms
 
 
