@@ -79,9 +79,12 @@ def demo(
     preset: str = typer.Option("seed", "--preset", help=PRESET_HELP),
 ) -> None:
     """Play one seeded game between random bots and print a readable log of it."""
+    from .tui.render import options_text
+
     game = Game(seed=seed, options=_options(option, preset))
     rng = random.Random(seed)
-    console.print(f"[bold]Tractor demo[/] seed {seed}, options {game.options.to_json()}")
+    console.print(f"[bold]Tractor demo[/] seed {seed}, preset {preset}, rules: "
+                  f"{options_text(game.options)}", highlight=False)
     log = _DemoLog()
     log(game.round_started())
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
@@ -95,18 +98,25 @@ class _DemoLog:
 
     def __init__(self) -> None:
         self.trick: list[str] = []  # the plays of the current trick
+        self.declaring_team: int | None = None  # known once the trump is fixed
 
     def __call__(self, e: Event) -> None:
         """Print what one event says."""
+        from .tui.render import trick_points_note
+
         if isinstance(e, Played):
             self.trick.append(f"{SEAT_NAMES[e.seat][0]} {_cards(e.cards)}")
         elif isinstance(e, TrickWon):
+            note = trick_points_note(e.winner, e.points, self.declaring_team,
+                                     e.opponents_points)
             console.print(
                 f"  trick {e.trick + 1:2}: {', '.join(self.trick)} → {SEAT_NAMES[e.winner]}"
-                + (f" (+{e.points})" if e.points else "")
+                + (f" ({note})" if note else ""), highlight=False,
             )
             self.trick.clear()
         else:
+            if isinstance(e, TrumpFixed):
+                self.declaring_team = e.declaring_team
             _narrate_demo(e)
 
 
