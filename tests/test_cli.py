@@ -231,3 +231,66 @@ def test_demo_opens_with_a_readable_summary_of_the_rules() -> None:
     first = res.output.splitlines()[0]
     assert first == "Tractor demo seed 1, preset seed, rules: throw_penalty=none", first
     assert "{" not in res.output.splitlines()[0] and "'" not in first
+
+
+# ---------------------------------------------------------------- #34: --ray without a cluster
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_ray_without_a_cluster_says_what_to_do_and_exits_2(monkeypatch, tmp_path) -> None:
+    """`train`/`arena --ray auto` with no cluster: one line (start one with `ray start
+    --head`, or use `--ray local`), exit 2, no traceback, and Ray's 30 s wait never
+    starts: `ray.init` is not called at all."""
+    ray = __import__("pytest").importorskip("ray")
+    import shengji.learn.cluster as cluster
+
+    def no_init(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ray.init was called: the check did not stop it")
+
+    monkeypatch.setattr(ray, "init", no_init)
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{_closed_port()}")
+    for args in (["train", "--minutes", "0.1", "--out", str(tmp_path / "c.pt"), "--ray", "auto"],
+                 ["arena", "--deals", "1", "--workers", "1", "--ray", "auto"]):
+        res = runner.invoke(app, args, env={"COLUMNS": "300"})
+        assert res.exit_code == 2, res.output
+        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+        assert "Traceback" not in res.output
+        out = " ".join(res.output.split())
+        assert "no Ray cluster answers there" in out and "127.0.0.1:" in out, out
+        assert "ray start --head" in out and "--ray local" in out
+    assert not (tmp_path / "c.pt").exists()
+    # An explicit address that does not answer, and "auto" when no cluster is recorded.
+    res = runner.invoke(app, ["arena", "--deals", "1", "--ray", f"127.0.0.1:{_closed_port()}"],
+                        env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "no Ray cluster answers there" in res.output
+    monkeypatch.setattr(cluster, "_auto_address", lambda: None)
+    res = runner.invoke(app, ["arena", "--deals", "1", "--ray", "auto"], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert "no running Ray cluster was found" in res.output and "--ray local" in res.output
+
+
+def test_ray_check_accepts_local_and_an_answering_address() -> None:
+    """`--ray local` needs no cluster; an address where something listens passes the
+    check (Ray itself then connects); a malformed one is refused naming it."""
+    import socket
+
+    import pytest
+
+    from shengji.learn.cluster import ClusterError, check_cluster
+
+    assert check_cluster("local") is None
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        assert check_cluster(f"127.0.0.1:{port}") == f"127.0.0.1:{port}"
+        assert check_cluster(f"ray://127.0.0.1:{port}") == f"ray://127.0.0.1:{port}"
+    with pytest.raises(ClusterError, match="not HOST:PORT"):
+        check_cluster("head:port")

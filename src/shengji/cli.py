@@ -199,6 +199,26 @@ def split_agent_specs(text: str) -> list[str]:
     return out
 
 
+def _check_ray(ray: str | None) -> None:
+    """Exit 2 with one line saying what to do unless `--ray`'s cluster answers (#34):
+    checked in seconds, before any work, instead of Ray's 30 s wait and traceback."""
+    if ray is None:
+        return
+    from .learn.cluster import ClusterError, check_cluster
+
+    try:
+        import ray as _ray  # noqa: F401 - only whether it is installed
+    except ImportError:
+        console.print("[red]shengji: --ray needs Ray: pip install 'shengji[cluster]'[/]",
+                      highlight=False)
+        raise typer.Exit(2) from None
+    try:
+        check_cluster(ray)
+    except ClusterError as e:
+        console.print(f"shengji: {e}", style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _kind(value: str) -> str:
     """Check an agent spec such as `heuristic` or `expert:ms=300` (see `shengji.bots`)."""
     from .bots import agent_spec_error
@@ -285,7 +305,8 @@ def arena(
     ] = None,
     ray: Annotated[
         str | None,
-        typer.Option(help="Spread deals over a Ray cluster: auto, local or HOST:PORT."),
+        typer.Option(help="Spread deals over Ray: local (this machine alone), auto (the "
+                     "running cluster, see `ray start --head`) or HOST:PORT."),
     ] = None,
 ) -> None:
     """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
@@ -303,6 +324,7 @@ def arena(
             require_matplotlib()
         except PlotUnavailableError as e:
             raise typer.BadParameter(str(e), param_hint="--plot") from None
+    _check_ray(ray)
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
         options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
@@ -508,7 +530,8 @@ def train(
     workers: Annotated[int, typer.Option(min=0, help="Actors (0: one per CPU but one).")] = 0,
     ray: Annotated[
         str | None,
-        typer.Option(help="Run the actors on Ray: auto, local or HOST:PORT (extra [cluster])."),
+        typer.Option(help="Run the actors on Ray (extra [cluster]): local (this machine "
+                     "alone), auto (the running cluster, see `ray start --head`) or HOST:PORT."),
     ] = None,
     snapshots: Annotated[
         Path | None, typer.Option(help="Also keep a checkpoint every --save-minutes here.")
@@ -528,6 +551,7 @@ def train(
     except ImportError as e:
         console.print(f"[red]training needs the rl extra: pip install 'shengji[rl]' ({e})[/]")
         raise typer.Exit(2) from None
+    _check_ray(ray)
     n = workers or max(1, (os.cpu_count() or 2) - 1)
     cfg = TrainConfig(
         minutes=minutes, out=str(out), seed=seed, workers=n, ray=ray,
