@@ -632,8 +632,14 @@ def test_the_orphan_scan_takes_open_tables_no_live_worker_owns(
     up(a, b)
     tids = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(2)]
     tids.append(new_table(a, bots=0)[0])  # a waiting table is open too
+    scans = b.info()["orphan_scans"]
     redis.Redis.from_url(redis_url).flushall()  # the registry is lost
-    time.sleep(6)  # one scan at least: B must not take what A still holds
+    # Two more of B's scans complete, so one ran wholly after the flush (the first may
+    # have begun before it): B must not take what A still holds.
+    deadline = time.monotonic() + 60
+    while b.info()["orphan_scans"] < scans + 2:
+        assert time.monotonic() < deadline, "B's orphan scan did not run"
+        time.sleep(0.2)
     for t in tids:
         assert owners([a, b], t) == ["A"]
     a.proc.kill()  # type: ignore[union-attr]

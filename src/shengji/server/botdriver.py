@@ -43,6 +43,9 @@ class BotDriver:
         self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
         self.rng = random.Random(table.seed ^ 0x5EED)  # the fallbacks' random plays
         self.task: asyncio.Task[None] | None = None
+        # the task sleeps with no timer set: only a wake-up (a connection, an action)
+        # moves the table (a paused table is parked; tests wait on it, not on a clock)
+        self.parked = False
 
     def agent_seed(self, seat: int) -> int:
         """The seed of the bot at `seat` (fixed by the table's seed: restarts agree)."""
@@ -94,8 +97,12 @@ class BotDriver:
                 continue
             if wait <= 0:
                 wait = 0.001
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(t.wake.wait(), None if math.isinf(wait) else wait)
+            self.parked = math.isinf(wait)
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(t.wake.wait(), None if self.parked else wait)
+            finally:
+                self.parked = False
 
     async def _step(self) -> float | None:
         """Do what is due now (return None) or say how long to wait (seconds; inf: until woken)."""
