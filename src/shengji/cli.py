@@ -524,7 +524,13 @@ def doctor(
 
 @app.command()
 def train(
-    minutes: Annotated[float, typer.Option(min=0.05, help="Wall-clock training time.")] = 60.0,
+    minutes: Annotated[
+        float, typer.Option(min=0.05, help="Wall-clock training time (with --deals: at most).")
+    ] = 60.0,
+    deals: Annotated[
+        int, typer.Option(min=0, help="Stop after this many deals (0: on --minutes only); "
+                          "with --workers 1 and a --seed, the same run every time.")
+    ] = 0,
     out: Annotated[Path, typer.Option(help="Checkpoint file to write.")] = Path("ckpt.pt"),
     seed: Annotated[int, typer.Option(help="Training seed.")] = 0,
     workers: Annotated[int, typer.Option(min=0, help="Actors (0: one per CPU but one).")] = 0,
@@ -554,11 +560,12 @@ def train(
     _check_ray(ray)
     n = workers or max(1, (os.cpu_count() or 2) - 1)
     cfg = TrainConfig(
-        minutes=minutes, out=str(out), seed=seed, workers=n, ray=ray,
+        minutes=minutes, stop_deals=deals, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
         device=device, init=str(init) if init else None,
     )
-    console.print(f"training {minutes:g} min with {n} actor(s){' on Ray' if ray else ''}")
+    until = f"{deals} deals (at most {minutes:g} min)" if deals else f"{minutes:g} min"
+    console.print(f"training {until} with {n} actor(s){' on Ray' if ray else ''}")
     summary = run_training(cfg, log=console.print)
     console.print(
         f"checkpoint written to {out}: {summary['deals']} deals, {summary['steps']} SGD steps, "
