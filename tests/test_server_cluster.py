@@ -28,15 +28,16 @@ from typing import Any
 import httpx
 import pytest
 
+from server_harness import import_or_skip
 from shengji import Game, RuleOptions, action_from_json
 
-pytest.importorskip("redis", reason="the cluster extra (redis-py) is not installed")
-pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
+import_or_skip("redis", "the cluster extra (redis-py) is not installed")
+import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
 from server_harness import next_state as state  # noqa: E402
 from server_harness import recv_json as recv  # noqa: E402
-from server_harness import service_or_skip  # noqa: E402
+from server_harness import service_or_skip, skip_or_fail  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -720,7 +721,7 @@ class RestartableRedis:
 
         exe = shutil.which("redis-server")
         if exe is None:
-            pytest.skip("redis-server is not installed")
+            skip_or_fail("redis-server is not installed")
         self.proc = subprocess.Popen(
             [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
