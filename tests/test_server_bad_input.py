@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,11 @@ class ManualClock:
     def install(self, bucket: TokenBucket) -> None:
         """Run `bucket` on this clock from now on, full."""
         bucket.clock, bucket.last, bucket.tokens = self, self.now, bucket.burst
+
+    @staticmethod
+    def release(bucket: TokenBucket) -> None:
+        """Give `bucket` back its real clock, full."""
+        bucket.clock, bucket.last, bucket.tokens = time.monotonic, time.monotonic(), bucket.burst
 
 
 def snapshot(p: WSPlayer, table: Table) -> Any:
@@ -63,7 +69,8 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         # The host's rate limit (50/s, burst 30) runs on a clock the test moves: the
         # flood's figures are exact and do not depend on how fast this machine is.
         clock = ManualClock()
-        p.call(lambda: clock.install(next(c for c in table.clients if c.seat == 0).bucket))
+        bucket = p.call(lambda: next(c for c in table.clients if c.seat == 0).bucket)
+        p.call(lambda: clock.install(bucket))
         watcher = WSPlayer(client, table.id)
         watcher.hello()
         p.drain()
@@ -170,7 +177,8 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         p.send({"type": "ping"})
         assert p.until(lambda m: m["type"] in ("pong", "error"))["type"] == "pong"
         assert snapshot(p, table) == after
-        # ... and the game still goes on.
+        # ... and the game still goes on (the host's messages on the real clock again).
+        p.call(lambda: ManualClock.release(bucket))
         p.call(lambda: setattr(table.settings, "bot_delay_ms", 0))
         p.call(lambda: table.wake.set())
         human.play_until(lambda m: m["type"] == "state" and m["seq"] > after[0] + 3)
