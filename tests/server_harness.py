@@ -413,6 +413,23 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+def import_or_skip(module: str, reason: str) -> Any:
+    """`pytest.importorskip` for a service's client library (redis-py, asyncpg): the
+    module, or skip the test (the whole module, called at its top) -- failing instead
+    under `CI=true`, as `skip_or_fail`."""
+    import importlib
+
+    import pytest
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and a service the test needs is missing: {reason}",
+                        pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
+
+
 def service_or_skip(service: AbstractContextManager[str]) -> Iterator[str]:
     """Yield the URL of a throwaway service (`shengji.server.localcluster.local_postgres`,
     `local_redis`), skipping the test where it is not installed or does not start

@@ -373,3 +373,27 @@ def test_arena_main_output_fits_80_columns_with_long_agent_specs(
     _assert_fits(text, 80)
     assert text.count("1000/1000") == 4  # each progress bar shows its count in full
     assert text.count("1000×2") == 4 and "declaring side won" in text
+
+
+def test_fast_decisions_show_in_microseconds_and_the_title_stays_on_one_line() -> None:
+    """Issue 29 item 9: the heuristic's decision time read "0.0/0.0" ms, and the title of a
+    one-pairing table wrapped ("…A's" / "view, 95% CI") at 80 columns."""
+    from shengji.arena import results_tables
+    from shengji.arena.report import TITLE
+
+    fast = PairingResult("heuristic", "random", deals=[
+        (DealOutcome(0, True, True, 1, 0, 0, times_a=(12e-6, 15e-6, 41e-6), times_b=(8e-6,)),
+         DealOutcome(0, False, True, 1, 0, 0))])
+    cells = figures(fast)
+    assert cells[-2] == "15.0/41.0 µs" and cells[-1] == "8.0/8.0 µs"
+    slow = _worst_case("heuristic", "random", 3)
+    assert figures(slow)[-2:] == ["1790/2346 ms", "0.1/0.1 ms"]  # from 0.1 ms on: in ms
+    for width in (80, 60):
+        buf = io.StringIO()
+        console = Console(file=buf, width=width, color_system=None)
+        for t in results_tables([fast], width):
+            console.print(t)
+        text = buf.getvalue()
+        _assert_fits(text, width)
+        assert text.splitlines()[0].rstrip() == TITLE, text
+        assert "0.0/0.0" not in text and "15.0/41.0 µs" in text

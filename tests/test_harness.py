@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server_harness import service_or_skip
+from server_harness import import_or_skip, service_or_skip
 from shengji.server.localcluster import ServiceError
 
 
@@ -32,3 +32,18 @@ def test_a_missing_service_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> No
 def test_a_present_service_yields_its_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
     assert next(service_or_skip(contextlib.nullcontext("redis://x"))) == "redis://x"
+
+
+def test_a_missing_client_library_skips_outside_ci_and_fails_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "redis", None)  # as if redis-py were not installed
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"\(redis-py\) is not installed"):
+        import_or_skip("redis", "the cluster extra (redis-py) is not installed")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"CI=true.*\(redis-py\) is not installed"):
+        import_or_skip("redis", "the cluster extra (redis-py) is not installed")
+    assert import_or_skip("json", "stdlib").dumps(1) == "1"

@@ -146,26 +146,49 @@ def test_decision_rows_repeat_the_state_for_every_candidate() -> None:
 
 def test_a_short_training_run_writes_a_playable_checkpoint(tmp_path: Path) -> None:
     out = tmp_path / "c.pt"
-    summary = train(TrainConfig(minutes=0.12, out=str(out), workers=1, hidden=(64, 32),
-                                deals_per_task=2, batch=64))
-    assert summary["deals"] >= 2 and out.exists()
+    summary = train(TrainConfig(minutes=10, stop_deals=8, out=str(out), workers=1,
+                                hidden=(64, 32), deals_per_task=2, batch=64))
+    assert summary["deals"] == 8 and out.exists()  # stopped on deals, not on the clock
     data = load_checkpoint(out)
     assert data["deals"] == summary["deals"] and data["config"]["hidden"] == (64, 32)
     rnd = Round(1, trump_rank="2", starter=1, declaring_team=1)
     play_round(rnd, [make_agent(f"dmc:{out}", s) for s in range(4)])
     assert rnd.result is not None
     more = tmp_path / "more.pt"  # continuing keeps the count of deals and the clock
-    train(TrainConfig(minutes=0.06, out=str(more), workers=1, init=str(out), seed=1,
-                      deals_per_task=2, batch=64))
+    train(TrainConfig(minutes=10, stop_deals=4, out=str(more), workers=1, init=str(out),
+                      seed=1, deals_per_task=2, batch=64))
     later = load_checkpoint(more)
-    assert later["deals"] > data["deals"] and later["seconds"] > data["seconds"]
+    assert later["deals"] == data["deals"] + 4 and later["seconds"] > data["seconds"]
     assert later["config"]["hidden"] == (64, 32)
+
+
+def test_a_seeded_run_stopped_on_deals_is_the_same_run_every_time(tmp_path: Path) -> None:
+    """Issue 29 item 13 / #34: stopped by deals, seeded, one worker: the same weights,
+    bit for bit, however fast the machine is (minibatches from the run's own generator)."""
+    import torch
+
+    cfg = {"minutes": 10, "stop_deals": 8, "workers": 1, "hidden": (64, 32),
+           "deals_per_task": 2, "batch": 64, "seed": 5}
+    runs = []
+    for k in range(2):
+        summary = train(TrainConfig(out=str(tmp_path / f"r{k}.pt"), **cfg))
+        runs.append((summary["deals"], summary["steps"], summary["rows"],
+                     load_checkpoint(tmp_path / f"r{k}.pt")["model"]))
+    (d0, s0, r0, w0), (d1, s1, r1, w1) = runs
+    assert (d0, s0, r0) == (d1, s1, r1) and d0 == 8 and s0 > 0
+    assert w0.keys() == w1.keys() and all(torch.equal(w0[k], w1[k]) for k in w0)
+    other = train(TrainConfig(out=str(tmp_path / "o.pt"), **{**cfg, "seed": 6}))
+    w2 = load_checkpoint(tmp_path / "o.pt")["model"]
+    assert other["deals"] == 8 and not all(torch.equal(w0[k], w2[k]) for k in w0)
 
 
 @pytest.mark.slow
 def test_a_minute_of_training_beats_random_significantly(tmp_path: Path) -> None:
+    """400 seeded deals (about a minute on two idle cores), stopped on deals: the same
+    run on a busy machine, only slower."""
     out = tmp_path / "m.pt"
-    train(TrainConfig(minutes=1.0, out=str(out), workers=1, seed=3))
+    summary = train(TrainConfig(minutes=30, stop_deals=400, out=str(out), workers=1, seed=3))
+    assert summary["deals"] == 400
     res = run_pairing(f"dmc:{out}", "random", 40, seed=11, workers=1)
     rate = res.leveling_rate()
     assert rate is not None and rate.lo > 0.6, rate
@@ -177,9 +200,9 @@ def test_training_and_arena_run_on_a_local_ray_instance(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     try:
         out = tmp_path / "r.pt"
-        summary = train(TrainConfig(minutes=0.3, out=str(out), workers=2, ray="local",
-                                    hidden=(64, 32), deals_per_task=2, batch=64))
-        assert summary["deals"] >= 2 and out.exists()
+        summary = train(TrainConfig(minutes=10, stop_deals=8, out=str(out), workers=2,
+                                    ray="local", hidden=(64, 32), deals_per_task=2, batch=64))
+        assert summary["deals"] == 8 and out.exists()
         local = run_pairing("heuristic", "random", 3, seed=5, workers=1)
         remote = run_pairing("heuristic", "random", 3, seed=5, workers=2, ray="local")
         assert remote.deals == local.deals  # the same deals, whatever runs them
@@ -196,7 +219,7 @@ def test_shengji_train_command_writes_a_checkpoint_for_the_dmc_kind(tmp_path: Pa
 
     out = tmp_path / "cli.pt"
     res = CliRunner().invoke(
-        app, ["train", "--minutes", "0.06", "--out", str(out), "--workers", "1", "--seed", "4"]
+        app, ["train", "--deals", "8", "--out", str(out), "--workers", "1", "--seed", "4"]
     )
     assert res.exit_code == 0, res.output
     assert out.exists() and f"dmc:{out}" in res.output.replace("\n", "")

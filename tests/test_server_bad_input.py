@@ -11,9 +11,32 @@ import pytest
 
 from server_harness import HUMAN_WINDOW_MS, Human, WSPlayer, host_table, serve
 from shengji import CARDS
+from shengji.server.security import TokenBucket
 from shengji.server.tables import Table
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
+
+
+class ManualClock:
+    """A clock for a `TokenBucket` that only the test moves (`advance`)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def install(self, bucket: TokenBucket) -> None:
+        """Run `bucket` on this clock from now on, full."""
+        bucket.clock, bucket.last, bucket.tokens = self, self.now, bucket.burst
+
+    @staticmethod
+    def release(bucket: TokenBucket) -> None:
+        """Give `bucket` back its real clock, full."""
+        bucket.clock, bucket.last, bucket.tokens = time.monotonic, time.monotonic(), bucket.burst
 
 
 def snapshot(p: WSPlayer, table: Table) -> Any:
@@ -43,6 +66,11 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         )
         # Freeze the bots so that nothing moves while we probe.
         p.call(lambda: setattr(table.settings, "bot_delay_ms", 10**9))
+        # The host's rate limit (50/s, burst 30) runs on a clock the test moves: the
+        # flood's figures are exact and do not depend on how fast this machine is.
+        clock = ManualClock()
+        bucket = p.call(lambda: next(c for c in table.clients if c.seat == 0).bucket)
+        p.call(lambda: clock.install(bucket))
         watcher = WSPlayer(client, table.id)
         watcher.hello()
         p.drain()
@@ -54,7 +82,7 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
             err = p.error(obj)
             assert expect in err, (obj, err)
             assert snapshot(p, table) == before, obj
-            time.sleep(0.025)  # stay within the rate limit (50/s)
+            clock.advance(0.025)  # within the rate limit (50/s)
             return err
 
         # Malformed messages.
@@ -86,7 +114,7 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         refused({"type": "ping", "pad": "é" * 2100}, "too large")  # > 4 KiB as UTF-8
         p.ws.send_bytes(b"\xff\xfe\x00")
         assert "UTF-8" in p.until(lambda m: m["type"] == "error")["message"]
-        time.sleep(0.025)
+        clock.advance(0.025)
         # Acting for another seat, a card not held, the wrong phase: the engine's reasons.
         refused({"type": "action", "action": ["play", 1, hand[0]]}, "cannot act for seat 1")
         err = refused({"type": "action", "action": ["play", 0, not_held]}, "not in your hand")
@@ -107,7 +135,7 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         p.until(lambda m: m["type"] == "state" and m["seq"] == before[0] + 1)
         after = snapshot(p, table)
         assert after[4][0]["to_act"] != 0
-        time.sleep(0.025)
+        clock.advance(0.025)
         err = p.error({"type": "action", "action": ["play", 0, hand[-1]]})
         assert err.startswith("RULES §6") and "turn" in err
         assert snapshot(p, table) == after
@@ -134,19 +162,23 @@ def test_every_kind_of_bad_input_is_refused_and_changes_nothing(tmp_path: Path) 
         early = WSPlayer(client, table.id)
         assert "hello" in early.error({"type": "sit", "seat": 1, "name": "x"})
 
-        # Flooding: past the burst, messages are refused; the connection stays up.
-        time.sleep(0.5)
+        # Flooding: past the burst, messages are refused; the connection stays up. After
+        # a second (the bucket full again: 30), 80 pings at once: exactly 30 pass.
+        clock.advance(1.0)
         for _ in range(80):
             p.send({"type": "ping"})
         replies = [p.until(lambda m: m["type"] in ("pong", "error")) for _ in range(80)]
         pongs = sum(m["type"] == "pong" for m in replies)
         errors = [m["message"] for m in replies if m["type"] == "error"]
-        assert 25 <= pongs < 80 and errors and all("slow down" in e for e in errors)
-        time.sleep(0.5)
+        assert pongs == 30 and len(errors) == 50 and all("slow down" in e for e in errors)
+        p.send({"type": "ping"})  # no time has passed: still refused
+        assert "slow down" in p.until(lambda m: m["type"] in ("pong", "error"))["message"]
+        clock.advance(0.02)  # one token back at 50/s
         p.send({"type": "ping"})
         assert p.until(lambda m: m["type"] in ("pong", "error"))["type"] == "pong"
         assert snapshot(p, table) == after
-        # ... and the game still goes on.
+        # ... and the game still goes on (the host's messages on the real clock again).
+        p.call(lambda: ManualClock.release(bucket))
         p.call(lambda: setattr(table.settings, "bot_delay_ms", 0))
         p.call(lambda: table.wake.set())
         human.play_until(lambda m: m["type"] == "state" and m["seq"] > after[0] + 3)

@@ -28,15 +28,16 @@ from typing import Any
 import httpx
 import pytest
 
+from server_harness import import_or_skip
 from shengji import Game, RuleOptions, action_from_json
 
-pytest.importorskip("redis", reason="the cluster extra (redis-py) is not installed")
-pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
+import_or_skip("redis", "the cluster extra (redis-py) is not installed")
+import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
 from server_harness import next_state as state  # noqa: E402
 from server_harness import recv_json as recv  # noqa: E402
-from server_harness import service_or_skip  # noqa: E402
+from server_harness import service_or_skip, skip_or_fail  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -632,8 +633,14 @@ def test_the_orphan_scan_takes_open_tables_no_live_worker_owns(
     up(a, b)
     tids = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(2)]
     tids.append(new_table(a, bots=0)[0])  # a waiting table is open too
+    scans = b.info()["orphan_scans"]
     redis.Redis.from_url(redis_url).flushall()  # the registry is lost
-    time.sleep(6)  # one scan at least: B must not take what A still holds
+    # Two more of B's scans complete, so one ran wholly after the flush (the first may
+    # have begun before it): B must not take what A still holds.
+    deadline = time.monotonic() + 60
+    while b.info()["orphan_scans"] < scans + 2:
+        assert time.monotonic() < deadline, "B's orphan scan did not run"
+        time.sleep(0.2)
     for t in tids:
         assert owners([a, b], t) == ["A"]
     a.proc.kill()  # type: ignore[union-attr]
@@ -714,7 +721,7 @@ class RestartableRedis:
 
         exe = shutil.which("redis-server")
         if exe is None:
-            pytest.skip("redis-server is not installed")
+            skip_or_fail("redis-server is not installed")
         self.proc = subprocess.Popen(
             [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -119,8 +119,12 @@ def test_an_engine_error_after_storing_puts_the_table_in_a_visible_error_state(
         # The table is not frozen silently: it is listed in its state, and stays still.
         lobby = client.get("/api/tables").json()
         assert [(t["id"], t["status"]) for t in lobby] == [(table.id, "error")]
-        time.sleep(0.2)
-        assert stored_actions(db, table.id) == seq
+        # ... its driver has ended (nothing can move it any more), and its log is as it was.
+        deadline = time.monotonic() + 30
+        while not p.call(lambda: table.bots.task is None or table.bots.task.done()):
+            assert time.monotonic() < deadline, "the failed table's driver still runs"
+            time.sleep(0.02)
+        assert stored_actions(db, table.id) == seq == p.call(lambda: table.seq)
         assert "not being played" in p.error({"type": "action", "action": ["pass", 0]})
         # Its host can export its record; nobody else can.
         assert client.get(f"/api/tables/{tid}/export").status_code == 403
@@ -194,21 +198,21 @@ def test_a_table_nobody_watches_pauses_and_resumes_when_someone_connects(
         for p in players:
             p.close()
         table = table_of(client, tid)
-        deadline = time.monotonic() + 10
-        while on_loop(client, lambda: len(table.clients)) and time.monotonic() < deadline:
+        # The event: the driver is parked (asleep with no timer: only a connection can
+        # wake it) with nobody connected, and the log holds every action the table made
+        # (a draw on its way to the log when the last client left lands first). A table
+        # still dealing at deal_ms=0 never parks and its log never catches up.
+        deadline = time.monotonic() + 30
+
+        def parked() -> bool:
+            return not table.clients and table.bots.parked and table.clock.paused_at is not None
+
+        while not (on_loop(client, parked)
+                   and stored_actions(db, tid) == on_loop(client, lambda: table.seq)):
+            assert time.monotonic() < deadline, "the unwatched table did not pause"
             time.sleep(0.02)
-        # A draw already on its way to the log when the last client left may still land:
-        # wait for the log to hold still (a table still dealing at deal_ms=0 never does).
         n = stored_actions(db, tid)
-        while time.monotonic() < deadline:
-            time.sleep(0.1)
-            m = stored_actions(db, tid)
-            if m == n:
-                break
-            n = m
-        time.sleep(0.5)  # unwatched, a deal_ms=0 table would commit thousands of rows here
-        assert stored_actions(db, tid) == n
-        assert on_loop(client, lambda: table.seq) == n
+        assert on_loop(client, parked) and on_loop(client, lambda: table.seq) == n
         watcher = WSPlayer(client, tid)
         watcher.hello()
         watcher.until(lambda m: is_state(m) and m["seq"] > n)  # it resumes

@@ -164,7 +164,12 @@ def test_without_a_timeout_the_game_waits_for_an_absent_player(tmp_path: Path) -
                          and m["view"]["to_act"] == 0)
         p.close()
         seq = p.call(lambda: table.seq)
-        time.sleep(0.3)
+        # The event: the driver sleeps with no timer (no stand-in is due), and the absent
+        # player's turn has not moved.
+        deadline = time.monotonic() + 30
+        while not p.call(lambda: table.bots.parked and not table.connected(0)):
+            assert time.monotonic() < deadline, "the driver still has something to do"
+            time.sleep(0.01)
         assert p.call(lambda: table.seq) == seq
 
 
@@ -264,12 +269,21 @@ def test_the_server_pauses_between_rounds(tmp_path: Path) -> None:
         st = h.until(lambda m: is_state(m) and m["view"]["round_no"] == 1)
         assert st["view"]["last_result"] is not None and st["view"]["cards_left"] == 100
         table = table_of(client, tid)
-        time.sleep(0.3)  # the dealer would have drawn by now without the pause
-        round_no, drawn, paused = h.call(
-            lambda: (table.game.round_no, table.game.round.drawn,
-                     table.clock.pause_until > time.monotonic())
+        # The event: the driver is asleep until the pause ends (without the pause it
+        # would draw at once), and nothing was drawn.
+        deadline = time.monotonic() + 30
+
+        def asleep() -> float | None:
+            return table.bots.asleep_until
+
+        while (until := h.call(asleep)) is None:
+            assert time.monotonic() < deadline, "the driver never slept"
+            time.sleep(0.01)
+        round_no, drawn, pause_until = h.call(
+            lambda: (table.game.round_no, table.game.round.drawn, table.clock.pause_until)
         )
-        assert (round_no, drawn, paused) == (1, 0, True)
+        assert (round_no, drawn) == (1, 0)
+        assert until >= pause_until - 0.001 and pause_until > time.monotonic() + 50  # 60 s
 
 
 def test_a_draw_is_sent_to_its_drawer_and_spectators_the_deal_end_to_everyone(

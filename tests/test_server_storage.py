@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from server_harness import service_or_skip
+from server_harness import import_or_skip, service_or_skip
 from shengji.server.localcluster import local_postgres
 from shengji.server.schema import PUBLIC_MINIMA, InputError, TableSettings, check_settings
 from shengji.server.security import (
@@ -113,7 +113,7 @@ def test_plain_urls_get_async_drivers() -> None:
 def postgres_url() -> Iterator[str]:
     """A throwaway PostgreSQL cluster on loopback (skipped where PostgreSQL or the
     `postgres` extra, asyncpg, is absent)."""
-    pytest.importorskip("asyncpg", reason="the postgres extra (asyncpg) is not installed")
+    import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
     yield from service_or_skip(local_postgres())
 
 

@@ -79,9 +79,12 @@ def demo(
     preset: str = typer.Option("seed", "--preset", help=PRESET_HELP),
 ) -> None:
     """Play one seeded game between random bots and print a readable log of it."""
+    from .tui.render import options_text
+
     game = Game(seed=seed, options=_options(option, preset))
     rng = random.Random(seed)
-    console.print(f"[bold]Tractor demo[/] seed {seed}, options {game.options.to_json()}")
+    console.print(f"[bold]Tractor demo[/] seed {seed}, preset {preset}, rules: "
+                  f"{options_text(game.options)}", highlight=False)
     log = _DemoLog()
     log(game.round_started())
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
@@ -95,18 +98,25 @@ class _DemoLog:
 
     def __init__(self) -> None:
         self.trick: list[str] = []  # the plays of the current trick
+        self.declaring_team: int | None = None  # known once the trump is fixed
 
     def __call__(self, e: Event) -> None:
         """Print what one event says."""
+        from .tui.render import trick_points_note
+
         if isinstance(e, Played):
             self.trick.append(f"{SEAT_NAMES[e.seat][0]} {_cards(e.cards)}")
         elif isinstance(e, TrickWon):
+            note = trick_points_note(e.winner, e.points, self.declaring_team,
+                                     e.opponents_points)
             console.print(
                 f"  trick {e.trick + 1:2}: {', '.join(self.trick)} → {SEAT_NAMES[e.winner]}"
-                + (f" (+{e.points})" if e.points else "")
+                + (f" ({note})" if note else ""), highlight=False,
             )
             self.trick.clear()
         else:
+            if isinstance(e, TrumpFixed):
+                self.declaring_team = e.declaring_team
             _narrate_demo(e)
 
 
@@ -187,6 +197,26 @@ def split_agent_specs(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+def _check_ray(ray: str | None) -> None:
+    """Exit 2 with one line saying what to do unless `--ray`'s cluster answers (#34):
+    checked in seconds, before any work, instead of Ray's 30 s wait and traceback."""
+    if ray is None:
+        return
+    from .learn.cluster import ClusterError, check_cluster
+
+    try:
+        import ray as _ray  # noqa: F401 - only whether it is installed
+    except ImportError:
+        console.print("[red]shengji: --ray needs Ray: pip install 'shengji[cluster]'[/]",
+                      highlight=False)
+        raise typer.Exit(2) from None
+    try:
+        check_cluster(ray)
+    except ClusterError as e:
+        console.print(f"shengji: {e}", style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from None
 
 
 def _kind(value: str) -> str:
@@ -275,7 +305,8 @@ def arena(
     ] = None,
     ray: Annotated[
         str | None,
-        typer.Option(help="Spread deals over a Ray cluster: auto, local or HOST:PORT."),
+        typer.Option(help="Spread deals over Ray: local (this machine alone), auto (the "
+                     "running cluster, see `ray start --head`) or HOST:PORT."),
     ] = None,
 ) -> None:
     """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
@@ -293,6 +324,7 @@ def arena(
             require_matplotlib()
         except PlotUnavailableError as e:
             raise typer.BadParameter(str(e), param_hint="--plot") from None
+    _check_ray(ray)
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
         options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
@@ -517,13 +549,20 @@ def doctor(
 
 @app.command()
 def train(
-    minutes: Annotated[float, typer.Option(min=0.05, help="Wall-clock training time.")] = 60.0,
+    minutes: Annotated[
+        float, typer.Option(min=0.05, help="Wall-clock training time (with --deals: at most).")
+    ] = 60.0,
+    deals: Annotated[
+        int, typer.Option(min=0, help="Stop after this many deals (0: on --minutes only); "
+                          "with --workers 1 and a --seed, the same run every time.")
+    ] = 0,
     out: Annotated[Path, typer.Option(help="Checkpoint file to write.")] = Path("ckpt.pt"),
     seed: Annotated[int, typer.Option(help="Training seed.")] = 0,
     workers: Annotated[int, typer.Option(min=0, help="Actors (0: one per CPU but one).")] = 0,
     ray: Annotated[
         str | None,
-        typer.Option(help="Run the actors on Ray: auto, local or HOST:PORT (extra [cluster])."),
+        typer.Option(help="Run the actors on Ray (extra [cluster]): local (this machine "
+                     "alone), auto (the running cluster, see `ray start --head`) or HOST:PORT."),
     ] = None,
     snapshots: Annotated[
         Path | None, typer.Option(help="Also keep a checkpoint every --save-minutes here.")
@@ -543,13 +582,15 @@ def train(
     except ImportError as e:
         console.print(f"[red]training needs the rl extra: pip install 'shengji[rl]' ({e})[/]")
         raise typer.Exit(2) from None
+    _check_ray(ray)
     n = workers or max(1, (os.cpu_count() or 2) - 1)
     cfg = TrainConfig(
-        minutes=minutes, out=str(out), seed=seed, workers=n, ray=ray,
+        minutes=minutes, stop_deals=deals, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
         device=device, init=str(init) if init else None,
     )
-    console.print(f"training {minutes:g} min with {n} actor(s){' on Ray' if ray else ''}")
+    until = f"{deals} deals (at most {minutes:g} min)" if deals else f"{minutes:g} min"
+    console.print(f"training {until} with {n} actor(s){' on Ray' if ray else ''}")
     summary = run_training(cfg, log=console.print)
     console.print(
         f"checkpoint written to {out}: {summary['deals']} deals, {summary['steps']} SGD steps, "

@@ -45,8 +45,8 @@ FIGURES = (
     "levels A:B",
     "games",
     "game wins",
-    "A ms med/p95",
-    "B ms med/p95",
+    "A time med/p95",
+    "B time med/p95",
 )
 """The rows of the results table, one figure each (see `arena_main`'s notes)."""
 
@@ -59,10 +59,14 @@ def _pct(x: Interval | None) -> str:
 
 
 def _ms(x: dict[str, float] | None) -> str:
-    """Median/95th percentile decision time in ms (no decimals from 100 ms on)."""
+    """Median/95th percentile decision time with its unit: `1.2/3.4 ms` (no decimals from
+    100 on), or in µs when the median is under 0.1 ms (`12/41 µs`: the heuristic decides
+    in microseconds, which "0.0/0.0 ms" hid)."""
     if x is None:
         return "-"
-    return "/".join(f"{v:.0f}" if v >= 100 else f"{v:.1f}" for v in (x["median"], x["p95"]))
+    scale, unit = (1000, "µs") if x["median"] < 0.1 else (1, "ms")
+    values = (scale * x["median"], scale * x["p95"])
+    return "/".join(f"{v:.0f}" if v >= 100 else f"{v:.1f}" for v in values) + " " + unit
 
 
 def figures(r: PairingResult) -> list[str]:
@@ -111,9 +115,9 @@ def results_table(results: Sequence[PairingResult]) -> Table:
     column and wraps within it; figures never wrap. `results_tables` splits many
     pairings over several tables so that each fits the console.
     """
-    table = Table(
+    table = Table(  # at least as wide as its title, so that the title never wraps
         title=TITLE, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-        padding=(0, 0, 0, 1), pad_edge=False,
+        padding=(0, 0, 0, 1), pad_edge=False, min_width=cell_len(TITLE),
     )
     table.add_column("", style="bold", no_wrap=True)
     cols = [figures(r) for r in results]
@@ -212,7 +216,7 @@ def arena_main(
     console.print(
         "[dim]deal wins: played deals whose gainer (RULES §8.2) was A's side; levels per deal: "
         "levels gained by A minus by B per played deal; leveling rate: levels gained by A / "
-        "by both; each mirrored deal is one sample; ms: time per decision "
+        "by both; each mirrored deal is one sample; time: per decision "
         "(median/95th percentile); declaring side won "
         + ", ".join(f"{100 * r.declaring_win_rate():.1f}%" for r in results if r.deals)
         + " of played deals. Time: "

@@ -38,7 +38,8 @@ Batch = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], dict[str, float]]
 class TrainConfig:
     """Settings of `shengji train` (see `train`)."""
 
-    minutes: float = 60.0
+    minutes: float = 60.0  # wall-clock limit (with `stop_deals`: whichever comes first)
+    stop_deals: int = 0  # stop once this run has played this many deals (0: no limit)
     out: str = "ckpt.pt"
     seed: int = 0
     workers: int = 1
@@ -197,13 +198,17 @@ def _device(name: str) -> torch.device:
 def train(
     cfg: TrainConfig, log: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
-    """Train for `cfg.minutes` wall-clock minutes; write the checkpoint to `cfg.out`.
+    """Train for `cfg.minutes` wall-clock minutes, or until this run has played
+    `cfg.stop_deals` deals if that comes first; write the checkpoint to `cfg.out`.
+    Seeded by `cfg.seed` (the weights, the actors' deals, the minibatches), so a run
+    stopped by deals with one worker is the same run every time.
 
     Returns a summary: deals played, rows learned from, SGD steps, the history.
     """
     say = log or (lambda _m: None)
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
+    batch_rng = np.random.default_rng(cfg.seed)  # the minibatches (not numpy's global one)
     device = _device(cfg.device)
     if device.type == "cpu":
         torch.set_num_threads(1)  # idle intra-op threads spin and starve the actors
@@ -220,6 +225,7 @@ def train(
         deals, earlier, history = int(data["deals"]), float(data["seconds"]), data["history"]
     model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    deals_before = deals
     start = time.monotonic()
     end = start + cfg.minutes * 60.0
     workers = max(1, cfg.workers)
@@ -266,13 +272,13 @@ def train(
                 buf_y[head] = y[j]
                 head = (head + 1) % cfg.buffer
             filled = min(cfg.buffer, filled + n)
-            if now >= end:
+            if now >= end or (cfg.stop_deals and deals - deals_before >= cfg.stop_deals):
                 break
             w_new = None
             n_steps = math.ceil(cfg.reuse * n / cfg.batch) if filled >= cfg.batch else 0
             model.train()
             for _ in range(n_steps):
-                idx = np.random.randint(0, filled, cfg.batch)
+                idx = batch_rng.integers(0, filled, cfg.batch)
                 xb = torch.from_numpy(buf_x[idx]).to(device)
                 yb = torch.from_numpy(buf_y[idx]).to(device)
                 loss = torch.nn.functional.mse_loss(model(xb), yb)

@@ -43,6 +43,15 @@ class BotDriver:
         self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
         self.rng = random.Random(table.seed ^ 0x5EED)  # the fallbacks' random plays
         self.task: asyncio.Task[None] | None = None
+        # while the task sleeps: until when (time.monotonic(); inf: no timer, only a
+        # wake-up, a connection or an action, moves the table); None while it runs.
+        # Tests wait on it rather than on a clock.
+        self.asleep_until: float | None = None
+
+    @property
+    def parked(self) -> bool:
+        """The task sleeps with no timer set (a paused table): only a wake-up moves it."""
+        return self.asleep_until is not None and math.isinf(self.asleep_until)
 
     def agent_seed(self, seat: int) -> int:
         """The seed of the bot at `seat` (fixed by the table's seed: restarts agree)."""
@@ -94,8 +103,12 @@ class BotDriver:
                 continue
             if wait <= 0:
                 wait = 0.001
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(t.wake.wait(), None if math.isinf(wait) else wait)
+            self.asleep_until = time.monotonic() + wait
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(t.wake.wait(), None if math.isinf(wait) else wait)
+            finally:
+                self.asleep_until = None
 
     async def _step(self) -> float | None:
         """Do what is due now (return None) or say how long to wait (seconds; inf: until woken)."""

@@ -485,6 +485,7 @@ class Cluster:
         # does not advertise itself (no alive key) and holds no relayed connection
         self.listening = False
         self.resubscribed = 0  # times the listener came back after losing Redis
+        self.orphan_scans = 0  # orphan scans completed (tests wait on it, not on a clock)
         # tables claimed from others: (table, time.monotonic() then, its seq then)
         self.takeovers: list[tuple[str, float, int]] = []
         self._create_script = self.redis.register_script(_CREATE_LUA)
@@ -807,6 +808,7 @@ class Cluster:
         while True:
             try:
                 await self.claim_orphans()
+                self.orphan_scans += 1
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -1159,6 +1161,7 @@ class Cluster:
             "fenced": self.store.fenced,
             "lost": self.store.generation,
             "takeovers": [list(t) for t in self.takeovers],
+            "orphan_scans": self.orphan_scans,
             "relayed": len(self._relayed),
             "remote": len(self._remote),
             "metrics": self.metrics(),

@@ -95,6 +95,7 @@ class TerminalGame:
         self._header_shown = -1  # the round whose header was printed
         self._trick_plays: list[tuple[int, tuple[Card, ...]]] = []  # the trick so far
         self._trump: Trump | None = None  # the final trump of this round, once fixed
+        self._declaring_team: int | None = None  # this round's, once the trump is fixed
         self.hint_agent = make_agent("heuristic", hint_seed)
         self.player = _HumanAgent(self)
         self.agents: list[Agent] = [
@@ -184,6 +185,7 @@ class TerminalGame:
                                    cards_text(e.cards), " (RULES §3.5)."))
         elif isinstance(e, TrumpFixed):
             self._trump = trump_for(e.rank, e.suit)
+            self._declaring_team = e.declaring_team
             self.say(
                 Text.assemble(
                     ("Trump is final: ", "bold"),
@@ -201,7 +203,9 @@ class TerminalGame:
         elif isinstance(e, TrickWon):
             plays, self._trick_plays = tuple(self._trick_plays), []
             trick = TrickView(plays[0][0], plays, e.winner, e.points)
-            self.say(trick_text(trick, e.trick + 1, me))
+            self.say(trick_text(trick, e.trick + 1, me,
+                                declaring_team=self._declaring_team,
+                                opponents_points=e.opponents_points))
         elif isinstance(e, RoundOver):
             self._round_over(e.result, self._trump)
 
@@ -322,14 +326,15 @@ class TerminalGame:
             self.say(HELP, highlight=False)
         elif low == "last":
             if view.tricks:
-                self.say(trick_text(view.tricks[-1], len(view.tricks), me))
+                self.say(trick_text(view.tricks[-1], len(view.tricks), me,
+                                    declaring_team=view.declaring_team))
             else:
                 self.say("No trick has been played yet this round.")
         elif low == "tricks":
             if not view.tricks:
                 self.say("No trick has been played yet this round.")
             for k, tr in enumerate(view.tricks, 1):
-                self.say(trick_text(tr, k, me))
+                self.say(trick_text(tr, k, me, declaring_team=view.declaring_team))
         elif low == "hand":
             self.show_hand(view)
         elif low in ("score", "points"):

@@ -128,9 +128,16 @@ def trump_text(rank: str | None, suit: str | None, final: bool) -> Text:
 
 
 def trick_text(
-    trick: TrickView, number: int, me: int | None = 0, *, to_act: int | None = None
+    trick: TrickView, number: int, me: int | None = 0, *, to_act: int | None = None,
+    declaring_team: int | None = None, opponents_points: int | None = None,
 ) -> Text:
-    """One trick: "Trick 5: East K♠ · You 3♠ · … → North (+10)"."""
+    """One trick: "Trick 5: East K♠ · You 3♠ · … → East (opponents +10 → 45)".
+
+    A won trick's points are shown only as what they do (RULES §7): when the opponents
+    win it, "opponents +10", with their new total when `opponents_points` is given; when
+    the declarers win it, "declarers keep 10" (the opponents' points do not change). A
+    trick without points, or with `declaring_team` unknown, shows none.
+    """
     out = Text(f"Trick {number:>2}: ", style="bold")
     for k, (seat, cards) in enumerate(trick.plays):
         if k:
@@ -144,9 +151,23 @@ def trick_text(
     if trick.winner is not None:
         out.append(" → ")
         out.append(seat_name(trick.winner, me), style="bold green")
-        if trick.points:
-            out.append(f" (+{trick.points})", style="yellow")
+        note = trick_points_note(trick.winner, trick.points, declaring_team, opponents_points)
+        if note:
+            out.append(f" ({note})", style="yellow" if note.startswith("opp") else "dim")
     return out
+
+
+def trick_points_note(
+    winner: int, points: int, declaring_team: int | None, opponents_points: int | None = None
+) -> str:
+    """What a won trick's points do (RULES §7): "opponents +10 → 45", "opponents +10",
+    "declarers keep 10", or "" (no points, or the declaring team is not known)."""
+    if not points or declaring_team is None:
+        return ""
+    if winner % 2 == declaring_team:
+        return f"declarers keep {points}"
+    total = "" if opponents_points is None else f" → {opponents_points}"
+    return f"opponents +{points}{total}"
 
 
 def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:

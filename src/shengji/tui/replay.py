@@ -44,6 +44,10 @@ from .render import (
     trump_text,
 )
 
+PROMPT = "Enter: next trick · a: all the rest · q: quit> "
+HELP_LINE = "Press Enter (or n) for the next step, a to print all the rest, q to quit."
+"""The replay's answer to input it does not know."""
+
 
 class Replay:
     """Replays a record on a fresh `Game`, printing as it goes; pauses after each trick
@@ -58,25 +62,29 @@ class Replay:
         self.all = all_ or stdin is None
 
     def pause(self) -> bool:
-        """Wait for Enter; False to stop (q or end of input), and 'a' prints the rest."""
+        """Wait for Enter; False to stop (q or end of input), and 'a' prints the rest.
+        Any other input is answered with a help line and does not advance."""
         if self.all:
             return True
         assert self.stdin is not None
-        self.console.print(Text("Enter: next trick · a: all the rest · q: quit> ",
-                                style="bold magenta"), end="")
-        line = self.stdin.readline()
-        if not line:
-            self.console.print()
-            return False
-        cmd = line.strip().lower()
-        isatty = getattr(self.stdin, "isatty", None)
-        if not (callable(isatty) and isatty()):
-            self.console.print(cmd, style="dim", highlight=False)  # echo scripted input
-        if cmd in ("q", "quit", "exit"):
-            return False
-        if cmd in ("a", "all"):
-            self.all = True
-        return True
+        while True:
+            self.console.print(Text(PROMPT, style="bold magenta"), end="")
+            line = self.stdin.readline()
+            if not line:
+                self.console.print()
+                return False
+            cmd = line.strip().lower()
+            isatty = getattr(self.stdin, "isatty", None)
+            if not (callable(isatty) and isatty()):
+                self.console.print(cmd, style="dim", highlight=False)  # echo scripted input
+            if cmd in ("q", "quit", "exit"):
+                return False
+            if cmd in ("a", "all"):
+                self.all = True
+            if cmd in ("", "n", "next", "a", "all"):
+                return True
+            self.console.print(Text(f"{line.strip()!r} is not a replay command. " + HELP_LINE,
+                                    style="yellow"), highlight=False)
 
     def run(self) -> int:
         """Replay the whole record (or until the viewer quits); the exit code, 0."""
@@ -114,6 +122,7 @@ class _Narrator:
         self.say = console.print
         self.game = game  # read through views only, for the hands and the trump order
         self.trump: Trump | None = None
+        self.declaring_team: int | None = None
         self.plays: list[tuple[int, tuple[Card, ...]]] = []  # the current trick so far
         self.rounds = 0
         self.wants_pause = False
@@ -138,9 +147,9 @@ class _Narrator:
     def _trick(self, e: TrickWon) -> None:
         trick = TrickView(self.plays[0][0], tuple(self.plays), e.winner, e.points)
         self.plays = []
-        line = trick_text(trick, e.trick + 1, None)
-        line.append(f"   opponents' points {e.opponents_points}", style="dim")
-        self.say(line)
+        assert self.declaring_team is not None  # the trump is fixed before any trick
+        self.say(trick_text(trick, e.trick + 1, None, declaring_team=self.declaring_team,
+                            opponents_points=e.opponents_points))
 
     def _buried(self, e: KittyBuried) -> None:
         assert e.cards is not None and self.trump is not None  # a record hides nothing
@@ -166,6 +175,7 @@ class _Narrator:
             say(Text.assemble("Kitty turned up: ", cards_text(e.cards)))
         elif isinstance(e, TrumpFixed):
             self.trump = self.game.view(None).trump
+            self.declaring_team = e.declaring_team
             say(Text.assemble(("Trump: ", "bold"), trump_text(e.rank, e.suit, True),
                               f"; starter {seat_name(e.starter, None)}."))
         elif isinstance(e, ThrowFailed):
