@@ -144,6 +144,39 @@ class Guard:
             (b"connection", b"close"), *SECURITY_HEADERS]})
         await send({"type": "http.response.body", "body": body})
 
+    async def _read_chunked(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """The whole body of a chunked request, at most `max_body` bytes, as a receive
+        callable for the application; None when it was refused (413) or the client went."""
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # http.disconnect
+                client = scope.get("client")
+                log.info("%s %s: the client disconnected before its request body arrived",
+                         client[0] if client else "?", scope.get("path"))
+                return None
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body:
+                await self._refuse(send, 413, InputError(
+                    f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        whole: Message | None = {"type": "http.request", "body": b"".join(chunks),
+                                 "more_body": False}
+
+        async def replay() -> Message:
+            nonlocal whole
+            if whole is not None:
+                message, whole = whole, None
+                return message
+            return await receive()
+
+        return replay
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             if not origin_allowed(scope, self.allowed):
@@ -170,6 +203,13 @@ class Guard:
             await self._refuse(send, 413, InputError(
                 f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
             return
+        if length is None and _header(scope, b"transfer-encoding") is not None:
+            # A chunked body has no length to check up front: read it here (the protocol's
+            # body timeout bounds how long), so one too large is answered 413 before the
+            # application runs, not a 500 from inside it.
+            receive = await self._read_chunked(scope, receive, send)
+            if receive is None:
+                return
         seen = 0
         started = False
 
