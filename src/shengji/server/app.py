@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,13 @@ from starlette.websockets import WebSocketState
 from . import gcpolicy
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
-from .replay import replay_payload
+from .replay import ReplayCache, WindowLimit, replay_payload
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
     BAD_REQUEST,
     PUBLIC_MINIMA,
+    RATE_LIMITED,
     TOO_LARGE,
     InputError,
     Limits,
@@ -449,9 +451,22 @@ def create_app(
             raise HTTPException(404, "no such table")
         return table.table_info()
 
+    replay_cache = ReplayCache()
+    replay_limit = WindowLimit((limits or Limits()).replays_per_min)
+
     @app.get("/api/tables/{table_id}/replay", response_model=None)
-    async def replay(table_id: str) -> JSONResponse | dict[str, Any]:
-        table = await manager_of(app).read(table_id)
+    async def replay(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
+        """A table's replay (see docs/WEB_PROTOCOL.md): cached until its log grows, and
+        rate limited per client address (429 with Retry-After)."""
+        manager = manager_of(app)
+        wait = replay_limit.admit(request.client.host if request.client else "")
+        if wait:
+            return JSONResponse(
+                InputError(f"too many replays from your address (limit "
+                           f"{replay_limit.count} a minute): try again later",
+                           code=RATE_LIMITED).to_json(),
+                status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         if table.status == WAITING:
@@ -459,13 +474,18 @@ def create_app(
         if table.status == ERROR:
             return JSONResponse({"detail": "this table hit an internal error; its host can "
                                  "export its record", "code": "table_error"}, status_code=409)
-        actions = [a.to_json() for a in table.game.actions]
-        payload: dict[str, Any] = await asyncio.to_thread(
-            replay_payload, table.seed, table.options, actions, table.status == FINISHED,
-            dict(table.marks),
-        )
-        payload["chat"] = table.chat.history()["messages"]  # the table's last messages
-        return payload
+        finished = table.status == FINISHED
+        key = (table.id, len(table.game.actions), len(table.marks), finished)
+        steps: dict[str, Any] | None = replay_cache.get(key)
+        if steps is None:
+            actions = [a.to_json() for a in table.game.actions]
+            steps = await asyncio.to_thread(
+                replay_payload, table.seed, table.options, actions, finished,
+                dict(table.marks),
+            )
+            replay_cache.put(key, steps)
+        # the table's last messages (not cached: chat does not grow the log)
+        return {**steps, "chat": table.chat.history()["messages"]}
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
