@@ -430,7 +430,7 @@ def create_app(
             return _error(422, InputError(f"unknown field {str(unknown[0])[:40]!r}",
                                           code=BAD_REQUEST, field=str(unknown[0])[:40]))
         try:
-            name = clean_name(body.get("name", "Tractor"), limit=60)
+            name = clean_name(body.get("name", "Tractor"), limit=60, player=False)
         except ClientError as exc:
             return _error(422, InputError(str(exc), code=BAD_NAME, field="name"))
         settings = {k: body[k] for k in TableSettings.model_fields if k in body}

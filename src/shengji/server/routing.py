@@ -115,7 +115,7 @@ async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if seat is None and not table.settings.spectator_chat:
         raise ClientError("spectators read this table's chat but do not write in it "
                           "(the host can allow it when creating the table)")
-    if not client.chat_bucket.allow():
+    if not table.chat.limiter.allow(client.chat_bucket, seat, client.addr):
         raise ClientError("too many chat messages: wait a moment")
     entry = table.seats[seat] if seat is not None else None
     name = entry["name"] if entry is not None else SPECTATOR
