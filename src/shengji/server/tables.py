@@ -47,6 +47,11 @@ log = logging.getLogger(__name__)
 
 SLOW_KIND = "slow"  # a test-only bot that thinks for 1 s (bench/load.py --slow-tables)
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+#: presence changes (a seat's first connection arrives, its last one leaves) send
+#: everyone a state at most once per this window; more within it are coalesced into
+#: one state at its end (issue 28 item 5: a seat's 31 connections flipping `hello` made
+#: the table send every client 100+ states a second)
+PRESENCE_WINDOW_S = 0.2
 
 __all__ = [
     "ERROR", "ERROR_MESSAGE", "FINISHED", "PLAYING", "SLOW_KIND", "STANDIN", "STANDIN_KIND",
@@ -134,6 +139,8 @@ class Table:
         self.last_error: str | None = None
         self.chat = ChatLog()
         self.claims: dict[int, seats.Claim] = {}  # seat -> a seat link's waiting claim
+        self._presence_at = -PRESENCE_WINDOW_S  # loop time of the last presence broadcast
+        self._presence_timer: asyncio.TimerHandle | None = None
 
     # -- persistence -----------------------------------------------------------------
     def _damaged(self, reason: str) -> None:
@@ -410,6 +417,29 @@ class Table:
         for c in list(clients):
             c.push(self.state_text(c, info, enc, texts))
 
+    def broadcast_presence(self, client: Client | None = None) -> None:
+        """A seat's presence changed: send everyone a state, at once if no presence
+        broadcast went out in the last `PRESENCE_WINDOW_S`, else once at the end of that
+        window (however many changes come meanwhile). `client`, the connection whose
+        hello changed it, gets its own state now in any case."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._presence_timer is None and now - self._presence_at >= PRESENCE_WINDOW_S:
+            self._presence_at = now
+            self.broadcast()
+            return
+        if client is not None:
+            self.send_state(client)
+        if self._presence_timer is None:
+            self._presence_timer = loop.call_later(
+                max(0.0, self._presence_at + PRESENCE_WINDOW_S - now), self._presence_due)
+
+    def _presence_due(self) -> None:
+        self._presence_timer = None
+        self._presence_at = asyncio.get_running_loop().time()
+        if self.clients:
+            self.broadcast()
+
     @staticmethod
     def _events_text(events: list[Event], by: str | None) -> str:
         """The JSON of events (already as their reader may see them), marked with `by`."""
@@ -444,7 +474,7 @@ class Table:
         seat = client.seat
         if seat is not None and not self.connected(seat):
             self.clock.absent(seat)
-            self.broadcast()
+            self.broadcast_presence()
             self.wake.set()
 
     async def handle(self, client: Client, text: str) -> None:
@@ -549,5 +579,8 @@ class Table:
         self.bots.start()
 
     async def stop_driver(self) -> None:
-        """Stop the driver task and wait for it."""
+        """Stop the driver task and wait for it (and a coalesced presence broadcast)."""
+        if self._presence_timer is not None:
+            self._presence_timer.cancel()
+            self._presence_timer = None
         await self.bots.stop()
