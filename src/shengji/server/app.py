@@ -183,7 +183,11 @@ class Guard:
         if scope["type"] == "websocket":
             if not origin_allowed(scope, self.allowed):
                 log.info("refused a WebSocket from origin %s", _header(scope, b"origin"))
-                await send({"type": "websocket.close", "code": 4403})
+                # Accepted, then closed with the code: refused at the handshake, a browser
+                # sees only an HTTP 403 (code 1006) it cannot tell from any other failure.
+                ws = WebSocket(scope, receive, send)
+                await ws.accept()
+                await ws.close(code=4403, reason="this origin may not use this server")
                 return
             tid = self._table_ws(scope)
             if tid is not None:
@@ -513,7 +517,8 @@ def create_app(
         manager = manager_of(ws.app)
         addr = ws.client.host if ws.client else ""
         lease = await manager.admit_conn(addr)  # across every worker of a cluster
-        if lease is None:
+        if lease is None:  # accepted first, so the client sees the code (see `Guard`)
+            await ws.accept()
             await ws.close(code=4429, reason="too many connections from your address")
             return
         try:
