@@ -43,7 +43,7 @@ from .schema import (
     dumps_strict,
 )
 from .security import token_matches
-from .storage import Store
+from .storage import Store, is_write_failure
 from .tables import ERROR, FINISHED, SLOW_KIND, WAITING
 
 log = logging.getLogger(__name__)
@@ -446,6 +446,14 @@ def create_app(
         except InputError as exc:
             status = 429 if exc.code in ("rate_limited", "too_many_tables") else 422
             return _error(status, exc)
+        except Exception as exc:
+            if not is_write_failure(exc):
+                raise
+            # (logged by the store: once with its traceback, then rate limited)
+            return JSONResponse(InputError(
+                "the server cannot create tables right now (its storage is failing): "
+                "try again later", code="unavailable").to_json(),
+                status_code=503, headers={"Retry-After": "30"})
         return {"id": table.id, "host_token": host_token}
 
     @app.get("/api/tables/{table_id}")

@@ -23,6 +23,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -249,6 +250,62 @@ def _lock_key(table_id: str) -> int:
 
 
 WriteOp = tuple[Executable, dict[str, Any] | None]  # a statement and its parameters
+
+
+def _integrity(exc: BaseException) -> bool:
+    return type(exc).__name__ == "IntegrityError"
+
+
+def is_write_failure(exc: BaseException) -> bool:
+    """Whether `exc` is the database failing a write (a full disk, I/O, a lost
+    connection), not a conflict or a bug: `Store` has logged it (`WriteTrouble`)."""
+    return isinstance(exc, (OSError, sqlite3.Error, sa.exc.DBAPIError)) and not _integrity(exc)
+
+
+def _short(exc: BaseException) -> str:
+    """One line naming a write failure: the driver's own error where SQLAlchemy wraps it
+    ("OperationalError: database or disk is full")."""
+    inner = getattr(exc, "orig", None) or exc
+    text = str(inner).splitlines()[0] if str(inner) else ""
+    return f"{type(inner).__name__}: {text}"[:200]
+
+
+class WriteTrouble:
+    """A store's failed writes (a full disk, a lost database), logged as an operator can
+    read them: the first failure of an outage with its traceback, then at most one line
+    per `every_s` seconds counting the failures since, and one line when a write succeeds
+    again (a full disk made 19,005 tracebacks in 40 s)."""
+
+    def __init__(self, every_s: float = 10.0) -> None:
+        self.every_s = every_s
+        self.failing = False
+        self.failures = 0  # in this outage
+        self._since_line = 0
+        self._line_at = 0.0
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        """A write of `what` (a table name) failed with `exc`."""
+        self.failures += 1
+        self._since_line += 1
+        now = time.monotonic()
+        if not self.failing:
+            self.failing = True
+            self._line_at, self._since_line = now, 0
+            log.error("storage: a write to %s failed (%s); more failures are logged once "
+                      "every %.0f s until a write succeeds", what, _short(exc), self.every_s,
+                      exc_info=exc)
+        elif now - self._line_at >= self.every_s:
+            log.error("storage: still failing: %d failed writes in the last %.0f s (%d in "
+                      "all), the latest to %s: %s", self._since_line, now - self._line_at,
+                      self.failures, what, _short(exc))
+            self._line_at, self._since_line = now, 0
+
+    def succeeded(self) -> None:
+        """A write was committed: an outage (if any) is over."""
+        if self.failing:
+            log.warning("storage: writes succeed again (%d failed meanwhile)", self.failures)
+            self.failing = False
+            self.failures = self._since_line = 0
 _INSERT_ACTION = actions_t.insert()
 
 
@@ -288,6 +345,7 @@ class Store:
         self._drainer: asyncio.Task[None] | None = None
         self._started = False
         self.commits = 0  # transactions committed (batches; for tests and benchmarks)
+        self.trouble = WriteTrouble()  # failed writes: logged once, then rate limited
         self._lock_file: int | None = None  # SQLite: the single-writer lock
         self._owner_conn: Any = None  # PostgreSQL: the connection holding advisory locks
         self._owned: set[str] = set()
@@ -439,7 +497,15 @@ class Store:
         self._pending.append((op, fut))
         if not self._busy:
             await self._flush()
-        await fut
+        try:
+            await fut
+        except Exception as exc:
+            if not _integrity(exc):  # (a conflict is the caller's to handle, not the disk's)
+                self.trouble.failed(str(getattr(getattr(op[0], "table", None), "name", "?")),
+                                    exc)
+            raise
+        if self.trouble.failing:
+            self.trouble.succeeded()
 
     async def _flush(self) -> None:
         self._busy = True

@@ -37,7 +37,7 @@ from .schema import (
     dumps_info,
     dumps_view,
 )
-from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
+from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, STORAGE_MESSAGE, WAITING
 from .storage import TableRow
 
 if TYPE_CHECKING:
@@ -52,6 +52,9 @@ TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 #: one state at its end (issue 28 item 5: a seat's 31 connections flipping `hello` made
 #: the table send every client 100+ states a second)
 PRESENCE_WINDOW_S = 0.2
+#: a table whose last write failed (a full disk) is paused: its driver tries again this
+#: often (the store logs the failures, `storage.WriteTrouble`)
+STORAGE_RETRY_S = 5.0
 
 __all__ = [
     "ERROR", "ERROR_MESSAGE", "FINISHED", "PLAYING", "SLOW_KIND", "STANDIN", "STANDIN_KIND",
@@ -140,6 +143,8 @@ class Table:
         self.chat = ChatLog()
         self.claims: dict[int, seats.Claim] = {}  # seat -> a seat link's waiting claim
         self._presence_at = -PRESENCE_WINDOW_S  # loop time of the last presence broadcast
+        self.storage_failing = False  # the last write of an action failed (paused)
+        self.storage_retry_at = 0.0  # monotonic time the driver next tries to write
         self._presence_timer: asyncio.TimerHandle | None = None
 
     # -- persistence -----------------------------------------------------------------
@@ -256,7 +261,33 @@ class Table:
             "standins": self.standins,
             "claims": [{"seat": c.seat, "name": c.name, "team": seats.accepting_team(self, c.seat)}
                        for c in self.claims.values()],
+            "paused": self.paused(),
         }
+
+    def paused(self) -> str | None:
+        """Why the table does not go on by itself, or None: "storage" (its last write
+        failed, `storage_failed`)."""
+        return "storage" if self.storage_failing else None
+
+    def storage_failed(self) -> None:
+        """A write of this table's failed (the store logged it): pause the driver for
+        `STORAGE_RETRY_S`; the first failure tells everyone at the table (an `error` with
+        code "storage", and a state whose `table.paused` is "storage")."""
+        self.storage_retry_at = time.monotonic() + STORAGE_RETRY_S
+        if self.storage_failing:
+            return
+        self.storage_failing = True
+        for c in list(self.clients):
+            c.send({"type": "error", "code": "storage", "message": STORAGE_MESSAGE})
+        self.broadcast()
+
+    def storage_recovered(self) -> None:
+        """A write succeeded again: the table goes on (everyone gets a state)."""
+        if self.storage_failing:
+            self.storage_failing = False
+            self.storage_retry_at = 0.0
+            self.broadcast()
+            self.wake.set()
 
     def _note_standin(self, seq: int, events: list[Event], by: str | None) -> None:
         """Keep this round's stand-in actions (their seat, and trick for a play) for the UI."""
@@ -509,8 +540,11 @@ class Table:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
                     self._fail(f"action {seq} is already in the database (another writer?)")
                     return Refusal(ERROR_MESSAGE)
-                log.exception("table %s: could not store action %d", self.id, seq)
-                return Refusal("server error: the action could not be saved; try again")
+                self.storage_failed()  # (the store logs it, rate limited)
+                return Refusal(f"server error: the action could not be saved; {STORAGE_MESSAGE}",
+                               code="storage")
+            if self.storage_failing:
+                self.storage_recovered()
             rounds = len(self.game.results)
             try:
                 events = self.game.apply(action)
