@@ -313,7 +313,8 @@ class Store:
     """The server's database. Call `start()` (runs migrations) before use, `close()` after."""
 
     def __init__(
-        self, url: str, *, sqlite_writer: str = "inline", checkpoint_s: float = 2.0
+        self, url: str, *, sqlite_writer: str = "inline", checkpoint_s: float = 2.0,
+        wal_truncate_bytes: int = 16 << 20,
     ) -> None:
         if sqlite_writer not in ("inline", "async"):
             raise ValueError("sqlite_writer must be 'inline' or 'async'")
@@ -324,6 +325,9 @@ class Store:
         self._sync_engine: Engine | None = None
         self._sqlite_path: str | None = None
         self._checkpoint_s = checkpoint_s
+        self.wal_truncate_bytes = wal_truncate_bytes
+        self._truncate_soon = False  # a game ended: give the WAL's space back
+        self.truncations = 0  # WAL files truncated (tests)
         self._checkpointer: asyncio.Task[None] | None = None
         self._thread: ThreadPoolExecutor | None = None
         if self.is_sqlite:
@@ -464,16 +468,43 @@ class Store:
         await self.engine.dispose()
         self._release_file_lock()
 
+    def compact_soon(self) -> None:
+        """A game ended: the next checkpoint also truncates the WAL (SQLite)."""
+        self._truncate_soon = True
+
     async def _checkpoint_loop(self) -> None:
-        """Copy the WAL into the database now and then, off the event loop (may fsync)."""
+        """Copy the WAL into the database now and then, off the event loop (may fsync).
+
+        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown):
+        when a checkpoint has copied every frame and the file is over
+        `wal_truncate_bytes`, or a game ended since (`compact_soon`), a TRUNCATE
+        checkpoint gives the space back. It has nothing left to copy, so it only waits
+        (at most 100 ms, else it is tried next time) for readers of the old frames."""
         assert self._thread is not None and self._sqlite_path is not None
         path, local = self._sqlite_path, threading.local()
+        wal = path + "-wal"
 
         def checkpoint() -> None:
             con = getattr(local, "con", None)
             if con is None:
                 con = local.con = sqlite3.connect(path, timeout=10)
-            con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            busy, frames, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if busy or frames <= 0 or copied != frames:
+                return
+            try:
+                size = os.path.getsize(wal)
+            except OSError:
+                return
+            if size > self.wal_truncate_bytes or (self._truncate_soon and size > 0):
+                con.execute("PRAGMA busy_timeout = 100")
+                try:
+                    busy = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    con.execute("PRAGMA busy_timeout = 10000")
+                if not busy:
+                    self._truncate_soon = False
+                    self.truncations += 1
+                    log.info("truncated the WAL of %s (it was %d bytes)", path, size)
 
         loop = asyncio.get_running_loop()
         while True:

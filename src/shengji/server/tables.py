@@ -567,6 +567,7 @@ class Table:
                 await self.store.update_table(
                     self.id, status=FINISHED, result=self.result, finished=self.finished
                 )
+                self.store.compact_soon()  # (SQLite: the WAL's space is given back)
                 if self.manager.cluster is not None:  # no longer open for its creator
                     self.manager.cluster.table_closed(self)
             if not sent:
