@@ -112,6 +112,8 @@ class BotDriver:
         if d.phase != "declare":
             tc.window_deadline = None
         if d.phase == "deal":
+            if t.paused() == "idle" and d.last_drawer is None:  # until a seated player is back
+                return math.inf
             due = max(tc.pause_until, tc.next_draw_at)
             if now < due:
                 return due - now

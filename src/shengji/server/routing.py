@@ -77,6 +77,14 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
     err = await table.submit(act)
     if err is not None:
         raise ClientError(err.message, err.rule, err.code, err.facts)
+    table.resume()  # a seated human acted
+
+
+async def resume(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """A seated player asks a table paused after idle redeals to deal again."""
+    if client.seat is None:
+        raise ClientError("spectators cannot resume the table: take a seat first")
+    table.resume()
 
 
 async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
@@ -159,4 +167,5 @@ HANDLERS: dict[str, Handler] = {
     "check": check,
     "chat": chat,
     "ping": ping,
+    "resume": resume,
 }

@@ -168,6 +168,8 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
     # connection, or the last one left it): a seat's other connections saying hello,
     # with its token or without, change nothing the others see (issue 28 item 5).
     leaves = was is not None and was != seat and not table.connected(was)
+    if arrives and table.paused() == "idle":  # a seated player is back: deal again
+        table.resume()
     if arrives or leaves:  # at most one state per window for everyone (`broadcast_presence`)
         table.broadcast_presence(client)
         table.wake.set()

@@ -55,6 +55,11 @@ PRESENCE_WINDOW_S = 0.2
 #: a table whose last write failed (a full disk) is paused: its driver tries again this
 #: often (the store logs the failures, `storage.WriteTrouble`)
 STORAGE_RETRY_S = 5.0
+#: RULES §3.5 redeals in a row with no seated human acting (all left while spectators
+#: watch, or all idle): the table then pauses before the next deal ("paused": "idle")
+#: until a seated human arrives, acts or sends `resume` (stand-ins do not declare, so it
+#: would redeal for ever: 16 stored actions a second)
+MAX_IDLE_REDEALS = 3
 
 __all__ = [
     "ERROR", "ERROR_MESSAGE", "FINISHED", "PLAYING", "SLOW_KIND", "STANDIN", "STANDIN_KIND",
@@ -144,6 +149,7 @@ class Table:
         self.claims: dict[int, seats.Claim] = {}  # seat -> a seat link's waiting claim
         self._presence_at = -PRESENCE_WINDOW_S  # loop time of the last presence broadcast
         self.storage_failing = False  # the last write of an action failed (paused)
+        self.idle_redeals = 0  # RULES §3.5 redeals since a seated human last acted
         self.storage_retry_at = 0.0  # monotonic time the driver next tries to write
         self._presence_timer: asyncio.TimerHandle | None = None
 
@@ -266,8 +272,34 @@ class Table:
 
     def paused(self) -> str | None:
         """Why the table does not go on by itself, or None: "storage" (its last write
-        failed, `storage_failed`)."""
-        return "storage" if self.storage_failing else None
+        failed, `storage_failed`) or "idle" (`MAX_IDLE_REDEALS` redeals in a row with no
+        seated human acting; `resume` ends it)."""
+        if self.storage_failing:
+            return "storage"
+        return "idle" if self.idle_redeals >= MAX_IDLE_REDEALS else None
+
+    def resume(self) -> None:
+        """A seated human is here (arrived, acted, or asked to go on): the count of idle
+        redeals starts again, and an idle pause ends (everyone gets a state)."""
+        was = self.idle_redeals >= MAX_IDLE_REDEALS
+        self.idle_redeals = 0
+        if was:
+            log.info("table %s: a seated player is back: dealing again", self.id)
+            self.broadcast()
+            self.wake.set()
+
+    def _note_redeal(self, events: list[Event]) -> None:
+        """Count a RULES §3.5 redeal (one with a seat no bot plays: a bots-only table
+        never pauses, its bots declare)."""
+        if not any(e.kind == "redealt" for e in events):
+            return
+        if all(s is not None and s["kind"] != "human" and not s.get("vacant")
+               for s in self.seats):
+            return
+        self.idle_redeals += 1
+        if self.idle_redeals == MAX_IDLE_REDEALS:
+            log.info("table %s: %d redeals with no seated player acting: paused until one "
+                     "is back", self.id, self.idle_redeals)
 
     def storage_failed(self) -> None:
         """A write of this table's failed (the store logged it): pause the driver for
@@ -554,6 +586,7 @@ class Table:
                 return Refusal(ERROR_MESSAGE)
             self.seq = seq + 1
             self._note_standin(seq, events, by)
+            self._note_redeal(events)
             self.clock.after_action(action, len(self.game.results) > rounds)
             sent = False
             if len(self.game.results) > rounds and self.claims:
