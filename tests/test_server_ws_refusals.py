@@ -22,10 +22,10 @@ pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.m
 
 def _refusal_code(url: str, **kwargs: object) -> int:
     """The close code of a WebSocket that the server refuses (it is opened, then closed)."""
-    with connect(url, open_timeout=20, **kwargs) as ws:  # type: ignore[arg-type]
-        with pytest.raises(ConnectionClosed) as info:
-            ws.send(json.dumps({"type": "hello", "token": None}))
-            ws.recv(timeout=20)
+    with connect(url, open_timeout=20, **kwargs) as ws, \
+            pytest.raises(ConnectionClosed) as info:  # type: ignore[arg-type]
+        ws.send(json.dumps({"type": "hello", "token": None}))
+        ws.recv(timeout=20)
     assert info.value.rcvd is not None
     return int(info.value.rcvd.code)
 

@@ -213,9 +213,10 @@ class Guard:
             # A chunked body has no length to check up front: read it here (the protocol's
             # body timeout bounds how long), so one too large is answered 413 before the
             # application runs, not a 500 from inside it.
-            receive = await self._read_chunked(scope, receive, send)
-            if receive is None:
+            whole = await self._read_chunked(scope, receive, send)
+            if whole is None:
                 return
+            receive = whole
         seen = 0
         started = False
 
