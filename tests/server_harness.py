@@ -456,3 +456,15 @@ def next_state(ws: Any) -> dict[str, Any]:
         m = recv_json(ws)
         if m["type"] == "state":
             return m
+
+
+def stored_chat(db_path: str | os.PathLike[str], table_id: str) -> int:
+    """How many chat messages of `table_id` the SQLite file holds (a plain sqlite3)."""
+    import sqlite3
+
+    con = sqlite3.connect(db_path, timeout=10)
+    try:
+        row = con.execute("SELECT count(*) FROM chat WHERE table_id = ?", (table_id,))
+        return int(row.fetchone()[0])
+    finally:
+        con.close()

@@ -85,8 +85,9 @@ def test_chat_is_rate_limited_per_connection_and_keeps_the_last_messages(
         sent = [m for m in a.log if is_chat(m)]
         assert len(sent) == 5 and len(errors) == 3
         assert all("too many chat" in e["message"] for e in errors)
-        for i in range(KEEP_CHAT):  # another connection has its own allowance
-            b.call(lambda: setattr(b_bucket(client, tid), "tokens", 5.0))
+        for i in range(KEEP_CHAT):  # another connection has its own allowance (the
+            # address's, shared by both, is refilled too: see test_server_chat_limits.py)
+            b.call(lambda: refill(client, tid))
             b.send({"type": "chat", "text": f"b{i}"})
         b.sync()
         late = WSPlayer(client, tid)
@@ -98,10 +99,13 @@ def test_chat_is_rate_limited_per_connection_and_keeps_the_last_messages(
             p.close()
 
 
-def b_bucket(client: Any, tid: str) -> Any:
-    """The chat allowance of the table's second connection (tests refill it)."""
+def refill(client: Any, tid: str) -> None:
+    """Refill the chat allowance of the table's second connection and the table's
+    per-seat and per-address allowances (tests)."""
     table = client.app.state.manager.tables[tid]
-    return table.clients[1].chat_bucket
+    table.clients[1].chat_bucket.tokens = 5.0
+    for bucket in table.chat.limiter.buckets.values():
+        bucket.tokens = bucket.burst
 
 
 def test_chat_never_carries_a_view_or_a_token(tmp_path: Path) -> None:

@@ -550,15 +550,16 @@ def test_batched_actions_are_written_whole_in_order_or_not_at_all(db: str) -> No
 def admitted(stack: ExitStack, w: Worker, tid: str) -> ClientConnection | None:
     """A WebSocket to `w` for `tid` that got past the per-address connection limit (it
     says hello and reads its state; closed with `stack`), or None if the worker refused
-    it (4429: before the handshake completes, so the client sees an HTTP refusal)."""
-    from websockets.exceptions import InvalidStatus
+    it (accepted, then closed with 4429)."""
+    from websockets.exceptions import ConnectionClosed
 
+    ws = stack.enter_context(connect(w.ws(tid)))
     try:
-        ws = stack.enter_context(connect(w.ws(tid)))
-    except InvalidStatus:
+        ws.send(json.dumps({"type": "hello", "token": None}))
+        state(ws)
+    except ConnectionClosed as exc:
+        assert exc.rcvd is not None and exc.rcvd.code == 4429, exc
         return None
-    ws.send(json.dumps({"type": "hello", "token": None}))
-    state(ws)
     return ws
 
 

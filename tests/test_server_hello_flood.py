@@ -38,3 +38,43 @@ def test_re_hello_of_a_present_seat_sends_the_others_nothing(tmp_path: Path) -> 
                 seen.append(m["type"])
             # before the fix: one state per hello (60) plus the seat taken
             assert seen.count("state") <= 1
+
+
+def test_a_flood_of_presence_changes_is_coalesced_per_window(tmp_path: Path) -> None:
+    """Issue 28 item 5: one connection, the only one of seat 1, flipping hello between its
+    token and none changes the seat's presence every time; a bystander is sent at most
+    one state per `PRESENCE_WINDOW_S` (plus the one at the window's end), not one per
+    hello, and its last state shows the seat as it ended."""
+    import time
+
+    from server_harness import WSPlayer
+    from shengji.server.tables import PRESENCE_WINDOW_S
+
+    with serve(tmp_path / "t.db") as client:
+        tid, host = new_table(client)
+        bystander = WSPlayer(client, tid)
+        bystander.hello(host)
+        bystander.sit(0, "Me")
+        flood = WSPlayer(client, tid)
+        flood.hello()
+        flood.sit(1, "Flood")
+        token = flood.token
+        bystander.sync()
+        flood.sync()
+        before = len([m for m in bystander.log if m["type"] == "state"])
+        hellos = 200
+        start = time.monotonic()
+        for i in range(hellos):  # ends on a hello without the token: seat 1 is absent
+            flood.send({"type": "hello", "token": token if i % 2 == 0 else None})
+        flood.sync()  # every hello was handled
+        elapsed = time.monotonic() - start
+        own = [m for m in flood.log if m["type"] == "state"]
+        assert own[-1]["you"] is None  # the flooder got its own state for each hello
+        # The window's last state reaches the bystander: seat 1 shown absent.
+        bystander.until(lambda m: m["type"] == "state"
+                        and m["table"]["seats"][1]["connected"] is False, timeout=10)
+        bystander.sync()
+        got = len([m for m in bystander.log if m["type"] == "state"]) - before
+        windows = elapsed / PRESENCE_WINDOW_S + 1  # the windows the flood touched
+        assert got <= 2 * windows + 2, (got, elapsed)  # before the fix: 200
+        assert got < hellos / 4

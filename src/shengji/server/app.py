@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,13 @@ from starlette.websockets import WebSocketState
 from . import gcpolicy
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
-from .replay import replay_payload
+from .replay import ReplayCache, WindowLimit, replay_payload
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
     BAD_REQUEST,
     PUBLIC_MINIMA,
+    RATE_LIMITED,
     TOO_LARGE,
     InputError,
     Limits,
@@ -41,7 +43,7 @@ from .schema import (
     dumps_strict,
 )
 from .security import token_matches
-from .storage import Store
+from .storage import Store, is_write_failure
 from .tables import ERROR, FINISHED, SLOW_KIND, WAITING
 
 log = logging.getLogger(__name__)
@@ -144,11 +146,48 @@ class Guard:
             (b"connection", b"close"), *SECURITY_HEADERS]})
         await send({"type": "http.response.body", "body": body})
 
+    async def _read_chunked(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """The whole body of a chunked request, at most `max_body` bytes, as a receive
+        callable for the application; None when it was refused (413) or the client went."""
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # http.disconnect
+                client = scope.get("client")
+                log.info("%s %s: the client disconnected before its request body arrived",
+                         client[0] if client else "?", scope.get("path"))
+                return None
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body:
+                await self._refuse(send, 413, InputError(
+                    f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        whole: Message | None = {"type": "http.request", "body": b"".join(chunks),
+                                 "more_body": False}
+
+        async def replay() -> Message:
+            nonlocal whole
+            if whole is not None:
+                message, whole = whole, None
+                return message
+            return await receive()
+
+        return replay
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             if not origin_allowed(scope, self.allowed):
                 log.info("refused a WebSocket from origin %s", _header(scope, b"origin"))
-                await send({"type": "websocket.close", "code": 4403})
+                # Accepted, then closed with the code: refused at the handshake, a browser
+                # sees only an HTTP 403 (code 1006) it cannot tell from any other failure.
+                ws = WebSocket(scope, receive, send)
+                await ws.accept()
+                await ws.close(code=4403, reason="this origin may not use this server")
                 return
             tid = self._table_ws(scope)
             if tid is not None:
@@ -170,6 +209,14 @@ class Guard:
             await self._refuse(send, 413, InputError(
                 f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
             return
+        if length is None and _header(scope, b"transfer-encoding") is not None:
+            # A chunked body has no length to check up front: read it here (the protocol's
+            # body timeout bounds how long), so one too large is answered 413 before the
+            # application runs, not a 500 from inside it.
+            whole = await self._read_chunked(scope, receive, send)
+            if whole is None:
+                return
+            receive = whole
         seen = 0
         started = False
 
@@ -388,7 +435,7 @@ def create_app(
             return _error(422, InputError(f"unknown field {str(unknown[0])[:40]!r}",
                                           code=BAD_REQUEST, field=str(unknown[0])[:40]))
         try:
-            name = clean_name(body.get("name", "Tractor"), limit=60)
+            name = clean_name(body.get("name", "Tractor"), limit=60, player=False)
         except ClientError as exc:
             return _error(422, InputError(str(exc), code=BAD_NAME, field="name"))
         settings = {k: body[k] for k in TableSettings.model_fields if k in body}
@@ -400,6 +447,14 @@ def create_app(
         except InputError as exc:
             status = 429 if exc.code in ("rate_limited", "too_many_tables") else 422
             return _error(status, exc)
+        except Exception as exc:
+            if not is_write_failure(exc):
+                raise
+            # (logged by the store: once with its traceback, then rate limited)
+            return JSONResponse(InputError(
+                "the server cannot create tables right now (its storage is failing): "
+                "try again later", code="unavailable").to_json(),
+                status_code=503, headers={"Retry-After": "30"})
         return {"id": table.id, "host_token": host_token}
 
     @app.get("/api/tables/{table_id}")
@@ -409,9 +464,22 @@ def create_app(
             raise HTTPException(404, "no such table")
         return table.table_info()
 
+    replay_cache = ReplayCache()
+    replay_limit = WindowLimit((limits or Limits()).replays_per_min)
+
     @app.get("/api/tables/{table_id}/replay", response_model=None)
-    async def replay(table_id: str) -> JSONResponse | dict[str, Any]:
-        table = await manager_of(app).read(table_id)
+    async def replay(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
+        """A table's replay (see docs/WEB_PROTOCOL.md): cached until its log grows, and
+        rate limited per client address (429 with Retry-After)."""
+        manager = manager_of(app)
+        wait = replay_limit.admit(request.client.host if request.client else "")
+        if wait:
+            return JSONResponse(
+                InputError(f"too many replays from your address (limit "
+                           f"{replay_limit.count} a minute): try again later",
+                           code=RATE_LIMITED).to_json(),
+                status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
         if table.status == WAITING:
@@ -419,13 +487,18 @@ def create_app(
         if table.status == ERROR:
             return JSONResponse({"detail": "this table hit an internal error; its host can "
                                  "export its record", "code": "table_error"}, status_code=409)
-        actions = [a.to_json() for a in table.game.actions]
-        payload: dict[str, Any] = await asyncio.to_thread(
-            replay_payload, table.seed, table.options, actions, table.status == FINISHED,
-            dict(table.marks),
-        )
-        payload["chat"] = table.chat.history()["messages"]  # the table's last messages
-        return payload
+        finished = table.status == FINISHED
+        key = (table.id, len(table.game.actions), len(table.marks), finished)
+        steps: dict[str, Any] | None = replay_cache.get(key)
+        if steps is None:
+            actions = [a.to_json() for a in table.game.actions]
+            steps = await asyncio.to_thread(
+                replay_payload, table.seed, table.options, actions, finished,
+                dict(table.marks),
+            )
+            replay_cache.put(key, steps)
+        # the table's last messages (not cached: chat does not grow the log)
+        return {**steps, "chat": table.chat.history()["messages"]}
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
@@ -453,7 +526,8 @@ def create_app(
         manager = manager_of(ws.app)
         addr = ws.client.host if ws.client else ""
         lease = await manager.admit_conn(addr)  # across every worker of a cluster
-        if lease is None:
+        if lease is None:  # accepted first, so the client sees the code (see `Guard`)
+            await ws.accept()
             await ws.close(code=4429, reason="too many connections from your address")
             return
         try:

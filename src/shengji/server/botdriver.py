@@ -117,18 +117,24 @@ class BotDriver:
         if g.is_over or not t.clients:  # nobody watches: paused until someone connects
             return math.inf
         now = time.monotonic()
+        if t.storage_failing and now < t.storage_retry_at:  # paused: writes fail (full disk)
+            return t.storage_retry_at - now
         if tc.turn_seq != t.seq:
             tc.turn_seq, tc.turn_started = t.seq, now
         d = g.decision()
         if d.phase != "declare":
             tc.window_deadline = None
         if d.phase == "deal":
+            if t.paused() == "idle" and d.last_drawer is None:  # until a seated player is back
+                return math.inf
             due = max(tc.pause_until, tc.next_draw_at)
             if now < due:
                 return due - now
             err = await t.submit(DRAW)
             tc.next_draw_at = time.monotonic() + t.settings.deal_ms / 1000
             if err is not None:
+                if err.code == "storage":  # paused (see above); the store logged it
+                    return None
                 log.error("table %s: draw refused: %s", t.id, err.log_text())
                 return 1.0
             drawer = g.decision().last_drawer
@@ -199,7 +205,7 @@ class BotDriver:
             return
         if action is not None and getattr(action, "seat", None) == seat:
             err = await t.submit(action, by)
-            if err is None:
+            if err is None or err.code == "storage":  # (the store logs that, rate limited)
                 return
             log.warning("table %s: bot at seat %d refused: %s", t.id, seat, err.log_text())
         if t.seq != seq:  # something else happened meanwhile: ask again later

@@ -17,7 +17,7 @@ from typing import Any
 
 from shengji import IllegalAction
 
-from .chat import new_bucket
+from .chat import new_bucket, reserved_names, strip_invisible, visible_problem
 from .schema import dumps_strict
 from .security import TokenBucket
 
@@ -88,16 +88,28 @@ def frame_refusal(client: Client, text: str) -> str | None:
     return None
 
 
-def clean_name(raw: Any, *, limit: int = MAX_NAME) -> str:
-    """A player's or table's name, whitespace collapsed; `ClientError` unless it is 1 to
-    `limit` characters without control characters."""
+def clean_name(raw: Any, *, limit: int = MAX_NAME, player: bool = True) -> str:
+    """A player's (or, `player=False`, a table's) name, in NFC, invisible letters made
+    spaces and whitespace collapsed; `ClientError` unless it is 1 to `limit` characters
+    without control characters, shows a visible character with at most `MAX_MARKS`
+    combining marks on each, and (a player's) is not a word clients use for someone
+    else ("Spectator", the table's own lines, in any of the client's languages)."""
     if not isinstance(raw, str):
         raise ClientError("malformed message: name must be a string")
-    name = " ".join(raw.split())
+    if len(raw) > 4 * limit:
+        raise ClientError(f"name must be 1-{limit} characters")
+    name = " ".join(strip_invisible(raw).split())
+    if raw and (not name or visible_problem(name) == "has no visible character"):
+        raise ClientError("name has no visible character")
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         raise ClientError("name has control characters")
     if not 1 <= len(name) <= limit:
         raise ClientError(f"name must be 1-{limit} characters")
+    problem = visible_problem(name)
+    if problem is not None:
+        raise ClientError(f"name {problem}")
+    if player and name.casefold() in reserved_names():
+        raise ClientError(f"the name {name!r} is reserved: choose another")
     return name
 
 

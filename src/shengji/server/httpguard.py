@@ -11,7 +11,10 @@
   process's descriptors. The peer address is the socket's: a trusted proxy (uvicorn's
   `forwarded_allow_ips`, when `proxy_headers` is on) is not capped, as every visitor
   comes through it; the proxy must cap its clients itself (nginx `limit_conn`). An
-  upgraded WebSocket leaves this count (WebSockets have their own per-address cap).
+  upgraded WebSocket leaves this count (WebSockets have their own per-address cap);
+- a cap on the request head (`MAX_HEAD`, 16 KiB): a head above it is answered 431 and the
+  connection closed, whether it arrives in one segment (h11 would parse it) or trickles
+  in (h11's own limit would answer a bare 400).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 HEADER_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 10.0
 MAX_CONNS_PER_ADDR = 64
+MAX_HEAD = 16 * 1024  # request line and headers, bytes (README: 16 KiB)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +65,7 @@ class GuardedH11Protocol(H11Protocol):
     header_timeout_s = HEADER_TIMEOUT_S
     body_timeout_s = BODY_TIMEOUT_S
     max_conns_per_addr = MAX_CONNS_PER_ADDR
+    max_head = MAX_HEAD
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -106,6 +111,22 @@ class GuardedH11Protocol(H11Protocol):
             self._open[host] += 1
             self._counted = host
         self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        """Refuse a request head above `max_head` bytes with 431 before h11 parses it."""
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            head = self.conn.trailing_data[0] + data  # the next request's head so far
+            ends = [i for i in (head.find(b"\n\r\n"), head.find(b"\n\n")) if i >= 0]
+            size = len(head) if not ends else min(ends) + 1
+            if size > self.max_head:
+                log.info("refused a request from %s: its head is over %d bytes",
+                         self.client[0] if self.client else "?", self.max_head)
+                self.transport.write(_refusal(
+                    431, b"Request Header Fields Too Large",
+                    f"request head too large (limit {self.max_head} bytes)", "too_large"))
+                self.transport.close()
+                return
+        super().data_received(data)
 
     def handle_events(self) -> None:
         """uvicorn's events; a request whose body is still to come gets a body timer."""

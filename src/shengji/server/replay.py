@@ -6,6 +6,8 @@ the full record is public, with every round's dealt hands and kitty.
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict, deque
 from typing import Any
 
 from shengji import Game, RuleOptions
@@ -94,3 +96,51 @@ def replay_payload(
         "winner": g.winner,
         "steps": rounds,
     }
+
+
+class ReplayCache:
+    """The last `size` replay payloads, keyed by (table id, log length, stand-in marks,
+    finished): a table whose log has not grown is not replayed again (a 27-round game
+    takes ~400 ms to replay). Least recently used entries go first."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The payload stored under `key`, or None."""
+        payload = self._items.get(key)
+        if payload is not None:
+            self._items.move_to_end(key)
+        return payload
+
+    def put(self, key: tuple[Any, ...], payload: dict[str, Any]) -> None:
+        """Store `payload` under `key` (an older payload of the same table is dropped)."""
+        for old in [k for k in self._items if k[0] == key[0]]:
+            del self._items[old]
+        self._items[key] = payload
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+class WindowLimit:
+    """At most `count` events per `window_s` seconds per key (a sliding window)."""
+
+    def __init__(self, count: int, window_s: float = 60.0) -> None:
+        self.count = count
+        self.window_s = window_s
+        self._seen: dict[str, deque[float]] = {}
+
+    def admit(self, key: str, now: float | None = None) -> float:
+        """0 if the event is admitted (and counted), else the seconds until it would be."""
+        now = time.monotonic() if now is None else now
+        recent = self._seen.setdefault(key, deque())
+        while recent and now - recent[0] >= self.window_s:
+            recent.popleft()
+        if len(recent) >= self.count:
+            return max(0.001, recent[0] + self.window_s - now)
+        recent.append(now)
+        if len(self._seen) > 10_000:  # forget addresses with nothing recent
+            for k in [k for k, q in self._seen.items() if not q or now - q[-1] >= self.window_s]:
+                del self._seen[k]
+        return 0.0

@@ -19,7 +19,8 @@ from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, acti
 from . import seats
 from .chat import SPECTATOR, ChatError, chat_json, chat_text
 from .connection import Client, ClientError, dumps, frame_refusal
-from .status import PLAYING
+from .status import PLAYING, STORAGE_MESSAGE
+from .storage import is_write_failure
 
 if TYPE_CHECKING:
     from .tables import Table
@@ -48,7 +49,11 @@ async def handle(table: Table, client: Client, text: str) -> None:
         await handler(table, client, msg)
     except ClientError as exc:
         client.error(str(exc), exc.rule, exc.code, exc.facts)
-    except Exception:
+    except Exception as exc:
+        if is_write_failure(exc):  # logged by the store (once, then rate limited)
+            client.error(f"server error: the change could not be saved; {STORAGE_MESSAGE}",
+                         code="storage")
+            return
         log.exception("table %s: error handling a message", table.id)
         client.error("internal error")
 
@@ -72,6 +77,14 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
     err = await table.submit(act)
     if err is not None:
         raise ClientError(err.message, err.rule, err.code, err.facts)
+    table.resume()  # a seated human acted
+
+
+async def resume(table: Table, client: Client, msg: dict[str, Any]) -> None:
+    """A seated player asks a table paused after idle redeals to deal again."""
+    if client.seat is None:
+        raise ClientError("spectators cannot resume the table: take a seat first")
+    table.resume()
 
 
 async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
@@ -115,18 +128,19 @@ async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if seat is None and not table.settings.spectator_chat:
         raise ClientError("spectators read this table's chat but do not write in it "
                           "(the host can allow it when creating the table)")
-    if not client.chat_bucket.allow():
+    if not table.chat.limiter.allow(client.chat_bucket, seat, client.addr):
         raise ClientError("too many chat messages: wait a moment")
     entry = table.seats[seat] if seat is not None else None
     name = entry["name"] if entry is not None else SPECTATOR
     row = table.chat.add(seat, name, text)
     try:
         await table.store.append_chat(table.id, row)
-    except Exception:
+    except Exception as exc:
         table.chat.drop(row)
-        log.exception("table %s: could not store a chat message", table.id)
-        raise ClientError("server error: the message could not be saved; try again") \
-            from None
+        if not is_write_failure(exc):  # (the store logged that one, rate limited)
+            log.exception("table %s: could not store a chat message", table.id)
+        raise ClientError("server error: the message could not be saved; try again",
+                          code="storage" if is_write_failure(exc) else None) from None
     out = dumps({"type": "chat", "messages": [chat_json(row)]})
     for c in list(table.clients):
         c.push(out)
@@ -154,4 +168,5 @@ HANDLERS: dict[str, Handler] = {
     "check": check,
     "chat": chat,
     "ping": ping,
+    "resume": resume,
 }

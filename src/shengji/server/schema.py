@@ -256,5 +256,6 @@ class Limits:
     create_per_min: int = 10  # tables created per client address per minute
     open_per_addr: int = 20  # open (waiting or playing) tables per creator address
     conns_per_addr: int = 32  # WebSocket connections per client address
+    replays_per_min: int = 30  # GET /api/tables/{id}/replay per client address per minute
     evict_after_s: float = 300.0  # a finished/damaged table nobody watches leaves memory
     abandon_after_s: float = 1800.0  # so does an open table nobody watches

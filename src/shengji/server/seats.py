@@ -22,7 +22,7 @@ from .chat import SYSTEM, chat_json
 from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
 from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
-from .storage import ChatRow
+from .storage import ChatRow, is_write_failure
 
 if TYPE_CHECKING:
     from .tables import Table
@@ -53,8 +53,9 @@ async def announce(table: Table, text: str) -> None:
     row: ChatRow = table.chat.add(None, SYSTEM, text)
     try:
         await table.store.append_chat(table.id, row)
-    except Exception:  # the change stands; its line is shown even if it was not kept
-        log.exception("table %s: could not store an announcement", table.id)
+    except Exception as exc:  # the change stands; its line is shown even if it was not kept
+        if not is_write_failure(exc):  # (the store logged that one, rate limited)
+            log.exception("table %s: could not store an announcement", table.id)
     out = dumps({"type": "chat", "messages": [chat_json(row)]})
     for c in list(table.clients):
         c.push(out)
@@ -167,8 +168,10 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
     # connection, or the last one left it): a seat's other connections saying hello,
     # with its token or without, change nothing the others see (issue 28 item 5).
     leaves = was is not None and was != seat and not table.connected(was)
-    if arrives or leaves:
-        table.broadcast()
+    if arrives and table.paused() == "idle":  # a seated player is back: deal again
+        table.resume()
+    if arrives or leaves:  # at most one state per window for everyone (`broadcast_presence`)
+        table.broadcast_presence(client)
         table.wake.set()
     else:
         table.send_state(client)

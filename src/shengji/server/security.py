@@ -43,11 +43,16 @@ class TokenBucket:
         self.clock = clock
         self.last = clock()
 
-    def allow(self) -> bool:
-        """Take one token if there is one (True), else refuse (False)."""
+    def peek(self) -> float:
+        """The tokens there are now (none taken)."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
+        return self.tokens
+
+    def allow(self) -> bool:
+        """Take one token if there is one (True), else refuse (False)."""
+        self.peek()
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True

@@ -23,6 +23,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -249,6 +250,62 @@ def _lock_key(table_id: str) -> int:
 
 
 WriteOp = tuple[Executable, dict[str, Any] | None]  # a statement and its parameters
+
+
+def _integrity(exc: BaseException) -> bool:
+    return type(exc).__name__ == "IntegrityError"
+
+
+def is_write_failure(exc: BaseException) -> bool:
+    """Whether `exc` is the database failing a write (a full disk, I/O, a lost
+    connection), not a conflict or a bug: `Store` has logged it (`WriteTrouble`)."""
+    return isinstance(exc, (OSError, sqlite3.Error, sa.exc.DBAPIError)) and not _integrity(exc)
+
+
+def _short(exc: BaseException) -> str:
+    """One line naming a write failure: the driver's own error where SQLAlchemy wraps it
+    ("OperationalError: database or disk is full")."""
+    inner = getattr(exc, "orig", None) or exc
+    text = str(inner).splitlines()[0] if str(inner) else ""
+    return f"{type(inner).__name__}: {text}"[:200]
+
+
+class WriteTrouble:
+    """A store's failed writes (a full disk, a lost database), logged as an operator can
+    read them: the first failure of an outage with its traceback, then at most one line
+    per `every_s` seconds counting the failures since, and one line when a write succeeds
+    again (a full disk made 19,005 tracebacks in 40 s)."""
+
+    def __init__(self, every_s: float = 10.0) -> None:
+        self.every_s = every_s
+        self.failing = False
+        self.failures = 0  # in this outage
+        self._since_line = 0
+        self._line_at = 0.0
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        """A write of `what` (a table name) failed with `exc`."""
+        self.failures += 1
+        self._since_line += 1
+        now = time.monotonic()
+        if not self.failing:
+            self.failing = True
+            self._line_at, self._since_line = now, 0
+            log.error("storage: a write to %s failed (%s); more failures are logged once "
+                      "every %.0f s until a write succeeds", what, _short(exc), self.every_s,
+                      exc_info=exc)
+        elif now - self._line_at >= self.every_s:
+            log.error("storage: still failing: %d failed writes in the last %.0f s (%d in "
+                      "all), the latest to %s: %s", self._since_line, now - self._line_at,
+                      self.failures, what, _short(exc))
+            self._line_at, self._since_line = now, 0
+
+    def succeeded(self) -> None:
+        """A write was committed: an outage (if any) is over."""
+        if self.failing:
+            log.warning("storage: writes succeed again (%d failed meanwhile)", self.failures)
+            self.failing = False
+            self.failures = self._since_line = 0
 _INSERT_ACTION = actions_t.insert()
 
 
@@ -256,7 +313,8 @@ class Store:
     """The server's database. Call `start()` (runs migrations) before use, `close()` after."""
 
     def __init__(
-        self, url: str, *, sqlite_writer: str = "inline", checkpoint_s: float = 2.0
+        self, url: str, *, sqlite_writer: str = "inline", checkpoint_s: float = 2.0,
+        wal_truncate_bytes: int = 16 << 20,
     ) -> None:
         if sqlite_writer not in ("inline", "async"):
             raise ValueError("sqlite_writer must be 'inline' or 'async'")
@@ -267,6 +325,9 @@ class Store:
         self._sync_engine: Engine | None = None
         self._sqlite_path: str | None = None
         self._checkpoint_s = checkpoint_s
+        self.wal_truncate_bytes = wal_truncate_bytes
+        self._truncate_soon = False  # a game ended: give the WAL's space back
+        self.truncations = 0  # WAL files truncated (tests)
         self._checkpointer: asyncio.Task[None] | None = None
         self._thread: ThreadPoolExecutor | None = None
         if self.is_sqlite:
@@ -288,6 +349,7 @@ class Store:
         self._drainer: asyncio.Task[None] | None = None
         self._started = False
         self.commits = 0  # transactions committed (batches; for tests and benchmarks)
+        self.trouble = WriteTrouble()  # failed writes: logged once, then rate limited
         self._lock_file: int | None = None  # SQLite: the single-writer lock
         self._owner_conn: Any = None  # PostgreSQL: the connection holding advisory locks
         self._owned: set[str] = set()
@@ -406,16 +468,43 @@ class Store:
         await self.engine.dispose()
         self._release_file_lock()
 
+    def compact_soon(self) -> None:
+        """A game ended: the next checkpoint also truncates the WAL (SQLite)."""
+        self._truncate_soon = True
+
     async def _checkpoint_loop(self) -> None:
-        """Copy the WAL into the database now and then, off the event loop (may fsync)."""
+        """Copy the WAL into the database now and then, off the event loop (may fsync).
+
+        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown):
+        when a checkpoint has copied every frame and the file is over
+        `wal_truncate_bytes`, or a game ended since (`compact_soon`), a TRUNCATE
+        checkpoint gives the space back. It has nothing left to copy, so it only waits
+        (at most 100 ms, else it is tried next time) for readers of the old frames."""
         assert self._thread is not None and self._sqlite_path is not None
         path, local = self._sqlite_path, threading.local()
+        wal = path + "-wal"
 
         def checkpoint() -> None:
             con = getattr(local, "con", None)
             if con is None:
                 con = local.con = sqlite3.connect(path, timeout=10)
-            con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            busy, frames, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if busy or frames <= 0 or copied != frames:
+                return
+            try:
+                size = os.path.getsize(wal)
+            except OSError:
+                return
+            if size > self.wal_truncate_bytes or (self._truncate_soon and size > 0):
+                con.execute("PRAGMA busy_timeout = 100")
+                try:
+                    busy = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    con.execute("PRAGMA busy_timeout = 10000")
+                if not busy:
+                    self._truncate_soon = False
+                    self.truncations += 1
+                    log.info("truncated the WAL of %s (it was %d bytes)", path, size)
 
         loop = asyncio.get_running_loop()
         while True:
@@ -439,7 +528,15 @@ class Store:
         self._pending.append((op, fut))
         if not self._busy:
             await self._flush()
-        await fut
+        try:
+            await fut
+        except Exception as exc:
+            if not _integrity(exc):  # (a conflict is the caller's to handle, not the disk's)
+                self.trouble.failed(str(getattr(getattr(op[0], "table", None), "name", "?")),
+                                    exc)
+            raise
+        if self.trouble.failing:
+            self.trouble.succeeded()
 
     async def _flush(self) -> None:
         self._busy = True

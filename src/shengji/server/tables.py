@@ -37,7 +37,7 @@ from .schema import (
     dumps_info,
     dumps_view,
 )
-from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, WAITING
+from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, STORAGE_MESSAGE, WAITING
 from .storage import TableRow
 
 if TYPE_CHECKING:
@@ -47,6 +47,19 @@ log = logging.getLogger(__name__)
 
 SLOW_KIND = "slow"  # a test-only bot that thinks for 1 s (bench/load.py --slow-tables)
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+#: presence changes (a seat's first connection arrives, its last one leaves) send
+#: everyone a state at most once per this window; more within it are coalesced into
+#: one state at its end (issue 28 item 5: a seat's 31 connections flipping `hello` made
+#: the table send every client 100+ states a second)
+PRESENCE_WINDOW_S = 0.2
+#: a table whose last write failed (a full disk) is paused: its driver tries again this
+#: often (the store logs the failures, `storage.WriteTrouble`)
+STORAGE_RETRY_S = 5.0
+#: RULES §3.5 redeals in a row with no seated human acting (all left while spectators
+#: watch, or all idle): the table then pauses before the next deal ("paused": "idle")
+#: until a seated human arrives, acts or sends `resume` (stand-ins do not declare, so it
+#: would redeal for ever: 16 stored actions a second)
+MAX_IDLE_REDEALS = 3
 
 __all__ = [
     "ERROR", "ERROR_MESSAGE", "FINISHED", "PLAYING", "SLOW_KIND", "STANDIN", "STANDIN_KIND",
@@ -134,6 +147,11 @@ class Table:
         self.last_error: str | None = None
         self.chat = ChatLog()
         self.claims: dict[int, seats.Claim] = {}  # seat -> a seat link's waiting claim
+        self._presence_at = -PRESENCE_WINDOW_S  # loop time of the last presence broadcast
+        self.storage_failing = False  # the last write of an action failed (paused)
+        self.idle_redeals = 0  # RULES §3.5 redeals since a seated human last acted
+        self.storage_retry_at = 0.0  # monotonic time the driver next tries to write
+        self._presence_timer: asyncio.TimerHandle | None = None
 
     # -- persistence -----------------------------------------------------------------
     def _damaged(self, reason: str) -> None:
@@ -251,7 +269,59 @@ class Table:
             "standins": self.standins,
             "claims": [{"seat": c.seat, "name": c.name, "team": seats.accepting_team(self, c.seat)}
                        for c in self.claims.values()],
+            "paused": self.paused(),
         }
+
+    def paused(self) -> str | None:
+        """Why the table does not go on by itself, or None: "storage" (its last write
+        failed, `storage_failed`) or "idle" (`MAX_IDLE_REDEALS` redeals in a row with no
+        seated human acting; `resume` ends it)."""
+        if self.storage_failing:
+            return "storage"
+        return "idle" if self.idle_redeals >= MAX_IDLE_REDEALS else None
+
+    def resume(self) -> None:
+        """A seated human is here (arrived, acted, or asked to go on): the count of idle
+        redeals starts again, and an idle pause ends (everyone gets a state)."""
+        was = self.idle_redeals >= MAX_IDLE_REDEALS
+        self.idle_redeals = 0
+        if was:
+            log.info("table %s: a seated player is back: dealing again", self.id)
+            self.broadcast()
+            self.wake.set()
+
+    def _note_redeal(self, events: list[Event]) -> None:
+        """Count a RULES §3.5 redeal (one with a seat no bot plays: a bots-only table
+        never pauses, its bots declare)."""
+        if not any(e.kind == "redealt" for e in events):
+            return
+        if all(s is not None and s["kind"] != "human" and not s.get("vacant")
+               for s in self.seats):
+            return
+        self.idle_redeals += 1
+        if self.idle_redeals == MAX_IDLE_REDEALS:
+            log.info("table %s: %d redeals with no seated player acting: paused until one "
+                     "is back", self.id, self.idle_redeals)
+
+    def storage_failed(self) -> None:
+        """A write of this table's failed (the store logged it): pause the driver for
+        `STORAGE_RETRY_S`; the first failure tells everyone at the table (an `error` with
+        code "storage", and a state whose `table.paused` is "storage")."""
+        self.storage_retry_at = time.monotonic() + STORAGE_RETRY_S
+        if self.storage_failing:
+            return
+        self.storage_failing = True
+        for c in list(self.clients):
+            c.send({"type": "error", "code": "storage", "message": STORAGE_MESSAGE})
+        self.broadcast()
+
+    def storage_recovered(self) -> None:
+        """A write succeeded again: the table goes on (everyone gets a state)."""
+        if self.storage_failing:
+            self.storage_failing = False
+            self.storage_retry_at = 0.0
+            self.broadcast()
+            self.wake.set()
 
     def _note_standin(self, seq: int, events: list[Event], by: str | None) -> None:
         """Keep this round's stand-in actions (their seat, and trick for a play) for the UI."""
@@ -412,6 +482,29 @@ class Table:
         for c in list(clients):
             c.push(self.state_text(c, info, enc, texts))
 
+    def broadcast_presence(self, client: Client | None = None) -> None:
+        """A seat's presence changed: send everyone a state, at once if no presence
+        broadcast went out in the last `PRESENCE_WINDOW_S`, else once at the end of that
+        window (however many changes come meanwhile). `client`, the connection whose
+        hello changed it, gets its own state now in any case."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._presence_timer is None and now - self._presence_at >= PRESENCE_WINDOW_S:
+            self._presence_at = now
+            self.broadcast()
+            return
+        if client is not None:
+            self.send_state(client)
+        if self._presence_timer is None:
+            self._presence_timer = loop.call_later(
+                max(0.0, self._presence_at + PRESENCE_WINDOW_S - now), self._presence_due)
+
+    def _presence_due(self) -> None:
+        self._presence_timer = None
+        self._presence_at = asyncio.get_running_loop().time()
+        if self.clients:
+            self.broadcast()
+
     @staticmethod
     def _events_text(events: list[Event], by: str | None) -> str:
         """The JSON of events (already as their reader may see them), marked with `by`."""
@@ -446,7 +539,7 @@ class Table:
         seat = client.seat
         if seat is not None and not self.connected(seat):
             self.clock.absent(seat)
-            self.broadcast()
+            self.broadcast_presence()
             self.wake.set()
 
     async def handle(self, client: Client, text: str) -> None:
@@ -481,8 +574,11 @@ class Table:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
                     self._fail(f"action {seq} is already in the database (another writer?)")
                     return Refusal(ERROR_MESSAGE)
-                log.exception("table %s: could not store action %d", self.id, seq)
-                return Refusal("server error: the action could not be saved; try again")
+                self.storage_failed()  # (the store logs it, rate limited)
+                return Refusal(f"server error: the action could not be saved; {STORAGE_MESSAGE}",
+                               code="storage")
+            if self.storage_failing:
+                self.storage_recovered()
             rounds = len(self.game.results)
             try:
                 events = self.game.apply(action)
@@ -492,6 +588,7 @@ class Table:
                 return Refusal(ERROR_MESSAGE)
             self.seq = seq + 1
             self._note_standin(seq, events, by)
+            self._note_redeal(events)
             self.clock.after_action(action, len(self.game.results) > rounds)
             sent = False
             if len(self.game.results) > rounds and self.claims:
@@ -505,6 +602,7 @@ class Table:
                 await self.store.update_table(
                     self.id, status=FINISHED, result=self.result, finished=self.finished
                 )
+                self.store.compact_soon()  # (SQLite: the WAL's space is given back)
                 if self.manager.cluster is not None:  # no longer open for its creator
                     self.manager.cluster.table_closed(self)
             if not sent:
@@ -551,5 +649,8 @@ class Table:
         self.bots.start()
 
     async def stop_driver(self) -> None:
-        """Stop the driver task and wait for it."""
+        """Stop the driver task and wait for it (and a coalesced presence broadcast)."""
+        if self._presence_timer is not None:
+            self._presence_timer.cancel()
+            self._presence_timer = None
         await self.bots.stop()

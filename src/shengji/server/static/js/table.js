@@ -691,6 +691,10 @@ export function Table({ id, lang }) {
     ${table.status === "error" &&
     html`<div class="net-banner error-banner" role="alert">${t("table.error")}
       ${st.is_host && html` <button class="btn small" id="export-btn" onClick=${exportRecord}>${t("table.export")}</button>`}</div>`}
+    ${table.paused === "idle" &&
+    html`<div class="net-banner paused-banner" id="paused-banner" role="status">${t("table.paused_idle")}
+      ${me != null && html` <button class="btn small" id="resume-btn" onClick=${() => send({ type: "resume" })}>${t("table.resume")}</button>`}</div>`}
+    ${table.paused === "storage" && html`<div class="net-banner error-banner" id="paused-banner" role="alert">${t("table.paused_storage")}</div>`}
     ${seatLink &&
     html`<div class="invite seat-link"><small>${t("host.seat_link_made")}</small>
       <input readonly value=${seatLink} onFocus=${(e) => e.target.select()} />

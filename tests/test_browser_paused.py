@@ -1,0 +1,90 @@
+"""Issue 28 (Low), in headless Chromium: a table paused after idle redeals shows a banner
+with a "Deal again" button that sends `resume`; a storage pause shows its own banner; a
+typed ":wow:" is shown as text, a reaction message as the reaction. As in
+test_browser_table.py, the page is served by the real server and its WebSocket is
+answered by the test with a real engine view."""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+
+from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
+from test_browser_table import FakeServer, _advance, state_of
+
+browser_only = pytest.mark.browser
+
+
+class PausedServer(FakeServer):
+    """The fake server, answering `resume` with the state unpaused, and able to `push`."""
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+            elif m["type"] == "resume":
+                st = copy.deepcopy(self.state)
+                st["table"]["paused"] = None
+                st["seq"] += 1
+                ws.send(json.dumps(st))
+
+        ws.on_message(on_message)
+
+    def push(self, msg: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(msg))
+
+
+def open_table(page: Any, base: str, state: dict[str, Any]) -> PausedServer:
+    fake = PausedServer(state)
+    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+    page.goto(base + "/t/fake")
+    page.wait_for_selector("main.table-page[data-status='playing']")
+    return fake
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_an_idle_pause_shows_a_deal_again_button_that_resumes(
+    server: str, browser: Any
+) -> None:
+    g = _advance(1, lambda g: g.decision().phase == "deal")
+    st = state_of(g, 0, paused="idle")
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = open_table(page, server, st)
+        banner = page.locator("#paused-banner")
+        banner.wait_for()
+        assert "paused" in banner.inner_text()
+        page.click("#resume-btn")
+        banner.wait_for(state="detached")  # the server's answer: the table goes on
+        assert [m for m in fake.sent if m["type"] == "resume"] == [{"type": "resume"}]
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_storage_pause_and_a_typed_reaction_code(server: str, browser: Any) -> None:
+    g = _advance(1, lambda g: g.decision().phase == "deal")
+    st = state_of(g, 0, paused="storage")
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = open_table(page, server, st)
+        page.locator("#paused-banner").wait_for()
+        assert "cannot save" in page.inner_text("#paused-banner")
+        assert page.locator("#resume-btn").count() == 0
+        chat = {"type": "chat", "messages": [
+            {"n": 0, "at": "2026-01-01T00:00:00+00:00", "seat": 1, "name": "B", "text": ":wow:"},
+            {"n": 1, "at": "2026-01-01T00:00:01+00:00", "seat": 1, "name": "B", "text": ":wow:",
+             "reaction": "wow"},
+        ]}
+        fake.push(chat)
+        page.wait_for_selector(".chat-msg[data-n='1']")
+        assert page.inner_text(".chat-msg[data-n='0'] .chat-text") == ":wow:"
+        assert page.locator(".chat-msg[data-n='0'] .chat-reaction").count() == 0
+        assert page.locator(".chat-msg[data-n='1'] .chat-reaction").count() == 1
