@@ -22,11 +22,12 @@ from .review import (
     knowledge_reading,
     play_candidates,
     reason_text,
+    review_lines,
     review_round,
 )
 
 __all__ = [
     "ACCURACY_K", "CLASSES", "THRESHOLDS", "Budget", "CandidateValue", "Decision", "Reading",
     "Reason", "RoundReview", "accuracy", "candidates", "classify", "hindsight_reading",
-    "knowledge_reading", "play_candidates", "reason_text", "review_round",
+    "knowledge_reading", "play_candidates", "reason_text", "review_lines", "review_round",
 ]

@@ -64,7 +64,7 @@ from ..views import View
 __all__ = [
     "ACCURACY_K", "CLASSES", "THRESHOLDS", "Budget", "CandidateValue", "Decision", "Reading",
     "Reason", "RoundReview", "accuracy", "candidates", "classify", "hindsight_reading",
-    "knowledge_reading", "play_candidates", "reason_text", "review_round",
+    "knowledge_reading", "play_candidates", "reason_text", "review_lines", "review_round",
 ]
 
 Ids = tuple[int, ...]
@@ -205,6 +205,10 @@ REASONS_EN = {
     "(about {loss_levels:.2f} levels)",
     "analysis.reason.later": "the trick goes the same way, but {best} does better in the "
     "tricks after it: {loss_points:.1f} points lost (about {loss_levels:.2f} levels)",
+    "analysis.reason.bury_best": "the best bury found",
+    "analysis.reason.wins_dear": "this play wins the trick {win_played:.0%} of the time "
+    "({best}: {win_best:.0%}), but what it spends costs more later: {loss_points:.1f} "
+    "points lost (about {loss_levels:.2f} levels)",
     "analysis.reason.bury": "burying as {best} ends {loss_points:.1f} points better "
     "(about {loss_levels:.2f} levels)",
 }
@@ -232,13 +236,15 @@ def _reading(cands: list[Ids], played: int, vals: list[list[tuple[float, float, 
     lv = b.levels - p.levels
     verdict = classify(loss, is_best=best == played)
     if kind == "bury":
-        key = "analysis.reason.best" if best == played else "analysis.reason.bury"
+        key = "analysis.reason.bury_best" if best == played else "analysis.reason.bury"
     elif best == played:
         key = "analysis.reason.best"
     elif verdict in ("best", "good"):
         key = "analysis.reason.close"
-    elif abs(b.trick_win - p.trick_win) >= 0.25:
+    elif b.trick_win - p.trick_win >= 0.25:
         key = "analysis.reason.loses_trick"
+    elif p.trick_win - b.trick_win >= 0.25:
+        key = "analysis.reason.wins_dear"
     elif abs(b.trick_points - p.trick_points) >= loss / 2 and b.trick_points != p.trick_points:
         key = "analysis.reason.gives_points"
     else:
@@ -430,8 +436,8 @@ def _positions(record: GameRecord, round_no: int, seat: int
     game = Game(record.seed, record.options)
     out: list[tuple[int, str, View, Round, Bury | Play]] = []
     for i, raw in enumerate(record.actions):
-        if game.round_no > round_no or game.is_over:
-            return out, True
+        if game.round_no > round_no:
+            break
         a = action_from_json(raw)
         if game.round_no == round_no and isinstance(a, (Bury, Play)) and a.seat == seat:
             kind = "bury" if isinstance(a, Bury) else "play"
@@ -440,9 +446,11 @@ def _positions(record: GameRecord, round_no: int, seat: int
             game.apply(a)
         except IllegalAction as e:
             raise IllegalAction(f"the record does not replay at action {i}: {e}") from None
-    finished = game.round_no > round_no or game.is_over
+        if game.is_over:
+            break
     if game.round_no < round_no:
         raise IllegalAction(f"the record has no round {round_no + 1}")
+    finished = game.round_no > round_no or game.is_over
     return out, finished
 
 
@@ -482,3 +490,34 @@ def hash_seed(seed: int, index: int) -> int:
     """A decision's own seed: the review's seed and the action's index in the record."""
     return random.Random(f"{seed}:{index}").getrandbits(32)
 
+
+
+def review_lines(review: RoundReview) -> list[str]:
+    """The review as text: one line per decision (trick, cards, class, loss, the better
+    play, the reason, the hindsight verdict), then the round's accuracy."""
+    lines = [f"Round {review.round_no + 1}, seat {review.seat}: {len(review.decisions)} "
+             f"decisions (worlds {review.budget.worlds}, rollouts {review.budget.rollouts}, "
+             f"seed {review.seed})"]
+    for d in review.decisions:
+        k = d.knowledge
+        where = "bury" if d.kind == "bury" else (
+            f"trick {d.trick} " + ("lead" if d.position == 0 else f"follow {d.position}"))
+        better = " ".join(k.candidates[k.best].cards)
+        line = f"{where:<16} {' '.join(d.played):<22} {k.verdict:<10}"
+        if k.best != k.played:
+            line += f" -{k.loss_points:.1f} pts  better: {better}"
+        line += f"  ({reason_text(k.reason, better)})"
+        if d.hindsight is not None:
+            h = d.hindsight
+            line += f"  | hindsight: {h.verdict}"
+            if h.best != h.played:
+                line += f" -{h.loss_points:.1f}, {' '.join(h.candidates[h.best].cards)}"
+        lines.append(line)
+    acc = review.accuracy
+    line = "Accuracy: " + ("-" if acc is None else f"{acc:.1f}")
+    if review.hindsight_accuracy is not None:
+        line += f" (with hindsight {review.hindsight_accuracy:.1f})"
+    elif not review.finished:
+        line += " (the round is unfinished: no hindsight)"
+    lines.append(line)
+    return lines
