@@ -198,7 +198,7 @@ REASONS_EN = {
     "time ({trick_points_played:.0f} points in it)",
     "analysis.reason.close": "about as good as {best}: {loss_points:.1f} points behind",
     "analysis.reason.loses_trick": "{best} wins the trick {win_best:.0%} of the time, this "
-    "play {win_played:.0%}, with about {trick_points_best:.0f} points at stake: "
+    "play {win_played:.0%}, and {trick_points_played:.0f} points go into it: "
     "{loss_points:.1f} points lost (about {loss_levels:.2f} levels)",
     "analysis.reason.gives_points": "this trick carries {trick_points_played:.0f} points "
     "(against {trick_points_best:.0f} with {best}): {loss_points:.1f} points lost "
