@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shengji import Game, Round
-from shengji.actions import Bury, Play, action_from_json
+from shengji.actions import Bury, Declare, Play, action_from_json
 from shengji.analysis import (
     ACCURACY_K,
     Budget,
@@ -214,3 +214,27 @@ def test_shengji_analyse_prints_the_review_and_writes_json(tmp_path: Path) -> No
     assert data["seat"] == 2 and data["rounds"][0]["budget"]["worlds"] == 2
     bad = CliRunner().invoke(app, ["analyse", str(path), "--round", "7", "--worlds", "1"])
     assert bad.exit_code == 1 and "no round 7" in bad.output
+
+
+def test_a_declaration_is_reviewed_against_passing_and_the_other_declarations_rules_3_3() -> None:
+    record = _record()
+    g = Game(record.seed, record.options)
+    declared = []
+    for raw in record.actions:
+        a = action_from_json(raw)
+        if g.round_no > 0:
+            break
+        if isinstance(a, Declare):
+            declared.append(a.seat)
+        g.apply(a)
+    assert declared, "the seeded round has a declaration to review"
+    seat = declared[0]
+    review = review_round(record, 0, seat, SMALL, seed=2)
+    decls = [d for d in review.decisions if d.kind == "declare"]
+    assert decls
+    d = decls[0]
+    names = [c.cards for c in d.knowledge.candidates]
+    assert names[0] == d.played and [] in names  # the declaration made, and passing
+    assert len(names) == len({tuple(n) for n in names})
+    assert d.hindsight is not None and [c.cards for c in d.hindsight.candidates] == names
+    assert any(line.startswith("declare") for line in review_lines(review))

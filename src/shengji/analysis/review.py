@@ -1,7 +1,8 @@
 """A review of one seat's round: every bury and play measured against the alternatives.
 
 For a game record, a round and a seat, `review_round` replays the record and, at each
-of that seat's decisions, gives two readings of the same candidate moves:
+of that seat's decisions (declarations, the bury, plays), gives two readings of the
+same candidate moves:
 
 - **knowledge** (`knowledge_reading`): only the seat's `View` at that moment goes in.
   Worlds are sampled exactly as the expert samples them (`bots.worlds.sample_world`,
@@ -16,7 +17,12 @@ Candidates (`play_candidates`): the move played, the heuristic's choice, and a f
 legal alternatives picked as the expert picks its own (the cheapest, the most
 point-giving and the strongest follows; each suit's pairs and tractors, its lowest and
 its highest single as leads, §6.1-§6.2). The bury (§4) compares the starter's actual
-bury with the heuristic's ranked options.
+bury with the heuristic's ranked options. A declaration or a pass in the final window
+(§3.3) is compared with passing and every legal declaration, in deal worlds sampled as
+the expert samples them (`sample_deal`: the others' cards and the undealt deck), each
+finished by the heuristic from the deal on (a world where the first round redeals more
+than `MAX_REDEALS` times is left out). Not declaring after a draw is no action in the
+record, so it is not reviewed.
 
 Values, for the seat's side: **points** are the opponents' final points (§7-§8.1,
 kitty and penalties included), negated for the declaring side, so that more is always
@@ -47,11 +53,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..actions import Bury, Play, action_from_json
+from ..actions import Bury, Declare, Pass, Play, action_from_json
 from ..bots.expert import INFER_TRICKS
 from ..bots.heuristic import HeuristicAgent
-from ..bots.worlds import WorldError, WorldFacts, play_likelihood, sample_world
+from ..bots.worlds import (
+    DealFacts,
+    WorldError,
+    WorldFacts,
+    deal_round,
+    play_likelihood,
+    sample_deal,
+    sample_world,
+)
 from ..cards import CARDS, POINTS
+from ..driver import step
 from ..errors import IllegalAction
 from ..follow import iter_follows, iter_leads
 from ..game import Game
@@ -68,6 +83,7 @@ __all__ = [
 ]
 
 Ids = tuple[int, ...]
+Sample = tuple[float, float, float, float]  # points, levels, trick won, trick points
 
 #: (class, points lost below which it applies), in order; above the last: "blunder"
 THRESHOLDS: tuple[tuple[str, float], ...] = (
@@ -132,7 +148,7 @@ class Decision:
     """One decision of the reviewed seat: where it was, what was played, its readings."""
 
     action_index: int  # index in the record's actions
-    kind: str  # "play" or "bury"
+    kind: str  # "play", "bury" or "declare" (a declaration or a pass, RULES §3.3)
     trick: int | None  # 1-based trick number (plays)
     position: int | None  # 0 leads, 1-3 follow
     played: list[str]
@@ -209,6 +225,9 @@ REASONS_EN = {
     "analysis.reason.wins_dear": "this play wins the trick {win_played:.0%} of the time "
     "({best}: {win_best:.0%}), but what it spends costs more later: {loss_points:.1f} "
     "points lost (about {loss_levels:.2f} levels)",
+    "analysis.reason.declare_best": "the best choice found",
+    "analysis.reason.declare": "{best} ends {loss_points:.1f} points better "
+    "(about {loss_levels:.2f} levels)",
     "analysis.reason.bury": "burying as {best} ends {loss_points:.1f} points better "
     "(about {loss_levels:.2f} levels)",
 }
@@ -219,7 +238,7 @@ def reason_text(r: Reason, best: str = "the best play") -> str:
     return REASONS_EN[r.key].format(best=best, **asdict(r))
 
 
-def _reading(cands: list[Ids], played: int, vals: list[list[tuple[float, float, float, float]]],
+def _reading(cands: list[Ids], played: int, vals: list[list[Sample]],
              kind: str) -> Reading:
     def mean(j: int, k: int) -> float:
         return sum(v[k] for v in vals[j]) / len(vals[j])
@@ -235,8 +254,8 @@ def _reading(cands: list[Ids], played: int, vals: list[list[tuple[float, float, 
     loss = max(0.0, b.points - p.points)
     lv = b.levels - p.levels
     verdict = classify(loss, is_best=best == played)
-    if kind == "bury":
-        key = "analysis.reason.bury_best" if best == played else "analysis.reason.bury"
+    if kind in ("bury", "declare"):
+        key = f"analysis.reason.{kind}_best" if best == played else f"analysis.reason.{kind}"
     elif best == played:
         key = "analysis.reason.best"
     elif verdict in ("best", "good"):
@@ -325,9 +344,6 @@ def play_candidates(view: View, played: Ids, n: int, seed: int = 0) -> list[Ids]
 
 
 # ==================================================================== rollouts
-Sample = tuple[float, float, float, float]  # points, levels, trick won, trick points
-
-
 def _finish(rnd: Round, me: int, seed: int, n_trick: int | None) -> Sample:
     """Play the round out with seeded heuristics; (points, levels, trick won, trick points)
     for `me`'s side, the trick being the one at index `n_trick` (None: no trick)."""
@@ -352,16 +368,60 @@ def _finish(rnd: Round, me: int, seed: int, n_trick: int | None) -> Sample:
     return points, levels, won, pts
 
 
+MAX_REDEALS = 2  # a declaration's rollout that redeals more often is left out (§3.5)
+
+
+def _finish_deal(rnd: Round, me: int, seed: int) -> Sample | None:
+    """Finish the deal, the declarations, the bury and the play with seeded heuristics
+    (RULES §3-§8); None if the first round redeals more than `MAX_REDEALS` times."""
+    bots = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+    attempt = rnd.attempt
+    while rnd.phase in ("deal", "declare", "kitty"):
+        if rnd.attempt > attempt + MAX_REDEALS:
+            return None
+        step(rnd, bots)
+    return _finish(rnd, me, seed, None)
+
+
 def _apply(world: Round, me: int, kind: str, ids: Ids) -> Round:
     rnd = world.clone()
     cards = tuple(CARDS[i] for i in ids)
+    if kind == "declare":
+        if cards:
+            rnd.step(Declare(me, cards))
+        elif rnd.phase == "declare":
+            rnd.step(Pass(me))  # in the deal, "not now" is simply the next draw
+        return rnd
     rnd.step(Bury(me, cards) if kind == "bury" else Play(me, cards))
     return rnd
 
 
+def _world_values(world: Round, me: int, kind: str, cands: list[Ids], seed: int,
+                  n_trick: int | None) -> list[Sample] | None:
+    """Every candidate played out in one world with the same seed (None: left out)."""
+    out: list[Sample] = []
+    for c in cands:
+        rnd = _apply(world, me, kind, c)
+        v = _finish_deal(rnd, me, seed) if kind == "declare" else _finish(rnd, me, seed, n_trick)
+        if v is None:
+            return None
+        out.append(v)
+    return out
+
+
 def candidates(view: View, kind: str, played: Ids, budget: Budget, seed: int) -> list[Ids]:
-    """The moves compared at a decision, the one played first: `play_candidates`, or for
-    the bury (§4) the heuristic's ranked options."""
+    """The moves compared at a decision, the one played first: `play_candidates`; for
+    the bury (§4) the heuristic's ranked options; for a declaration (§3.3) passing (or
+    "not now" during the deal: the empty tuple) and every legal declaration."""
+    if kind == "declare":
+        out = [tuple(sorted(played))]
+        if () not in out:
+            out.append(())
+        for cards in view.legal_declarations():
+            key = tuple(sorted(c.id for c in cards))
+            if key not in out:
+                out.append(key)
+        return out
     if kind == "bury":
         out = [tuple(sorted(played))]
         for c in HeuristicAgent(seed).bury_options(view, max(2, budget.candidates - 1)):
@@ -396,19 +456,26 @@ def knowledge_reading(view: View, kind: str, played: Ids, budget: Budget, seed: 
     if cands is None:
         cands = candidates(view, kind, played, budget, seed)
     n_trick = len(view.tricks) if kind == "play" else None
-    facts = WorldFacts.from_view(view)
     model = HeuristicAgent(seed)
     rng = random.Random(f"{seed}:knowledge")
-    vals: list[list[tuple[float, float, float, float]]] = [[] for _ in cands]
+    vals: list[list[Sample]] = [[] for _ in cands]
+    if kind == "declare":
+        deal_facts = DealFacts.from_view(view)
+    else:
+        facts = WorldFacts.from_view(view)
     for _ in range(budget.worlds):
         wrng = random.Random(rng.getrandbits(64))
         try:
-            world = _expert_world(view, facts, model, wrng, kind)
+            if kind == "declare":  # the expert's deal worlds (`sample_deal`, §3.3)
+                hands, undealt = sample_deal(deal_facts, wrng)
+                world = deal_round(view, hands, undealt)
+            else:
+                world = _expert_world(view, facts, model, wrng, kind)
         except WorldError:  # cannot happen for a real round's view
             continue
-        rs = wrng.getrandbits(32)
-        for j, c in enumerate(cands):
-            vals[j].append(_finish(_apply(world, me, kind, c), me, rs, n_trick))
+        got = _world_values(world, me, kind, cands, wrng.getrandbits(32), n_trick)
+        for v, x in zip(vals, got or [], strict=False):
+            v.append(x)
     if not vals[0]:
         raise WorldError("no world fits this view")
     return _reading(cands, 0, vals, kind)
@@ -420,27 +487,31 @@ def hindsight_reading(true: Round, me: int, kind: str, cands: list[Ids], budget:
     with the same seeded policies (all hands known; only after the round)."""
     n_trick = true.n_tricks if kind == "play" else None
     rng = random.Random(f"{seed}:hindsight")
-    vals: list[list[tuple[float, float, float, float]]] = [[] for _ in cands]
+    vals: list[list[Sample]] = [[] for _ in cands]
     for _ in range(budget.rollouts):
-        rs = rng.getrandbits(32)
-        for j, c in enumerate(cands):
-            vals[j].append(_finish(_apply(true, me, kind, c), me, rs, n_trick))
+        got = _world_values(true, me, kind, cands, rng.getrandbits(32), n_trick)
+        for v, x in zip(vals, got or [], strict=False):
+            v.append(x)
+    if not vals[0]:
+        raise WorldError("every rollout of this declaration redealt too often")
     return _reading(cands, 0, vals, kind)
 
 
 # ==================================================================== a whole round
 def _positions(record: GameRecord, round_no: int, seat: int
-               ) -> tuple[list[tuple[int, str, View, Round, Bury | Play]], bool]:
+               ) -> tuple[list[tuple[int, str, View, Round, Bury | Play | Declare | Pass]], bool]:
     """The seat's bury and plays in the round: (action index, kind, view, true round,
     action), and whether the record finishes the round."""
     game = Game(record.seed, record.options)
-    out: list[tuple[int, str, View, Round, Bury | Play]] = []
+    out: list[tuple[int, str, View, Round, Bury | Play | Declare | Pass]] = []
     for i, raw in enumerate(record.actions):
         if game.round_no > round_no:
             break
         a = action_from_json(raw)
-        if game.round_no == round_no and isinstance(a, (Bury, Play)) and a.seat == seat:
-            kind = "bury" if isinstance(a, Bury) else "play"
+        if game.round_no == round_no and isinstance(a, (Bury, Play, Declare, Pass)) and \
+                a.seat == seat:
+            kind = "bury" if isinstance(a, Bury) else "play" if isinstance(a, Play) else \
+                "declare"
             out.append((i, kind, game.view(seat), game.round.clone(), a))
         try:
             game.apply(a)
@@ -468,14 +539,17 @@ def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | 
     positions, finished = _positions(record, round_no, seat)
     review = RoundReview(seat, round_no, seed, budget, finished)
     for i, kind, view, true, a in positions:
-        played = tuple(sorted(c.id for c in a.cards))
+        played = () if isinstance(a, Pass) else tuple(sorted(c.id for c in a.cards))
         dseed = hash_seed(seed, i)
         cands = candidates(view, kind, played, budget, dseed)
         if len(cands) < 2:
             continue  # a forced move: nothing to choose
-        k = knowledge_reading(view, kind, played, budget, dseed, cands)
-        h = hindsight_reading(true, seat, kind, cands, budget, dseed) if (
-            finished and hindsight) else None
+        try:
+            k = knowledge_reading(view, kind, played, budget, dseed, cands)
+            h = hindsight_reading(true, seat, kind, cands, budget, dseed) if (
+                finished and hindsight) else None
+        except WorldError:
+            continue  # a declaration no deal world fits (made out of the drawing turn)
         trick = position = None
         if kind == "play":
             trick = len(view.tricks) + 1
@@ -500,10 +574,10 @@ def review_lines(review: RoundReview) -> list[str]:
              f"seed {review.seed})"]
     for d in review.decisions:
         k = d.knowledge
-        where = "bury" if d.kind == "bury" else (
+        where = d.kind if d.kind != "play" else (
             f"trick {d.trick} " + ("lead" if d.position == 0 else f"follow {d.position}"))
-        better = " ".join(k.candidates[k.best].cards)
-        line = f"{where:<16} {' '.join(d.played):<22} {k.verdict:<10}"
+        better = _name(k.candidates[k.best].cards)
+        line = f"{where:<16} {_name(d.played):<22} {k.verdict:<10}"
         if k.best != k.played:
             line += f" -{k.loss_points:.1f} pts  better: {better}"
         line += f"  ({reason_text(k.reason, better)})"
@@ -511,7 +585,7 @@ def review_lines(review: RoundReview) -> list[str]:
             h = d.hindsight
             line += f"  | hindsight: {h.verdict}"
             if h.best != h.played:
-                line += f" -{h.loss_points:.1f}, {' '.join(h.candidates[h.best].cards)}"
+                line += f" -{h.loss_points:.1f}, {_name(h.candidates[h.best].cards)}"
         lines.append(line)
     acc = review.accuracy
     line = "Accuracy: " + ("-" if acc is None else f"{acc:.1f}")
@@ -521,3 +595,7 @@ def review_lines(review: RoundReview) -> list[str]:
         line += " (the round is unfinished: no hindsight)"
     lines.append(line)
     return lines
+
+
+def _name(cards: Sequence[str]) -> str:
+    return " ".join(cards) if cards else "pass"
