@@ -185,9 +185,10 @@ class RoundReview:
         out["accuracy"] = self.accuracy
         out["hindsight_accuracy"] = self.hindsight_accuracy
         for d, dj in zip(self.decisions, out["decisions"], strict=True):
-            dj["knowledge"]["reason"]["text"] = reason_text(d.knowledge.reason)
-            if d.hindsight is not None:
-                dj["hindsight"]["reason"]["text"] = reason_text(d.hindsight.reason)
+            for name, r in (("knowledge", d.knowledge), ("hindsight", d.hindsight)):
+                if r is not None:
+                    dj[name]["reason"]["text"] = reason_text(
+                        r.reason, _name(r.candidates[r.best].cards))
         return out
 
 
