@@ -203,3 +203,24 @@ def test_the_heuristic_reaches_the_engine_only_through_public_modules() -> None:
     ]
     assert "botkit" in engine
     assert [m for m in engine if m not in public] == []
+
+
+def test_the_engine_and_the_bots_never_import_the_analysis_layer() -> None:
+    """Issue 32: `shengji.analysis` sits above `bots/`; nothing below it imports it."""
+    found = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG)
+        if rel.parts[0] in ("analysis", "server", "tui") or rel.name in ("cli.py", "__main__.py"):
+            continue  # the analysis itself and the front ends that use it
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any("analysis" in n.split(".") for n in names):
+                found.append(f"{rel}:{node.lineno}")
+    assert not found, "the analysis layer imported from below it:\n" + "\n".join(found)
+    assert (PKG / "analysis" / "review.py").exists()  # the scan looks at a real layer

@@ -25,6 +25,8 @@ DOCUMENTED = [
     "_build.py",
     "agent.py",
     "actions.py",
+    "analysis/__init__.py",
+    "analysis/review.py",
     "arena/__init__.py",
     "arena/plot.py",
     "arena/report.py",

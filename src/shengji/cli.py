@@ -279,6 +279,66 @@ def replay_cmd(
     raise typer.Exit(code)
 
 
+@app.command("analyse")
+def analyse_cmd(
+    path: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="A saved game (JSON).")
+    ],
+    seat: Annotated[int, typer.Option(min=0, max=3, help="The seat reviewed (0-3).")] = 0,
+    round_: Annotated[
+        int | None,
+        typer.Option("--round", min=1, help="The round reviewed (1-based; default: every round)."),
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the review as JSON here.")
+    ] = None,
+    worlds: Annotated[
+        int, typer.Option(min=1, help="Sampled worlds per decision (knowledge reading).")
+    ] = 8,
+    rollouts: Annotated[
+        int, typer.Option(min=1, help="Rollouts per candidate in the true deal (hindsight).")
+    ] = 4,
+    seed: Annotated[int, typer.Option(help="Seed of the search (same seed, same review).")] = 0,
+) -> None:
+    """Review a seat's bury and plays in a saved game: each decision's class, loss, better
+    play and reason, with the seat's knowledge and with hindsight; then the accuracy."""
+    import json
+
+    from .analysis import Budget, accuracy, review_lines, review_round
+    from .errors import IllegalAction
+    from .record import GameRecord
+
+    budget = Budget(worlds=worlds, rollouts=rollouts)
+    try:
+        record = GameRecord.load(path)
+        n_rounds = len(record.digests) + 1
+        rounds = [round_ - 1] if round_ is not None else list(range(n_rounds))
+        reviews = []
+        for r in rounds:
+            if round_ is None and r == n_rounds - 1:
+                try:
+                    review = review_round(record, r, seat, budget, seed=seed)
+                except IllegalAction:
+                    break  # the game ended with its last finished round
+            else:
+                review = review_round(record, r, seat, budget, seed=seed)
+            if round_ is None and not review.finished and not review.decisions:
+                break  # the record ends before this round's play
+            reviews.append(review)
+            for line in review_lines(review):
+                console.print(line, highlight=False, markup=False, soft_wrap=True)
+    except IllegalAction as e:
+        console.print(f"[red]{e}[/]")
+        raise typer.Exit(1) from None
+    if len(reviews) > 1:
+        acc = accuracy([d.knowledge.loss_points for rv in reviews for d in rv.decisions])
+        console.print("Game accuracy: " + ("-" if acc is None else f"{acc:.1f}"),
+                      highlight=False)
+    if json_out is not None:
+        json_out.write_text(json.dumps({"seat": seat, "rounds": [rv.to_json() for rv in reviews]},
+                                       indent=1), encoding="utf-8")
+
+
 @app.command()
 def arena(
     a: Annotated[str, typer.Option("--a", callback=_kind, help="Agent A.")] = "heuristic",
