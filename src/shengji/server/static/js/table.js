@@ -190,7 +190,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   const isBot = s && s.kind && s.kind !== "human";
   const badges = [];
   if (view && view.starter === seat && view.phase !== "deal") badges.push(["starter", t("seat.starter")]);
-  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer")]);
+  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]); // RULES §3.4: not the declaring team
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
@@ -217,7 +217,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
       <span class="chip">${t("info.level_short", { level })}</span>
       ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
     </div>
-    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label]) => html`<span class=${"badge badge-" + k}>${label}</span>`)}</div>`}
+    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label, hint]) => html`<span class=${"badge badge-" + k} title=${hint || null}>${label}</span>`)}</div>`}
     ${dl && dl.seat === seat && html`<${ClockBar} dl=${dl} now=${now} id=${"clock-seat-" + seat} />`}
     ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
     ${isHost &&

@@ -1,0 +1,169 @@
+"""What tripped a first-time player at the table and in the lobby (issue #29), in headless Chromium.
+
+Like tests/test_browser_table.py, the page is served by the real server and its WebSocket
+is answered by the test with real engine views, so each check is exact and quick. Each
+test opens its own browser context; the browser itself is rebuilt for each test
+(tests/test_browser.py `browser`), so one failure never breaks another test's page.
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+
+from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+    LANGS,
+    STATIC,
+    browser,
+    new_page,
+    server,
+)
+from test_browser_table import _advance, _seat_to_act, open_table, state_of
+
+browser_only = pytest.mark.browser
+DESKTOP = {"width": 1366, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SIZES = [DESKTOP, PHONE]
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    return json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))  # type: ignore[no-any-return]
+
+
+def set_lang(page: Any, base: str, lang: str) -> None:
+    page.goto(base + "/")
+    page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
+
+
+@pytest.fixture(scope="module")
+def play_state() -> dict[str, Any]:
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    return state_of(g, _seat_to_act(g))
+
+
+# ------------------------------------------------ item 2: "declarers" is the team only
+
+
+def test_the_seat_that_named_trump_is_never_called_declarer_in_any_language() -> None:
+    # RULES §3.4: the declaring team are "declarers"; the seat whose declaration stood
+    # may sit on the other team in later rounds, so its badge needs a word of its own.
+    for lang in LANGS:
+        c = catalogue(lang)
+        team, badge = c["info.declarers"].casefold(), c["seat.declarer"].casefold()
+        assert team not in badge and badge not in team, (lang, team, badge)
+        stem = team[:5]
+        assert stem not in badge, (lang, team, badge)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_bar_names_the_declarers_and_the_badge_names_who_set_trump(
+    server: str, browser: Any, play_state: dict[str, Any], lang: str, size: dict[str, int]
+) -> None:
+    st = copy.deepcopy(play_state)
+    v = st["view"]
+    v["declaring_team"] = 0
+    v["declarer"] = 1  # a Team B seat's declaration stood; Team A declares (a later round)
+    c = catalogue(lang)
+    with new_page(browser, viewport=size) as page:
+        set_lang(page, server, lang)
+        open_table(page, server, st)
+        bar = page.locator(".team-ib.team0 .decl-flag")
+        assert bar.inner_text().strip().casefold() == c["info.declarers"].casefold()
+        badge = page.locator(".seat[data-seat='1'] .badge-declarer")
+        assert badge.inner_text().strip() == c["seat.declarer"]
+        assert badge.get_attribute("title") == c["seat.declarer.hint"]
+        assert page.locator(".team-ib.team1 .decl-flag").count() == 0
+
+
+# ------------------------------------------------ item 4: "Team Team A won"
+
+
+# The word for "team" in each language (and its synonyms), as the team names use it.
+TEAM_WORDS = {"en": ["team"], "zh": ["队"], "vi": ["đội"], "th": ["ทีม"], "ko": ["팀"],
+              "sq": ["skuadr", "ekip"], "mn": ["баг"]}
+
+
+def test_no_message_puts_a_team_word_next_to_the_team_name() -> None:
+    for lang in LANGS:
+        c = catalogue(lang)
+        assert TEAM_WORDS[lang][0] in c["team.0"].casefold(), lang
+        for key, text in c.items():
+            for w in TEAM_WORDS[lang]:
+                near = re.compile(rf"{re.escape(w)}\w*\s*\{{team\}}|\{{team\}}\s*{re.escape(w)}")
+                assert not near.search(text.casefold()), (lang, key, text)
+
+
+FINISHED = [{
+    "id": "done1", "name": "Friday", "status": "finished",
+    "created": "2026-12-01T00:00:00+00:00", "finished": "2026-12-01T01:00:00+00:00",
+    "seats": [{"name": "Ann", "kind": "human"}, {"name": "Random bot", "kind": "random"},
+              {"name": "Bea", "kind": "human"}, {"name": "Random bot", "kind": "random"}],
+    "result": {"winner": 1, "levels": ["8", "A"], "rounds": 11},
+}]
+
+
+@browser_only
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lobby_says_which_team_won_once(server: str, browser: Any, lang: str) -> None:
+    c = catalogue(lang)
+    with new_page(browser, viewport=DESKTOP) as page:
+        page.route("**/api/games", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(FINISHED)))
+        set_lang(page, server, lang)
+        page.reload()
+        item = page.locator("#finished-games .finished-item[data-table='done1']")
+        item.wait_for()
+        text = item.locator(".ti-result").inner_text()
+        team = c["team.1"]
+        assert text.startswith(c["lobby.result_won"].split("{team}")[0] + team), text
+        # The team's name shows once, never with the team word again around it.
+        said = text.casefold()
+        assert sum(said.count(w) for w in TEAM_WORDS[lang]) == 1, text
+
+
+# ------------------------------------------------ item 6: an idle table costs nothing
+
+ANIM_JS = """() => {
+  const seat = document.querySelector('.seat.turn');
+  const me = getComputedStyle(seat);
+  const glow = getComputedStyle(seat, '::after');
+  const props = new Set();
+  for (const sheet of document.styleSheets)
+    for (const r of sheet.cssRules)
+      if (r instanceof CSSKeyframesRule && r.name === glow.animationName)
+        for (const k of r.cssRules) for (let i = 0; i < k.style.length; i++) props.add(k.style[i]);
+  return {seatAnim: me.animationName, name: glow.animationName,
+          count: glow.animationIterationCount, props: [...props],
+          running: document.getAnimations().filter(a => a.playState === 'running').length};
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_acting_seat_glows_cheaply_and_not_at_all_for_reduced_motion(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    with new_page(browser, viewport=DESKTOP) as page:
+        open_table(page, server, play_state)
+        page.wait_for_selector(".seat.turn")
+        a = page.evaluate(ANIM_JS)
+        # No box-shadow repainted every frame on the seat: the glow is a pseudo-element
+        # whose opacity alone changes, a few times, then the page is still.
+        assert a["seatAnim"] == "none", a
+        assert a["name"] != "none" and a["props"] == ["opacity"], a
+        assert a["count"] != "infinite" and float(a["count"]) <= 5, a
+    with new_page(browser, viewport=DESKTOP, reduced_motion="reduce") as page:
+        open_table(page, server, play_state)
+        page.wait_for_selector(".seat.turn")
+        a = page.evaluate(ANIM_JS)
+        assert a["seatAnim"] == "none" and a["name"] == "none", a
+        assert a["running"] == 0, a
