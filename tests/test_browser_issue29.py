@@ -167,3 +167,69 @@ def test_the_acting_seat_glows_cheaply_and_not_at_all_for_reduced_motion(
         a = page.evaluate(ANIM_JS)
         assert a["seatAnim"] == "none" and a["name"] == "none", a
         assert a["running"] == 0, a
+
+
+# ------------------------------------------------ item 5: the create form keeps the reason
+
+
+def test_a_setting_below_the_servers_minimum_says_its_field_limits_and_unit() -> None:
+    from shengji.server.schema import MAXIMA, PUBLIC_MINIMA, InputError, check_settings
+
+    with pytest.raises(InputError) as e:
+        check_settings({"bot_delay_ms": 20}, minima=PUBLIC_MINIMA)
+    body = e.value.to_json()
+    assert body["detail"] == "bot_delay_ms must be at least 100 on this server"  # kept
+    assert (body["code"], body["field"]) == ("bad_setting", "bot_delay_ms")
+    assert (body["min"], body["max"], body["unit"]) == (100, MAXIMA["bot_delay_ms"], "ms")
+    with pytest.raises(InputError) as e:
+        check_settings({"bot_timeout_s": 10**7}, minima=None)
+    body = e.value.to_json()
+    assert (body["min"], body["max"], body["unit"]) == (0, MAXIMA["bot_timeout_s"], "s")
+
+
+def _refused_body(data: dict[str, Any]) -> str:
+    from shengji.server.schema import PUBLIC_MINIMA, InputError, check_settings
+
+    try:
+        check_settings(data, minima=PUBLIC_MINIMA)
+    except InputError as exc:
+        return json.dumps(exc.to_json())
+    raise AssertionError(f"{data} was accepted")
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_create_form_names_the_field_in_seconds_with_the_servers_limit(
+    server: str, browser: Any, lang: str
+) -> None:
+    c = catalogue(lang)
+    body = _refused_body({"bot_delay_ms": 20})
+
+    def refuse(route: Any) -> None:
+        if route.request.method == "POST":
+            route.fulfill(status=422, content_type="application/json", body=body)
+        else:
+            route.continue_()
+
+    # Not new_page: Chromium logs the expected HTTP 422 as a console error.
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.route("**/api/tables", refuse)
+        set_lang(page, server, lang)
+        page.reload()
+        page.wait_for_selector("#create-form")
+        page.click("details.options summary")
+        page.fill("input[name=bot_delay_ms]", "0.02")
+        page.click("#create-btn")
+        err = page.locator("#create-form .error-text")
+        err.wait_for()
+        expect = c["lobby.timing_range"].format(field=c["timing.bot_delay_ms"], lo=0.1, hi=60)
+        assert expect in err.inner_text()
+        assert c["error.code.bad_setting"].split("{field}")[0] not in err.inner_text()
+    finally:
+        context.close()
+    assert not errors
