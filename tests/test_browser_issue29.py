@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+    ARTIFACTS,
     LANGS,
     STATIC,
     browser,
@@ -233,3 +234,105 @@ def test_the_create_form_names_the_field_in_seconds_with_the_servers_limit(
     finally:
         context.close()
     assert not errors
+
+
+# ------------------------------------------------ item 8: the fold, game over, penalties
+
+
+def waiting_state(filled: int = 4) -> dict[str, Any]:
+    """The waiting room as the host sees it, `filled` seats taken (docs/WEB_PROTOCOL.md)."""
+    from shengji import Game
+
+    # The host and three bots, as a first game is usually set up.
+    seats: list[Any] = [{"name": "Alice", "kind": "human", "connected": True}]
+    seats += [{"name": "bot", "kind": k} for k in ("heuristic", "random", "expert")]
+    seats = seats[:filled]
+    st = state_of(Game(seed=1), 0, status="waiting", seats=seats + [None] * (4 - filled))
+    st["is_host"] = True
+    return st
+
+
+def open_waiting(page: Any, base: str, state: dict[str, Any]) -> None:
+    from test_browser_table import FakeServer
+
+    page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(state))
+    page.goto(base + "/t/fake")
+    page.wait_for_selector("main.table-page[data-status='waiting']")
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_start_game_is_on_screen_without_scrolling(
+    server: str, browser: Any, size: dict[str, int]
+) -> None:
+    with new_page(browser, viewport=size) as page:
+        open_waiting(page, server, waiting_state())
+        btn = page.locator("#start-btn:not([disabled])")
+        btn.wait_for()
+        page.screenshot(path=str(ARTIFACTS / f"waiting-start-{size['width']}.png"))
+        assert page.evaluate("window.scrollY") == 0
+        b = btn.bounding_box()
+        assert b and b["y"] >= 0 and b["y"] + b["height"] <= size["height"], (b, size)
+        assert b["x"] >= 0 and b["x"] + b["width"] <= size["width"], (b, size)
+        # Nothing covers it: a click at its centre reaches it.
+        hit = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y)?.closest('#start-btn') !== null",
+            [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2])
+        assert hit
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_after_game_over_no_hand_toolbar_stands_over_an_empty_hand(
+    server: str, browser: Any, play_state: dict[str, Any], size: dict[str, int]
+) -> None:
+    st = copy.deepcopy(play_state)
+    assert st["view"]["hand"]
+    with new_page(browser, viewport=size) as page:
+        open_table(page, server, st)
+        page.wait_for_selector("#sort-btn")  # mid-round the tools are there
+    st["view"].update(game_over=True, winner=0, hand=[], to_act=None)
+    st["table"]["status"] = "finished"
+    with new_page(browser, viewport=size) as page:
+        from test_browser_table import FakeServer
+
+        page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(st))
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("main.table-page[data-status='finished']")
+        page.wait_for_selector("#prompt")
+        assert page.locator(".hand-tools").count() == 0
+        assert page.locator("#sort-btn, #reorder-btn, #autoplay-toggle").count() == 0
+
+
+@pytest.fixture(scope="module")
+def next_deal_state() -> dict[str, Any]:
+    """The second round's deal, the first round's result in `last_result`."""
+    g = _advance(7, lambda g: g.round_no >= 1)
+    return state_of(g, 0)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+@pytest.mark.parametrize("sign", [-1, 1], ids=["opponents-threw", "declarers-threw"])
+def test_the_summary_says_whose_failed_throw_cost_what_and_why(
+    server: str, browser: Any, next_deal_state: dict[str, Any], size: dict[str, int], sign: int
+) -> None:
+    st = copy.deepcopy(next_deal_state)
+    r = st["view"]["last_result"]
+    assert r is not None
+    r["penalties"] = 70 * sign  # on the opponents' points: -70 when they threw (RULES §6.4)
+    decl = r["declaring_team"]
+    thrower = decl if sign > 0 else 1 - decl
+    en = catalogue("en")
+    with new_page(browser, viewport=size) as page:
+        open_table(page, server, st)
+        line = page.locator("#summary #sum-penalties")
+        line.wait_for()
+        text = line.inner_text()
+        assert en[f"team.{thrower}"] in text, text
+        assert ("−70" if sign < 0 else "+70") in text, text
+        assert line.locator("a.rule-link").get_attribute("href").endswith("6.4")  # type: ignore[union-attr]
+        assert "Failed-throw penalties" not in text

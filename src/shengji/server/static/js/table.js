@@ -321,7 +321,14 @@ function Summary({ view, seatName, onClose, tableId }) {
           <small class="muted">${t("summary.kitty_points", { points: r.kitty_points ?? 0, mult: r.multiplier ?? 0, name: seatName(r.last_trick_winner) })}</small>
         </div>
       </div>
-      ${r.penalties ? html`<p class="muted">${t("summary.penalties", { points: r.penalties })}</p>` : null}
+      ${r.penalties
+        ? // RULES §6.4: a failed throw costs the thrower's side; \`penalties\` is its net effect on the
+          // opponents' points (added when the declarers threw, taken off when the opponents did).
+          html`<p class="muted" id="sum-penalties">${t(r.penalties > 0 ? "summary.penalties_decl" : "summary.penalties_opp", {
+            team: teamLetter(r.penalties > 0 ? declTeam : oppTeam),
+            points: (r.penalties > 0 ? "+" : "−") + Math.abs(r.penalties),
+          })} <${RuleLink} ref_="6.4" /></p>`
+        : null}
       <table class="levels-table">
         <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
         <tbody>
@@ -762,6 +769,7 @@ export function Table({ id, lang }) {
         <div class="buttons">${buttons}</div>
         ${me != null &&
         !waiting &&
+        !view?.game_over &&
         html`<div class="hand-tools">
           <button type="button" class="btn small ghost" id="sort-btn" data-mode=${custom ? "custom" : sortMode} title=${t("hand.sort_hint")}
             onClick=${() => setSort(sortMode === "trumps" ? "suit" : "trumps")}>${custom ? t("hand.sort_custom") : t(`hand.sort_${sortMode}`)}</button>
