@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import time
 from typing import Any
 
 import pytest
@@ -34,6 +35,14 @@ SIZES = [DESKTOP, PHONE]
 
 def catalogue(lang: str) -> dict[str, str]:
     return json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))  # type: ignore[no-any-return]
+
+
+def wait_until(page: Any, pred: Any, timeout_s: float = 10) -> None:
+    """Let the page's event loop run (the WebSocket routed to the test) until `pred()` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        assert time.monotonic() < deadline, "the condition did not hold in time"
+        page.wait_for_timeout(20)
 
 
 def set_lang(page: Any, base: str, lang: str) -> None:
@@ -336,3 +345,48 @@ def test_the_summary_says_whose_failed_throw_cost_what_and_why(
         assert ("−70" if sign < 0 else "+70") in text, text
         assert line.locator("a.rule-link").get_attribute("href").endswith("6.4")  # type: ignore[union-attr]
         assert "Failed-throw penalties" not in text
+
+
+# ------------------------------------------------ item 7: the summary never blocks the deal
+
+
+@pytest.fixture(scope="module")
+def declare_after_a_round() -> dict[str, Any]:
+    """Round two's deal, the last round's result in the view, a seat able to declare."""
+    def ready(g: Any) -> bool:
+        return (g.round_no >= 1 and g.decision().phase == "deal"
+                and any(g.legal_declarations(s) for s in range(4)))
+
+    g = _advance(7, ready)
+    seat = next(s for s in range(4) if g.legal_declarations(s))
+    st = state_of(g, seat)
+    assert st["view"]["last_result"] is not None
+    return st
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_a_declare_button_is_clickable_while_the_summary_shows(
+    server: str, browser: Any, declare_after_a_round: dict[str, Any], size: dict[str, int]
+) -> None:
+    st = declare_after_a_round
+    with new_page(browser, viewport=size) as page:
+        fake = open_table(page, server, st)
+        page.wait_for_selector("#summary")
+        btn = page.locator(".decl-btn").first
+        btn.wait_for()
+        btn.scroll_into_view_if_needed()
+        b = btn.bounding_box()
+        assert b
+        # The declare button is what a click at its centre reaches (nothing over it)...
+        hit = page.evaluate(
+            "([x, y]) => !!document.elementFromPoint(x, y)?.closest('.decl-btn')",
+            [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2])
+        assert hit
+        btn.click(timeout=5000)
+        wait_until(page, lambda: any(a[0] == "declare" for a in fake.actions()))
+        # ... and the summary is still there to read, until the player closes it.
+        assert page.locator("#summary").is_visible()
+        page.click("#summary-close")
+        assert page.locator("#summary").count() == 0

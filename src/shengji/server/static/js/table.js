@@ -295,7 +295,11 @@ function MiniTrick({ trick, seatName, trumpFn }) {
   </div>`;
 }
 
-function Summary({ view, seatName, onClose, tableId }) {
+/**
+ * The round summary. `docked`: it opened by itself over the next deal, so it is a panel at
+ * the side, not a modal: the deal, the hand and the declare buttons stay in reach.
+ */
+function Summary({ view, seatName, onClose, tableId, docked }) {
   const r = view.result || view.last_result;
   const before = r.levels_before || [];
   const after = r.levels_after || view.levels || [];
@@ -307,8 +311,8 @@ function Summary({ view, seatName, onClose, tableId }) {
   else if (r.next_declaring_team != null && r.next_declaring_team !== declTeam) verdict = t("summary.takeover", { team: teamLetter(oppTeam) });
   else verdict = t("summary.no_change");
   const over = view.game_over;
-  return html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="summary-title">
-    <div class="modal summary" id="summary">
+  return html`<div class=${"modal-back" + (docked ? " docked" : "")} role=${docked ? "region" : "dialog"} aria-modal=${docked ? null : "true"} aria-labelledby="summary-title">
+    <div class="modal summary" id="summary" data-docked=${docked ? "true" : "false"}>
       <h2 id="summary-title">${over ? t("over.title") : t("summary.title", { n: view.round_no })}</h2>
       <p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>
       ${over && html`<p class="winner-line" id="winner">${t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) })}</p>`}
@@ -866,6 +870,7 @@ export function Table({ id, lang }) {
     ${showSummary &&
     html`<${Summary}
       view=${view}
+      docked=${!view.game_over && !summaryOpen && (phase === "deal" || phase === "declare")}
       seatName=${seatName}
       tableId=${id}
       onClose=${() => {
