@@ -390,3 +390,76 @@ def test_a_declare_button_is_clickable_while_the_summary_shows(
         assert page.locator("#summary").is_visible()
         page.click("#summary-close")
         assert page.locator("#summary").count() == 0
+
+
+# ------------------------------------------------ item 1: the throw question and the clock
+
+
+class PushServer:
+    """Answers hello with a state, records what the client sends, and pushes later states."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.sent: list[dict[str, Any]] = []
+        self.ws: Any = None
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+            elif m["type"] == "check":
+                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True,
+                                    "reason": None}))
+
+        ws.on_message(on_message)
+
+    def push(self, state: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(state))
+
+    def actions(self) -> list[list[Any]]:
+        return [m["action"] for m in self.sent if m["type"] == "action"]
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
+    server: str, browser: Any, size: dict[str, int]
+) -> None:
+    from test_browser_table import CORNER, _lead_state
+
+    st, two = _lead_state(11)
+    me = st["you"]
+    st["table"]["clock"] = {"kind": "turn", "seat": me, "remaining_ms": 25_000, "total_ms": 30_000}
+    fake = PushServer(st)
+    with new_page(browser, viewport=size) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("main.table-page[data-status='playing']")
+        for c in two:
+            page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)
+        page.wait_for_selector("#play-btn:not([disabled])")
+        page.click("#play-btn")
+        page.wait_for_selector("#throw-confirm")
+        # Not a modal over the table: the turn clock is in view next to the question, the
+        # hand stays in reach, and Enter answers it (the focus is on "Throw").
+        assert page.locator(".modal-back").count() == 0
+        assert page.locator(".actions #throw-confirm").count() == 1
+        clock = page.locator("#clock-mine")
+        assert clock.is_visible() and int(clock.get_attribute("data-left") or "0") > 20
+        box = clock.bounding_box()
+        assert box and 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
+        assert page.evaluate("document.activeElement?.id") == "throw-go"
+        # The turn passes (the stand-in played at the deadline): the question goes with it.
+        after = copy.deepcopy(st)
+        after["seq"] = 2
+        after["view"]["to_act"] = (me + 1) % 4
+        after["table"]["clock"] = {"kind": "turn", "seat": (me + 1) % 4, "remaining_ms": 30_000,
+                                   "total_ms": 30_000}
+        fake.push(after)
+        page.wait_for_function("() => !document.querySelector('#throw-confirm')")
+        assert not fake.actions()

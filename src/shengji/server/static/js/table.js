@@ -522,8 +522,12 @@ export function Table({ id, lang }) {
     return () => clearTimeout(timer);
   }, [autoplay, forcedKey, view && view.round_no, (view && view.tricks ? view.tricks.length : 0)]);
 
-  // A throw confirmation belongs to the selection it was asked for.
+  // A throw confirmation belongs to the selection and the turn it was asked for.
   useEffect(() => setConfirmThrow(false), [selKey, phase, myTurn]);
+  const throwGo = useRef(null);
+  useEffect(() => {
+    if (confirmThrow && throwGo.current) throwGo.current.focus(); // Enter throws
+  }, [confirmThrow]);
 
   const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
   const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
@@ -782,6 +786,21 @@ export function Table({ id, lang }) {
           <label class="switch" title=${t("feel.autoplay_hint")}><input type="checkbox" id="autoplay-toggle" checked=${autoplay} onChange=${flipAutoplay} /> ${t("feel.autoplay")}</label>
           <button type="button" class="btn small ghost" id="notify-btn" title=${t("feel.notify_hint")} onClick=${() => enableNotifications()}>${t("feel.notify")}</button>
         </div>`}
+        ${confirmThrow &&
+        playable &&
+        // Inline, in the bar that shows the turn clock: the clock keeps running while the
+        // player reads, and the question goes away by itself when the turn passes.
+        html`<div class="throw-confirm" id="throw-confirm" role="group" aria-labelledby="throw-title">
+          <b id="throw-title">${t("throw.confirm_title")}</b>
+          <span class="throw-cards"><${Cards} cards=${selCards} size="xs" overlap=${false} trumpOf=${trumpFn} /></span>
+          <small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>
+          <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
+          <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
+          <div class="modal-buttons">
+            <button class="btn" id="throw-cancel" onClick=${() => setConfirmThrow(false)}>${t("throw.cancel")}</button>
+            <button class="btn primary" id="throw-go" ref=${throwGo} onClick=${() => doPlay(true)}>${t("throw.go")}</button>
+          </div>
+        </div>`}
         ${reason && html`<div class="reason" id="reason">${reason} <${RuleLink} ref_=${reasonRef} /></div>`}
         ${note && html`<div class="note" id="note">${note}</div>`}
       </div>
@@ -852,21 +871,6 @@ export function Table({ id, lang }) {
         ? html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`
         : html`<a class="btn small ghost" id="replay-so-far" href=${"/games/" + encodeURIComponent(id)} target="_blank" rel="noopener">${t("lobby.replay")}</a>`}
     </aside>`}
-    ${confirmThrow &&
-    playable &&
-    html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="throw-title">
-      <div class="modal throw-confirm" id="throw-confirm">
-        <h2 id="throw-title">${t("throw.confirm_title")}</h2>
-        <p><${Cards} cards=${selCards} size="sm" overlap=${false} trumpOf=${trumpFn} /></p>
-        <p class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</p>
-        <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
-        <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
-        <div class="modal-buttons">
-          <button class="btn" id="throw-cancel" onClick=${() => setConfirmThrow(false)}>${t("throw.cancel")}</button>
-          <button class="btn primary" id="throw-go" onClick=${() => doPlay(true)}>${t("throw.go")}</button>
-        </div>
-      </div>
-    </div>`}
     ${showSummary &&
     html`<${Summary}
       view=${view}
