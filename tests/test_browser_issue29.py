@@ -463,3 +463,38 @@ def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
         fake.push(after)
         page.wait_for_function("() => !document.querySelector('#throw-confirm')")
         assert not fake.actions()
+
+
+# ------------------------------------------------ item 13: a click reaches the card it aimed at
+
+MARK_JS = """(card) => { const e = document.querySelector(`#hand .card[data-card='${card}']`);
+  e.dataset.aimed = card; return e.dataset.index; }"""
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_a_hand_cards_element_stays_that_card_when_the_hand_changes(
+    server: str, browser: Any, play_state: dict[str, Any]
+) -> None:
+    # A card's element is keyed by the card, not by its index: when a card before it
+    # leaves the hand (indices shift), the element a click is landing on still shows the
+    # card the player aimed at; keyed by index it would show the next card.
+    st = copy.deepcopy(play_state)
+    hand = st["view"]["hand"]
+    single = [c for c in hand if hand.count(c) == 1]
+    first, aimed = single[0], single[-1]
+    assert hand.index(first) < hand.index(aimed)
+    fake = PushServer(st)
+    with new_page(browser, viewport=DESKTOP) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#hand .card")
+        before = int(page.evaluate(MARK_JS, aimed))
+        after = copy.deepcopy(st)
+        after["seq"] = 2
+        after["view"]["hand"] = [c for c in hand if c != first]
+        fake.push(after)
+        page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {len(hand) - 1}")
+        marked = page.eval_on_selector_all(
+            "#hand .card[data-aimed]", "els => els.map(e => [e.dataset.card, +e.dataset.index])")
+        assert marked == [[aimed, before - 1]], marked
