@@ -1,4 +1,4 @@
-"""Accessibility of the lobby and the table, checked by axe-core in headless Chromium (issue #29 item 10).
+"""Accessibility of the lobby and the table: axe-core in headless Chromium (issue #29 item 10).
 
 axe-core (MPL-2.0, vendored unmodified as test data in tests/data/axe/) runs in the page
 and reports violations of the rules a first player's screen reader tripped on: the
@@ -62,7 +62,9 @@ def play_state() -> dict[str, Any]:
 @pytest.mark.browser
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
-def test_the_lobby_and_the_rules_overlay_pass_axe(server: str, browser: Any, size: dict[str, int]) -> None:
+def test_the_lobby_and_the_rules_overlay_pass_axe(
+    server: str, browser: Any, size: dict[str, int]
+) -> None:
     with a11y_page(browser, size) as page:
         page.goto(server + "/")
         page.wait_for_selector("#create-btn")

@@ -452,7 +452,7 @@ def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
         clock = page.locator("#clock-mine")
         assert clock.is_visible() and int(clock.get_attribute("data-left") or "0") > 20
         box = clock.bounding_box()
-        assert box and 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= size["height"], box
         assert page.evaluate("document.activeElement?.id") == "throw-go"
         # The turn passes (the stand-in played at the deadline): the question goes with it.
         after = copy.deepcopy(st)
@@ -494,7 +494,8 @@ def test_a_hand_cards_element_stays_that_card_when_the_hand_changes(
         after["seq"] = 2
         after["view"]["hand"] = [c for c in hand if c != first]
         fake.push(after)
-        page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {len(hand) - 1}")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#hand .card').length === {len(hand) - 1}")
         marked = page.eval_on_selector_all(
             "#hand .card[data-aimed]", "els => els.map(e => [e.dataset.card, +e.dataset.index])")
         assert marked == [[aimed, before - 1]], marked
