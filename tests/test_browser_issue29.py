@@ -376,6 +376,7 @@ def test_a_declare_button_is_clickable_while_the_summary_shows(
         page.wait_for_selector("#summary")
         btn = page.locator(".decl-btn").first
         btn.wait_for()
+        page.screenshot(path=str(ARTIFACTS / f"summary-docked-{size['width']}.png"))
         btn.scroll_into_view_if_needed()
         b = btn.bounding_box()
         assert b
