@@ -500,3 +500,32 @@ def test_a_hand_cards_element_stays_that_card_when_the_hand_changes(
         marked = page.eval_on_selector_all(
             "#hand .card[data-aimed]", "els => els.map(e => [e.dataset.card, +e.dataset.index])")
         assert marked == [[aimed, before - 1]], marked
+
+
+HAND_TOP_JS = "() => document.querySelector('#hand').getBoundingClientRect().top"
+
+
+@browser_only
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_the_hand_does_not_move_while_cards_are_chosen(
+    server: str, browser: Any, size: dict[str, int]
+) -> None:
+    # A reason ("play 2 cards") or a note that appears in the action bar after a click
+    # must not push the hand down under the next click (a lost click, issue #29 item 13).
+    from test_browser_table import CORNER, _lead_state
+
+    st, two = _lead_state(11)
+    with new_page(browser, viewport=size) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), PushServer(st))
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#hand .card")
+        top = page.evaluate(HAND_TOP_JS)
+        for c in two:
+            page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)
+        page.wait_for_selector("#note")  # two cards of a suit led: the throw note shows
+        page.screenshot(path=str(ARTIFACTS / f"hand-note-{size['width']}.png"))
+        assert page.evaluate(HAND_TOP_JS) == top
+        page.click("#clear-btn")
+        page.wait_for_function("() => !document.querySelector('#note')")
+        assert page.evaluate(HAND_TOP_JS) == top

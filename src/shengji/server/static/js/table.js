@@ -689,8 +689,10 @@ export function Table({ id, lang }) {
       buttons.push(html`<button key="play" class="btn primary" id="play-btn" disabled=${!playable} onClick=${() => doPlay()}>${t("play.play")}</button>`);
     } else prompt = t("play.waiting", { name: seatName(view.to_act) });
   }
-  if (sel.length && (phase === "play" || phase === "kitty")) {
-    buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" onClick=${() => setSel([])}>${t("play.clear")}</button>`);
+  // Always there while cards can be chosen (disabled when none is): a button that came
+  // and went with the selection moved the hand under the player's next click.
+  if (me != null && view && !view.game_over && (phase === "play" || (phase === "kitty" && myTurn))) {
+    buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" disabled=${!sel.length} onClick=${() => setSel([])}>${t("play.clear")}</button>`);
   }
 
   const resKey = view && view.last_result ? `${view.round_no}` : null;
