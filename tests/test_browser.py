@@ -100,16 +100,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
+@pytest.fixture
+def browser(server: str, _playwright: Any) -> Iterator[Any]:
+    """A fresh Chromium for each test: a test that fails, hangs or crashes its browser
+    never leaves a broken browser or page to the next test (issue #29 item 13). The
+    Playwright driver (`_playwright`, tests/conftest.py) is shared by a file's tests."""
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
+    b = _playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        yield b
+    finally:
+        with contextlib.suppress(Exception):  # a browser that crashed is already gone
             b.close()
 
 

@@ -89,8 +89,10 @@ def test_each_throw_penalty_shows_in_the_round_summary_rules_6_4(
             assert r is not None and r.penalties == paid
             shown = summary(page, server, r)
             assert shown["points"] == str(r.opponents_points)
-            line = [x for x in shown["text"].splitlines() if "penalties" in x]
-            assert line == ([f"Failed-throw penalties: {paid}"] if paid else []), (mode, shown)
+            # Whose throw, what it did to the opponents' points, and the rule (issue #29 item 8).
+            line = [x for x in shown["text"].splitlines() if "failed throw" in x]
+            said = f"Team A's failed throw: +{paid} to the opponents' points. Rules §6.4"
+            assert line == ([said] if paid else []), (mode, shown)
 
 
 def declaration_buttons(page: Any, base: str, view_json: dict[str, Any], seat: int) -> list[str]:

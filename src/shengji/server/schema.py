@@ -59,14 +59,35 @@ KITTY_TURNS = 2
 class InputError(ValueError):
     """Refused input: `message` names the field; `code` is the client's translation key."""
 
-    def __init__(self, message: str, *, code: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        field: str | None = None,
+        min: float | None = None,  # noqa: A002 (the JSON field's name)
+        max: float | None = None,  # noqa: A002
+        unit: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.field = field
+        # A number out of range also says its range as fields, in `unit` ("ms" or "s"),
+        # so the client can word it in the form's own units and the player's language.
+        self.limits = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+        self.unit = unit
 
     def to_json(self) -> dict[str, Any]:
         """The body of the HTTP error response."""
-        return {"detail": str(self), "code": self.code, "field": self.field}
+        out: dict[str, Any] = {"detail": str(self), "code": self.code, "field": self.field}
+        if self.limits:
+            out.update(self.limits, unit=self.unit)
+        return out
+
+
+def _unit(name: str) -> str:
+    """The unit of a setting, by its name: milliseconds or seconds."""
+    return "ms" if name.endswith("_ms") else "s"
 
 
 class TableSettings(BaseModel):
@@ -145,14 +166,15 @@ def check_settings(
         lo, hi = (minima or {}).get(name, 0), MAXIMA.get(name)
         raise InputError(
             f"{name} must be a number from {lo:g} to {hi:g} ({err['msg']})",
-            code=BAD_SETTING, field=name,
+            code=BAD_SETTING, field=name, min=lo, max=hi, unit=_unit(name),
         ) from None
     for key, lo in (minima or {}).items():
         if key == "turn_s" and out.turn_s == 0:
             continue  # the turn timer is off
         if key in data and data[key] is not None and getattr(out, key) < lo:
             raise InputError(
-                f"{key} must be at least {lo:g} on this server", code=BAD_SETTING, field=key
+                f"{key} must be at least {lo:g} on this server", code=BAD_SETTING, field=key,
+                min=lo, max=MAXIMA.get(key), unit=_unit(key),
             )
     return out
 

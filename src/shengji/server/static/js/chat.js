@@ -42,11 +42,12 @@ export function ChatPanel({ messages, onSend, onReact, seatName, me, canWrite = 
     setText("");
   };
   const who = (x) => (x.system ? t("chat.table") : x.seat == null ? t("chat.spectator") : seatName(x.seat));
+  // An h2: the chat comes right after the page's h1 (the table's name); the boxes after it are h3.
   return html`<section class=${"side-box chat-box" + (shown ? "" : " chat-hidden")} id="chat">
-    <h3>
+    <h2>
       <span>${t("chat.title")}${unread > 0 && html` <b class="chat-unread" id="chat-unread">${unread}</b>`}</span>
       <button type="button" class="btn small ghost" id="chat-toggle" aria-pressed=${shown ? "false" : "true"} onClick=${flip}>${shown ? t("chat.hide") : t("chat.show")}</button>
-    </h3>
+    </h2>
     ${shown &&
     html`<ul class="chat-list" id="chat-list" ref=${list} aria-live="polite">
         ${messages.length === 0 && html`<li class="muted">${t("chat.empty")}</li>`}

@@ -156,9 +156,9 @@ export function layoutHand(n, gaps, width, cw) {
 
 /**
  * The hand on screen. `order` lists hand indices in display order; a card keeps
- * its hand index in data-index. In reorder mode a click picks a card and a
- * second click puts it there; cards can also be dragged (onMove(from, to) in
- * display positions).
+ * its hand index in data-index, and its element is keyed by the card itself. In
+ * reorder mode a click picks a card and a second click puts it there; cards can
+ * also be dragged (onMove(from, to) in display positions).
  */
 export function Hand({ hand, order, selected, selectable, trumpFn, groupOf, suitOf, marks, onToggle, onMove, reorder }) {
   const ref = useRef(null);
@@ -174,6 +174,15 @@ export function Hand({ hand, order, selected, selectable, trumpFn, groupOf, suit
     return () => ro.disconnect();
   }, []);
   const cw = cssPx("--cw-lg", 70);
+  // Each card's element is keyed by the card (its text and which copy), not its index:
+  // when the hand changes under a click (a card played, the kitty taken), an element
+  // never starts showing another card, so a click always reaches the card it was aimed at.
+  const copies = new Map();
+  const ids = hand.map((c) => {
+    const k = copies.get(c.text) || 0;
+    copies.set(c.text, k + 1);
+    return `${c.text}#${k}`;
+  });
   const shown = order.map((i) => hand[i]);
   const gaps = shown.map((c, k) => k > 0 && groupOf(c) !== groupOf(shown[k - 1]));
   const lay = layoutHand(shown.length, gaps, Math.max(width - 4, cw), cw);
@@ -194,7 +203,7 @@ export function Hand({ hand, order, selected, selectable, trumpFn, groupOf, suit
             const i = order[k];
             const ml = j === 0 ? 0 : lay.step - cw + (gaps[k] ? lay.gapW : 0);
             return html`<${Card}
-              key=${i}
+              key=${ids[i]}
               index=${i}
               card=${c}
               size="lg"

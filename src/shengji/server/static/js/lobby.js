@@ -149,6 +149,13 @@ async function refusal(r) {
   } catch {
     /* not JSON */
   }
+  // A setting out of range comes with its field, limits and unit (schema.InputError):
+  // named as the form names it, in the form's seconds.
+  if (e && e.code === "bad_setting" && typeof e.field === "string" && has(`timing.${e.field}`) && e.min != null && e.max != null) {
+    const scale = e.unit === "ms" ? 1000 : 1;
+    const field = t(`timing.${e.field}`);
+    return t("lobby.timing_range", { field, lo: e.min / scale, hi: e.max / scale });
+  }
   const said = createError(r.status, text);
   if (e && typeof e.detail === "string" && said !== e.detail) return said;
   const key = e && e.code ? `error.code.${e.code}` : null;

@@ -37,6 +37,16 @@ function App() {
     return () => window.removeEventListener("hashchange", on);
   }, []);
   const rulesAt = rulesRoute(hash);
+  // Behind the rules overlay (a modal dialog) the page is inert: out of the tab order and
+  // the accessibility tree until the rules close.
+  const rulesShown = rulesAt !== null;
+  useEffect(() => {
+    for (const el of document.querySelectorAll(".app > :not(#rules)")) {
+      el.inert = rulesShown;
+      if (rulesShown) el.setAttribute("aria-hidden", "true");
+      else el.removeAttribute("aria-hidden");
+    }
+  }, [rulesShown, r.page]);
   const closeRules = () => {
     // Back to where the player came from; a page opened at #/rules just drops the hash.
     if (history.state && history.state.rulesFrom) history.back();

@@ -190,7 +190,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   const isBot = s && s.kind && s.kind !== "human";
   const badges = [];
   if (view && view.starter === seat && view.phase !== "deal") badges.push(["starter", t("seat.starter")]);
-  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer")]);
+  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]); // RULES §3.4: not the declaring team
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
@@ -217,7 +217,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
       <span class="chip">${t("info.level_short", { level })}</span>
       ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
     </div>
-    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label]) => html`<span class=${"badge badge-" + k}>${label}</span>`)}</div>`}
+    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label, hint]) => html`<span class=${"badge badge-" + k} title=${hint || null}>${label}</span>`)}</div>`}
     ${dl && dl.seat === seat && html`<${ClockBar} dl=${dl} now=${now} id=${"clock-seat-" + seat} />`}
     ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
     ${isHost &&
@@ -295,7 +295,11 @@ function MiniTrick({ trick, seatName, trumpFn }) {
   </div>`;
 }
 
-function Summary({ view, seatName, onClose, tableId }) {
+/**
+ * The round summary. `docked`: it opened by itself over the next deal, so it is a panel at
+ * the side, not a modal: the deal, the hand and the declare buttons stay in reach.
+ */
+function Summary({ view, seatName, onClose, tableId, docked }) {
   const r = view.result || view.last_result;
   const before = r.levels_before || [];
   const after = r.levels_after || view.levels || [];
@@ -307,8 +311,8 @@ function Summary({ view, seatName, onClose, tableId }) {
   else if (r.next_declaring_team != null && r.next_declaring_team !== declTeam) verdict = t("summary.takeover", { team: teamLetter(oppTeam) });
   else verdict = t("summary.no_change");
   const over = view.game_over;
-  return html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="summary-title">
-    <div class="modal summary" id="summary">
+  return html`<div class=${"modal-back" + (docked ? " docked" : "")} role=${docked ? "region" : "dialog"} aria-modal=${docked ? null : "true"} aria-labelledby="summary-title">
+    <div class="modal summary" id="summary" data-docked=${docked ? "true" : "false"}>
       <h2 id="summary-title">${over ? t("over.title") : t("summary.title", { n: view.round_no })}</h2>
       <p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>
       ${over && html`<p class="winner-line" id="winner">${t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) })}</p>`}
@@ -321,7 +325,14 @@ function Summary({ view, seatName, onClose, tableId }) {
           <small class="muted">${t("summary.kitty_points", { points: r.kitty_points ?? 0, mult: r.multiplier ?? 0, name: seatName(r.last_trick_winner) })}</small>
         </div>
       </div>
-      ${r.penalties ? html`<p class="muted">${t("summary.penalties", { points: r.penalties })}</p>` : null}
+      ${r.penalties
+        ? // RULES §6.4: a failed throw costs the thrower's side; \`penalties\` is its net effect on the
+          // opponents' points (added when the declarers threw, taken off when the opponents did).
+          html`<p class="muted" id="sum-penalties">${t(r.penalties > 0 ? "summary.penalties_decl" : "summary.penalties_opp", {
+            team: teamLetter(r.penalties > 0 ? declTeam : oppTeam),
+            points: (r.penalties > 0 ? "+" : "−") + Math.abs(r.penalties),
+          })} <${RuleLink} ref_="6.4" /></p>`
+        : null}
       <table class="levels-table">
         <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
         <tbody>
@@ -511,8 +522,12 @@ export function Table({ id, lang }) {
     return () => clearTimeout(timer);
   }, [autoplay, forcedKey, view && view.round_no, (view && view.tricks ? view.tricks.length : 0)]);
 
-  // A throw confirmation belongs to the selection it was asked for.
+  // A throw confirmation belongs to the selection and the turn it was asked for.
   useEffect(() => setConfirmThrow(false), [selKey, phase, myTurn]);
+  const throwGo = useRef(null);
+  useEffect(() => {
+    if (confirmThrow && throwGo.current) throwGo.current.focus(); // Enter throws
+  }, [confirmThrow]);
 
   const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
   const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
@@ -674,8 +689,10 @@ export function Table({ id, lang }) {
       buttons.push(html`<button key="play" class="btn primary" id="play-btn" disabled=${!playable} onClick=${() => doPlay()}>${t("play.play")}</button>`);
     } else prompt = t("play.waiting", { name: seatName(view.to_act) });
   }
-  if (sel.length && (phase === "play" || phase === "kitty")) {
-    buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" onClick=${() => setSel([])}>${t("play.clear")}</button>`);
+  // Always there while cards can be chosen (disabled when none is): a button that came
+  // and went with the selection moved the hand under the player's next click.
+  if (me != null && view && !view.game_over && (phase === "play" || (phase === "kitty" && myTurn))) {
+    buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" disabled=${!sel.length} onClick=${() => setSel([])}>${t("play.clear")}</button>`);
   }
 
   const resKey = view && view.last_result ? `${view.round_no}` : null;
@@ -766,6 +783,7 @@ export function Table({ id, lang }) {
         <div class="buttons">${buttons}</div>
         ${me != null &&
         !waiting &&
+        !view?.game_over &&
         html`<div class="hand-tools">
           <button type="button" class="btn small ghost" id="sort-btn" data-mode=${custom ? "custom" : sortMode} title=${t("hand.sort_hint")}
             onClick=${() => setSort(sortMode === "trumps" ? "suit" : "trumps")}>${custom ? t("hand.sort_custom") : t(`hand.sort_${sortMode}`)}</button>
@@ -773,6 +791,21 @@ export function Table({ id, lang }) {
             onClick=${() => setReorder(!reorder)}>${reorder ? t("hand.reorder_done") : t("hand.reorder")}</button>
           <label class="switch" title=${t("feel.autoplay_hint")}><input type="checkbox" id="autoplay-toggle" checked=${autoplay} onChange=${flipAutoplay} /> ${t("feel.autoplay")}</label>
           <button type="button" class="btn small ghost" id="notify-btn" title=${t("feel.notify_hint")} onClick=${() => enableNotifications()}>${t("feel.notify")}</button>
+        </div>`}
+        ${confirmThrow &&
+        playable &&
+        // Inline, in the bar that shows the turn clock: the clock keeps running while the
+        // player reads, and the question goes away by itself when the turn passes.
+        html`<div class="throw-confirm" id="throw-confirm" role="group" aria-labelledby="throw-title">
+          <b id="throw-title">${t("throw.confirm_title")}</b>
+          <span class="throw-cards"><${Cards} cards=${selCards} size="xs" overlap=${false} trumpOf=${trumpFn} /></span>
+          <small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>
+          <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
+          <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
+          <div class="modal-buttons">
+            <button class="btn" id="throw-cancel" onClick=${() => setConfirmThrow(false)}>${t("throw.cancel")}</button>
+            <button class="btn primary" id="throw-go" ref=${throwGo} onClick=${() => doPlay(true)}>${t("throw.go")}</button>
+          </div>
         </div>`}
         ${reason && html`<div class="reason" id="reason">${reason} <${RuleLink} ref_=${reasonRef} /></div>`}
         ${note && html`<div class="note" id="note">${note}</div>`}
@@ -844,24 +877,10 @@ export function Table({ id, lang }) {
         ? html`<a class="btn" href=${"/games/" + encodeURIComponent(id)}>${t("over.replay")}</a>`
         : html`<a class="btn small ghost" id="replay-so-far" href=${"/games/" + encodeURIComponent(id)} target="_blank" rel="noopener">${t("lobby.replay")}</a>`}
     </aside>`}
-    ${confirmThrow &&
-    playable &&
-    html`<div class="modal-back" role="dialog" aria-modal="true" aria-labelledby="throw-title">
-      <div class="modal throw-confirm" id="throw-confirm">
-        <h2 id="throw-title">${t("throw.confirm_title")}</h2>
-        <p><${Cards} cards=${selCards} size="sm" overlap=${false} trumpOf=${trumpFn} /></p>
-        <p class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</p>
-        <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
-        <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
-        <div class="modal-buttons">
-          <button class="btn" id="throw-cancel" onClick=${() => setConfirmThrow(false)}>${t("throw.cancel")}</button>
-          <button class="btn primary" id="throw-go" onClick=${() => doPlay(true)}>${t("throw.go")}</button>
-        </div>
-      </div>
-    </div>`}
     ${showSummary &&
     html`<${Summary}
       view=${view}
+      docked=${!view.game_over && !summaryOpen && (phase === "deal" || phase === "declare")}
       seatName=${seatName}
       tableId=${id}
       onClose=${() => {

@@ -33,7 +33,9 @@ export function Card({ card, size = "md", selected = false, trump = false, gap =
   const face = card.joker
     ? html`<span class="pip joker-pip">★</span>`
     : FACE.has(card.rank)
-      ? html`<span class="face"><span class="face-r">${card.rank}</span><span class="face-s">${sym}</span></span>`
+      ? // The big letter repeats the corner's: drawn by CSS (data-r), so the card's text is its
+        // corner alone and its accessible name ("J of diamonds") contains it (WCAG 2.5.3).
+        html`<span class="face" aria-hidden="true"><span class="face-r" data-r=${card.rank}></span><span class="face-s">${sym}</span></span>`
       : html`<span class="pip">${sym}</span>`;
   const corner = card.joker
     ? html`<span class="corner"><span class="jk">JOKER</span></span>`
