@@ -35,6 +35,7 @@ DOCUMENTED = [
     "botkit.py",
     "bots/base.py",
     "bots/expert.py",
+    "bots/knowledge.py",
     "cards.py",
     "cli.py",
     "declare.py",

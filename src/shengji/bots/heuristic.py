@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..actions import Action, Bury, Declare, Pass, Play
 from ..botkit import (
@@ -36,7 +36,6 @@ from ..botkit import (
     Trump,
     Unit,
     View,
-    as_list,
     decompose,
     follow_error,
     iter_follows,
@@ -45,9 +44,7 @@ from ..botkit import (
     shape_of,
     winner_index,
 )
-
-if TYPE_CHECKING:
-    from ..botkit import TrickView
+from .knowledge import Knowledge, other_seats
 
 Ids = list[int]
 
@@ -57,420 +54,6 @@ _PAIR_BONUS = 6
 _LONE_PENALTY = 6  # kitty: leaving one low card in a side suit
 
 
-class _Knowledge:
-    """What one seat knows during the play (RULES §11), as count arrays."""
-
-    __slots__ = (
-        "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
-        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
-        "n_hand", "n_unseen", "unseen_pts", "_sure", "held", "options", "key", "n_done",
-        "n_part", "mark", "declarers",
-    )
-
-    def __init__(self, view: View | None, t: Trump) -> None:
-        self.t = t
-        if view is None:  # a blank to fill in (`_in_world`); compiled classes have no
-            return  # object.__new__ path
-        me = view.seat
-        assert me is not None
-        self.me = me
-        # The hand before the tricks of the view: its own plays are observed below.
-        hand = [0] * N_IDS
-        for c in view.hand:
-            hand[c.id] += 1
-        for trick in view.tricks:
-            for s, cards in trick.plays:
-                if s == me:
-                    for c in cards:
-                        hand[c.id] += 1
-        if view.current_trick is not None:
-            for s, cards in view.current_trick.plays:
-                if s == me:
-                    for c in cards:
-                        hand[c.id] += 1
-        self.hand = hand
-        self.unseen = [2 - n for n in hand]
-        self.void = [[False] * 5 for _ in range(4)]
-        self.nopair = [[False] * 5 for _ in range(4)]
-        self.options = view.options
-        self.declarers = view.declaring_team if view.declaring_team is not None else -1
-        self.strict = view.options.strict_tractor_follow
-        self.key: tuple[object, ...] | None = _view_key(view)
-        self.starter_kitty = False
-        self._buried: list[int] = []
-        self.kitty_pts = 0
-        unseen = self.unseen
-        if view.kitty is not None and view.starter == me and not view.game_over:
-            self.starter_kitty = True
-            self._buried = [c.id for c in view.kitty]
-            for c in view.kitty:
-                unseen[c.id] -= 1
-                self.kitty_pts += c.points
-        self.n_levels = [len(lv) for lv in t.ids_at_level]
-        self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
-        self.n_done = 0
-        self.n_part = 0
-        self.mark: tuple[tuple[int, tuple[Card, ...]], ...] = ()
-        for i in range(N_IDS):
-            if unseen[i] < 0:  # defensive: never negative
-                unseen[i] = 0
-        self._count()
-        self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
-        self.held: dict[int, list[int]] | None = None
-        self.hand_sizes = list(view.hand_sizes)
-        if not self._catch_up(view):
-            raise ValueError("the view's hand does not match its tricks")
-
-    def sync(self, view: View) -> bool:
-        """Bring this knowledge up to `view` from the plays made since it was last synced
-        (RULES §11: only what the seat saw). False when `view` is not a later moment of
-        the same round for the same seat (the caller then rebuilds from the view)."""
-        if _view_key(view) != self.key:
-            return False
-        return self._catch_up(view)
-
-    def _catch_up(self, view: View) -> bool:
-        """Observe every play of `view` not seen yet; check the result against its hand."""
-        tricks = view.tricks
-        cur = view.current_trick
-        nd, npart = self.n_done, self.n_part
-        n_tricks = len(tricks)
-        if n_tricks < nd:
-            return False
-        # What was seen last must still be there, unchanged.
-        if npart:
-            src = tricks[nd].plays if n_tricks > nd else (cur.plays if cur is not None else ())
-            if src[:npart] != self.mark:
-                return False
-        elif nd and tricks[nd - 1].plays != self.mark:
-            return False
-        for ti in range(nd, n_tricks):
-            self._see_trick(tricks[ti].plays, npart if ti == nd else 0)
-        cur_plays = cur.plays if cur is not None else ()
-        start = npart if n_tricks == nd else 0
-        if len(cur_plays) > start:
-            self._see_trick(cur_plays, start)
-        if cur_plays:
-            self.n_done, self.n_part, self.mark = n_tricks, len(cur_plays), cur_plays
-        elif n_tricks:
-            self.n_done, self.n_part, self.mark = n_tricks, 0, tricks[-1].plays
-        self.hand_sizes = list(view.hand_sizes)
-        if view.failed_throws:  # rare: recomputed from the tricks
-            self.held = self._failed_throw_cards(view, tricks, cur)
-        # The seat's own hand is the check that nothing was missed.
-        hand = self.hand
-        if self.n_hand != len(view.hand):
-            return False
-        seen = [0] * N_IDS
-        for c in view.hand:
-            i = c.id
-            seen[i] += 1
-            if seen[i] > hand[i]:
-                return False
-        return True
-
-    def _see_trick(self, plays: Sequence[tuple[int, Sequence[Card]]], start: int) -> None:
-        lead = [c.id for c in plays[0][1]]
-        lead_pairs = len(lead) - len(set(lead))
-        for j in range(start, len(plays)):
-            seat, cards = plays[j]
-            ids = lead if j == 0 else [c.id for c in cards]
-            self.observe(seat, ids, None)
-            if j:
-                self._see_follow(seat, ids, lead, lead_pairs)
-
-    def world(
-        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
-    ) -> list[_Knowledge]:
-        """The four seats' knowledge in a determinized world (search rollouts).
-
-        `self` is the searching seat's knowledge of the position; `hands` the world's
-        four hands and `kitty` its buried kitty (known to `starter` only). The public
-        facts (voids, missing pairs, hand sizes) are fresh copies shared by the four.
-        """
-        void = [list(v) for v in self.void]
-        nopair = [list(v) for v in self.nopair]
-        sizes = [sum(h) for h in hands]
-        pool = self._pool()
-        return [
-            self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
-                           pool)
-            for s in range(4)
-        ]
-
-    def for_seat(
-        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
-        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
-    ) -> _Knowledge:
-        """The knowledge `seat` would have in a world where it holds `hand` (search only).
-
-        `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
-        seat's buried kitty if it is the starter; the public facts are the given lists.
-        """
-        return self._in_world(seat, hand, kitty, void, nopair, hand_sizes, self._pool())
-
-    def _pool(self) -> tuple[list[int], list[int], int, int]:
-        """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
-        their points and their number."""
-        pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
-        if self.starter_kitty:
-            for i in self._buried:
-                pool[i] += 1
-        ps_of = self.t.play_suit
-        per_suit = [0] * 5
-        pts = n_all = 0
-        for i, n in enumerate(pool):
-            if n:
-                per_suit[ps_of[i]] += n
-                pts += POINTS[i] * n
-                n_all += n
-        return pool, per_suit, pts, n_all
-
-    def _in_world(
-        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
-        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
-        pool: tuple[list[int], list[int], int, int],
-    ) -> _Knowledge:
-        ids_left, per_suit, pts, n_unseen = pool
-        ps_of = self.t.play_suit
-        k = _Knowledge(None, self.t)
-        k.me = seat
-        k.hand = list(hand)
-        unseen = list(ids_left)
-        unseen_len = list(per_suit)
-        suit_len = [0] * 5
-        n_hand = 0
-        for i, n in enumerate(hand):
-            if n:
-                unseen[i] -= n
-                ps = ps_of[i]
-                suit_len[ps] += n
-                unseen_len[ps] -= n
-                pts -= POINTS[i] * n
-                n_unseen -= n
-                n_hand += n
-        k.kitty_pts = 0
-        k.starter_kitty = kitty is not None
-        k._buried = list(kitty) if kitty is not None else []
-        if kitty is not None:
-            for i in kitty:
-                unseen[i] -= 1
-                unseen_len[ps_of[i]] -= 1
-                pts -= POINTS[i]
-                n_unseen -= 1
-                k.kitty_pts += POINTS[i]
-        k.unseen = unseen
-        k._sure = [None] * 5
-        k.n_hand = n_hand
-        k.n_unseen = n_unseen
-        k.unseen_pts = pts
-        k.held = None
-        k.void = void
-        k.nopair = nopair
-        k.n_levels = self.n_levels
-        k.suit_len = suit_len
-        k.unseen_len = unseen_len
-        k.hand_sizes = hand_sizes
-        k.strict = self.strict
-        k.options = self.options
-        k.declarers = self.declarers
-        k.key = None
-        k.n_done = k.n_part = 0
-        k.mark = ()
-        return k
-
-    def sure_level(self, ps: int) -> int:
-        """A card of play suit `ps` at this level or above beats every unseen single of
-        the other hands (`higher_single` is false for it); cached until the next play."""
-        got = self._sure[ps]
-        if got is not None:
-            return got
-        top = -1
-        if self._holders(ps, _others(self.me)):
-            unseen = self.unseen
-            levels = self.t.ids_at_level[ps]
-            for lv in range(len(levels) - 1, -1, -1):
-                if any(unseen[i] for i in levels[lv]):
-                    top = lv
-                    break
-        self._sure[ps] = top
-        return top
-
-    def _count(self) -> None:
-        self._sure: list[int | None] = [None] * 5
-        self.n_hand = sum(self.hand)
-        self.n_unseen = sum(self.unseen)
-        self.unseen_pts = sum(POINTS[i] * n for i, n in enumerate(self.unseen) if n)
-
-    def kitty_ids(self) -> list[int]:
-        """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
-        return list(self._buried)
-
-    def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
-        """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).
-
-        Own plays leave the hand; others' plays leave the unseen pool. Voids and
-        hand sizes are shared between the seats of one search world, so the caller
-        updates those once with `observe_public`.
-        """
-        ps_of = self.t.play_suit
-        ids = as_list(ids)
-        self._sure = [None] * 5
-        if seat == self.me:
-            hand = self.hand
-            self.n_hand -= len(ids)
-            for i in ids:
-                hand[i] -= 1
-                self.suit_len[ps_of[i]] -= 1
-        else:
-            unseen = self.unseen
-            for i in ids:
-                if unseen[i] > 0:
-                    unseen[i] -= 1
-                    self.unseen_len[ps_of[i]] -= 1
-                    self.n_unseen -= 1
-                    self.unseen_pts -= POINTS[i]
-
-    def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
-        """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
-        self.hand_sizes[seat] -= len(ids)
-        if lead is not None:
-            self._see_follow(seat, ids, lead)
-
-    def _see_follow(
-        self, seat: int, ids: Sequence[int], lead: Sequence[int], lead_pairs: int = -1
-    ) -> None:
-        """The voids and missing pairs a follow to `lead` shows (§6.2); `lead_pairs`: the
-        pairs in the lead if known (a lead is one suit, so its repeated cards)."""
-        ps_of = self.t.play_suit
-        ids = as_list(ids)
-        lead = as_list(lead)
-        lead_suit = ps_of[lead[0]]
-        n = len(lead)
-        in_suit = [i for i in ids if ps_of[i] == lead_suit]
-        if len(in_suit) < n:
-            self.void[seat][lead_suit] = True
-        elif n > 1:
-            if lead_pairs < 0:
-                lead_pairs = n - len(set(lead))
-            if lead_pairs and n - len(set(in_suit)) < lead_pairs:
-                self.nopair[seat][lead_suit] = True
-
-    # ------------------------------------------------------------ who may hold what
-    def _holders(self, ps: int, seats: Sequence[int], pairs: bool = False) -> bool:
-        for s in as_list(seats):
-            if self.void[s][ps] or self.hand_sizes[s] == 0:
-                continue
-            if pairs and self.nopair[s][ps]:
-                continue
-            return True
-        return False
-
-    def _failed_throw_cards(
-        self, view: View, done: Sequence[TrickView], cur: TrickView | None
-    ) -> dict[int, list[int]]:
-        """Unseen cards known to be in a hand since a failed throw (§6.4): the cards the
-        blocker showed and those the thrower took back, less what each played since."""
-        held: dict[int, list[int]] = {}
-        tricks = list(done)
-        if cur is not None and cur.plays:
-            tricks.append(cur)
-        for f in view.failed_throws:
-            back = list(f.attempted)
-            for c in f.forced:
-                back.remove(c)
-            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(back))):
-                if s == self.me:
-                    continue
-                h = held.setdefault(s, [0] * N_IDS)
-                have = [0] * N_IDS
-                for c in cards:
-                    have[c.id] += 1
-                for trick in tricks[f.trick :]:
-                    for seat, played in trick.plays:
-                        if seat == s:
-                            for c in played:
-                                have[c.id] -= 1
-                for i, n in enumerate(have):
-                    if n > h[i]:
-                        h[i] = min(n, self.unseen[i])
-        return held
-
-    def _unseen_for(self, seats: Sequence[int]) -> list[int]:
-        """Unseen copies that one of `seats` may hold: less those known elsewhere."""
-        held = self.held
-        if not held:
-            return self.unseen
-        out = list(self.unseen)
-        for s, h in held.items():
-            if s not in seats:
-                for i, n in enumerate(h):
-                    if n:
-                        out[i] = max(0, out[i] - n)
-        return out
-
-    def higher_single(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
-        if not self._holders(ps, seats):
-            return False
-        levels = self.t.ids_at_level[ps]
-        unseen = self._unseen_for(seats)
-        for lv in range(lvl + 1, len(levels)):
-            for i in levels[lv]:
-                if unseen[i]:
-                    return True
-        return False
-
-    def higher_pair(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
-        if not self._holders(ps, seats, pairs=True):
-            return False
-        levels = self.t.ids_at_level[ps]
-        unseen = self._unseen_for(seats)
-        for lv in range(lvl + 1, len(levels)):
-            for i in levels[lv]:
-                if unseen[i] >= 2:
-                    return True
-        return False
-
-    def higher_tractor(self, ps: int, k: int, top: int, seats: Sequence[int]) -> bool:
-        if not self._holders(ps, seats, pairs=True):
-            return False
-        levels = self.t.ids_at_level[ps]
-        unseen = self._unseen_for(seats)
-        run = 0
-        for lv in range(len(levels)):
-            if any(unseen[i] >= 2 for i in levels[lv]):
-                run += 1
-                if run >= k and lv > top:
-                    return True
-            else:
-                run = 0
-        return False
-
-    def unit_beatable(self, ps: int, npairs: int, top: int, seats: Sequence[int]) -> bool:
-        """Could one of `seats` hold a higher unit of this shape in suit `ps` (§6.1)?"""
-        if npairs == 0:
-            return self.higher_single(ps, top, seats)
-        if npairs == 1:
-            return self.higher_pair(ps, top, seats)
-        return self.higher_tractor(ps, npairs, top, seats)
-
-    def ruff_risk(self, ps: int, seats: Sequence[int]) -> float:
-        """Rough chance that one of `seats` is void in side suit `ps` and can trump it."""
-        if ps == TRUMP:
-            return 0.0
-        live = [s for s in seats if not self.void[s][TRUMP] and self.hand_sizes[s] > 0]
-        if not live:
-            return 0.0
-        if any(self.void[s][ps] for s in live):
-            return 1.0
-        others = [s for s in range(4) if s != self.me and not self.void[s][ps]]
-        u = self.unseen_len[ps]
-        if not others:
-            return 0.0
-        p_void = (1 - 1 / len(others)) ** u if len(others) > 1 else 0.0
-        return 1 - (1 - p_void) ** len(live)
-
-
 class _LeadContext:
     """What every lead rule looks at: the hand by play suit (less the card kept for the
     last trick), trump strength and who can still ruff (§6.1)."""
@@ -478,11 +61,11 @@ class _LeadContext:
     __slots__ = ("k", "opps", "partner", "others", "by_suit", "my_trumps", "strong",
                  "opp_trumps_possible", "_units", "_winners")
 
-    def __init__(self, bot: HeuristicAgent, k: _Knowledge) -> None:
+    def __init__(self, bot: HeuristicAgent, k: Knowledge) -> None:
         t = k.t
         me = k.me
         self.k = k
-        self.others = _others(me)
+        self.others = other_seats(me)
         self.opps = [(me + 1) % 4, (me + 3) % 4]
         self.partner = (me + 2) % 4
         hand = k.hand
@@ -553,7 +136,7 @@ class _FollowContext:
                  "partner_safe")
 
     def __init__(
-        self, bot: HeuristicAgent, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]],
+        self, bot: HeuristicAgent, k: Knowledge, plays: Sequence[tuple[int, Sequence[int]]],
         shape: Shape,
     ) -> None:
         t = k.t
@@ -624,7 +207,7 @@ class HeuristicAgent:
         self.rng = random.Random(seed)
         # What this seat knows of the round being played, kept up to date from the
         # plays made between two of its turns instead of being rebuilt every time.
-        self._known: _Knowledge | None = None
+        self._known: Knowledge | None = None
         self._no_decl: tuple[object, ...] | None = None  # the last ask with no declaration
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
@@ -819,12 +402,12 @@ class HeuristicAgent:
         assert t is not None
         k = self._known
         if k is None or not k.sync(view):
-            k = self._known = _Knowledge(view, t)
+            k = self._known = Knowledge(view, t)
         trick = view.current_trick
         plays = [] if trick is None else [(s, [c.id for c in cs]) for s, cs in trick.plays]
         return self.choose_play(k, plays)
 
-    def choose_play(self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]]) -> Ids:
+    def choose_play(self, k: Knowledge, plays: Sequence[tuple[int, Sequence[int]]]) -> Ids:
         """The play (ids) for the seat `k` knows about, given the current trick's plays.
 
         The view-free core of the play phase, also used as the search's rollout policy.
@@ -851,7 +434,7 @@ class HeuristicAgent:
         return self._fallback(k, shape)
 
     # ---------------------------------------------------------------- shared helpers
-    def _keep(self, k: _Knowledge, i: int) -> float:
+    def _keep(self, k: Knowledge, i: int) -> float:
         """How much a card is worth keeping (bigger = keep)."""
         t = k.t
         ps = t.play_suit[i]
@@ -860,17 +443,17 @@ class HeuristicAgent:
         if ps == TRUMP:
             v += _TRUMP_BONUS
         else:
-            sure = k._sure[ps]
+            sure = k.sure_cache[ps]
             if lv >= (sure if sure is not None else k.sure_level(ps)):
                 v += 6  # a sure winner
         if k.hand[i] >= 2:
             v += _PAIR_BONUS
         return v
 
-    def _dump_cost(self, k: _Knowledge, i: int, point_weight: float) -> float:
+    def _dump_cost(self, k: Knowledge, i: int, point_weight: float) -> float:
         return self._keep(k, i) + point_weight * POINTS[i]
 
-    def _reserve(self, k: _Knowledge) -> set[int]:
+    def _reserve(self, k: Knowledge) -> set[int]:
         """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
         n = k.n_hand
         if n > 4 or n <= 1:
@@ -882,11 +465,11 @@ class HeuristicAgent:
         if not trumps:
             return set()
         top = max(trumps, key=lambda i: t.level[i])
-        if k.higher_single(TRUMP, t.level[top], _others(k.me)):
+        if k.higher_single(TRUMP, t.level[top], other_seats(k.me)):
             return set()
         return {top}
 
-    def _kitty_value(self, k: _Knowledge) -> float:
+    def _kitty_value(self, k: Knowledge) -> float:
         """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
         if k.starter_kitty:
             return 2.0 * k.kitty_pts
@@ -898,7 +481,7 @@ class HeuristicAgent:
         return 2.0 * self.kitty_share * unseen_pts * 8 / unseen_cards
 
     # ---------------------------------------------------------------- leading (§6.1)
-    def _lead(self, k: _Knowledge) -> Ids:
+    def _lead(self, k: Knowledge) -> Ids:
         """The first lead rule that applies, in order of priority (each one small)."""
         c = _LeadContext(self, k)
         # called one by one, not from a tuple of bound methods: compiled code then calls
@@ -996,7 +579,7 @@ class HeuristicAgent:
 
     # ---------------------------------------------------------------- following (§6.2)
     def _follow(
-        self, k: _Knowledge, plays: Sequence[tuple[int, Sequence[int]]], shape: Shape
+        self, k: Knowledge, plays: Sequence[tuple[int, Sequence[int]]], shape: Shape
     ) -> Ids:
         """Feed a partner who holds the trick safely; else win it when the points are
         worth the cards; else play the cheapest legal cards."""
@@ -1050,7 +633,7 @@ class HeuristicAgent:
         return dump
 
     def _beatable_by(
-        self, k: _Knowledge, ids: Sequence[int], suit: int, val: int, shape: Shape,
+        self, k: Knowledge, ids: Sequence[int], suit: int, val: int, shape: Shape,
         seats: Sequence[int],
     ) -> bool:
         """Could one of `seats` (yet to play) beat this play (§6.3)?"""
@@ -1081,7 +664,7 @@ class HeuristicAgent:
         return k.unit_beatable(TRUMP, npairs, val, void_seats)
 
     def _winning_plays(
-        self, k: _Knowledge, shape: Shape, w_suit: int, w_val: int, reserve: set[int]
+        self, k: Knowledge, shape: Shape, w_suit: int, w_val: int, reserve: set[int]
     ) -> list[Ids]:
         """Plays that would beat the current winner, cheapest first (§6.3)."""
         t = k.t
@@ -1165,7 +748,7 @@ class HeuristicAgent:
         return out + rest[:singles]
 
     def _discard(
-        self, k: _Knowledge, shape: Shape, point_weight: float, reserve: set[int]
+        self, k: Knowledge, shape: Shape, point_weight: float, reserve: set[int]
     ) -> Ids:
         """The cheapest legal cards to play when not trying to win (§6.2).
 
@@ -1237,7 +820,7 @@ class HeuristicAgent:
         return chosen
 
     def _discard_cost(
-        self, k: _Knowledge, i: int, point_weight: float, reserve: set[int],
+        self, k: Knowledge, i: int, point_weight: float, reserve: set[int],
         costs: dict[int, float],
     ) -> float:
         """What playing card `i` away costs (`_discard`), remembered in `costs`."""
@@ -1251,7 +834,7 @@ class HeuristicAgent:
             costs[i] = c
         return c
 
-    def _fallback(self, k: _Knowledge, shape: Shape) -> Ids:
+    def _fallback(self, k: Knowledge, shape: Shape) -> Ids:
         """When a built play is not legal (e.g. `strict_tractor_follow`): the cheapest legal one."""
         best: tuple[float, Ids] | None = None
         for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
@@ -1293,15 +876,6 @@ def _shape_of(ids: Sequence[int], t: Trump) -> Shape:
         got = _SHAPES[key] = shape_of(ids, t)
     return got
 
-
-def _view_key(view: View) -> tuple[object, ...]:
-    """What must not change between two views of the same round for one seat."""
-    return (view.round_no, view.seat, view.starter, view.trump, view.declarer,
-            view.declaring_team, view.options, view.levels, view.kitty)
-
-
-def _others(me: int) -> list[int]:
-    return [(me + j) % 4 for j in (1, 2, 3)]
 
 
 def _val(ids: Sequence[int], shape: Shape, t: Trump) -> int:
