@@ -31,7 +31,8 @@ from typing import Any
 #: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
     "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
-    "driver", "bots.knowledge", "bots.heuristic",
+    "driver", "bots.knowledge", "bots.heuristic_base", "bots.heuristic_declare",
+    "bots.heuristic_bury", "bots.heuristic_lead", "bots.heuristic_follow", "bots.heuristic",
 )
 
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and
