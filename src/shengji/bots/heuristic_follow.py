@@ -72,7 +72,7 @@ class _FollowContext:
         self.partner_winning = w_seat == self.partner
         self.partner_safe = self.partner_winning and (
             self.last
-            or not _beatable_by(bot, k, w_ids, self.w_suit, w_val, shape, self.later_opps)
+            or not _beatable_by(k, w_ids, self.w_suit, w_val, shape, self.later_opps)
         )
 
 
@@ -84,7 +84,7 @@ def follow(
     c = _FollowContext(bot, k, plays, shape)
     if c.partner_safe:
         return _follow_feed_partner(bot, c)
-    wins = _winning_plays(bot, k, shape, c.w_suit, c.w_val, c.reserve)
+    wins = _winning_plays(k, shape, c.w_suit, c.w_val, c.reserve)
     dump = _discard(bot, k, shape, point_weight=2.5, reserve=c.reserve)
     if not wins:
         return dump
@@ -105,7 +105,7 @@ def _follow_try_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump
     expected = c.trick_pts + c.kitty_val
     safe = [
         p for p in wins
-        if not _beatable_by(bot, k, p, t.play_suit[p[0]], play_value(p, shape, t), shape,
+        if not _beatable_by(k, p, t.play_suit[p[0]], play_value(p, shape, t), shape,
                                  c.later_opps)
     ]
     if safe:
@@ -135,7 +135,7 @@ def _follow_last_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dum
 
 
 def _beatable_by(
-    bot: HeuristicBase, k: Knowledge, ids: Sequence[int], suit: int, val: int, shape: Shape,
+    k: Knowledge, ids: Sequence[int], suit: int, val: int, shape: Shape,
     seats: Sequence[int],
 ) -> bool:
     """Could one of `seats` (yet to play) beat this play (§6.3)?"""
@@ -167,7 +167,7 @@ def _beatable_by(
 
 
 def _winning_plays(
-    bot: HeuristicBase, k: Knowledge, shape: Shape, w_suit: int, w_val: int, reserve: set[int]
+    k: Knowledge, shape: Shape, w_suit: int, w_val: int, reserve: set[int]
 ) -> list[Ids]:
     """Plays that would beat the current winner, cheapest first (§6.3)."""
     t = k.t
@@ -193,7 +193,7 @@ def _winning_plays(
         return out
     # Ruffing a throw: carve the lead's units out of our trumps.
     for high in (False, True):
-        p = _carve(bot, hand, t, suit, shape, high)
+        p = _carve(hand, t, suit, shape, high)
         if p is None:
             continue
         v = match_value(p, shape, t)
@@ -227,7 +227,7 @@ def _units_in(hand: list[int], t: Trump, ps: int, npairs: int) -> list[tuple[Ids
 
 
 def _carve(
-    bot: HeuristicBase, hand: Sequence[int], t: Trump, ps: int, shape: Shape, high: bool
+    hand: Sequence[int], t: Trump, ps: int, shape: Shape, high: bool
 ) -> Ids | None:
     """Cards of suit `ps` that split into the units of a throw, lowest (or highest) first."""
     h = list(hand)

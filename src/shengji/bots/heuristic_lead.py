@@ -95,8 +95,8 @@ class _LeadContext:
 def lead(bot: HeuristicBase, k: Knowledge) -> Ids:
     """The first lead rule that applies, in order of priority (each one small)."""
     c = _LeadContext(bot, k)
-    # called one by one, not from a tuple of bound methods: compiled code then calls
-    # each rule directly instead of through the interpreter's call protocol
+    # called one by one, not from a tuple of functions: compiled code then calls each
+    # rule directly instead of through the interpreter's call protocol
     choice = _lead_pull_trumps(bot, c)
     if not choice:
         choice = _lead_side_winners(bot, c)
