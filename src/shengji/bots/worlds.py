@@ -358,15 +358,7 @@ class DealFacts:
             raise ValueError("the view shows more than two copies of a card")
         sizes = list(view.hand_sizes)
         drawn = sum(sizes)
-        pinned = [[0] * N_IDS for _ in range(4)]
-        for s, cards in view.declarations:
-            if s == me:
-                continue
-            cnt: dict[int, int] = {}
-            for c in cards:
-                cnt[c.id] = cnt.get(c.id, 0) + 1
-            for i, n in cnt.items():
-                pinned[s][i] = max(pinned[s][i], n)
+        pinned = declared_held(view)  # nothing has left a hand yet (§3.1)
         for i in range(N_IDS):
             if sum(pinned[s][i] for s in range(4)) > pool[i]:
                 raise ValueError(f"the declarations show more copies of card {i} than unseen")
