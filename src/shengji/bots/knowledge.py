@@ -37,7 +37,8 @@ class Knowledge:
 
     Built from a seat's `View` (`Knowledge(view, view.trump)`), then kept up to date
     from the plays made since (`sync(view)`, or `observe` / `observe_public` one play at
-    a time in a search world). Fields, all public and read by the bots:
+    a time in a search world). Its fields are public for the bots to read; only this
+    class writes them:
 
     - `hand[i]`, `suit_len[ps]`, `n_hand`: the seat's own cards (per id, per play suit);
     - `unseen[i]`, `unseen_len[ps]`, `n_unseen`, `unseen_pts`: copies the seat has not
