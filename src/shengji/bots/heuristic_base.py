@@ -28,8 +28,8 @@ from ..botkit import (
 from .knowledge import Knowledge, other_seats
 
 __all__ = [
-    "LONE_PENALTY", "PAIR_BONUS", "TRUMP_BONUS", "HeuristicBase", "Ids", "lead_shape",
-    "play_value", "units_of",
+    "LONE_PENALTY", "PAIR_BONUS", "TRUMP_BONUS", "HeuristicBase", "Ids", "dump_cost", "keep",
+    "kitty_value", "lead_shape", "last_trick_reserve", "play_value", "units_of",
 ]
 
 Ids = list[int]
@@ -72,52 +72,58 @@ class HeuristicBase:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def keep(self, k: Knowledge, i: int) -> float:
-        """How much a card is worth keeping (bigger = keep)."""
-        t = k.t
-        ps = t.play_suit[i]
-        lv = t.level[i]
-        v = float(lv)
-        if ps == TRUMP:
-            v += TRUMP_BONUS
-        else:
-            sure = k.sure_cache[ps]
-            if lv >= (sure if sure is not None else k.sure_level(ps)):
-                v += 6  # a sure winner
-        if k.hand[i] >= 2:
-            v += PAIR_BONUS
-        return v
 
-    def dump_cost(self, k: Knowledge, i: int, point_weight: float) -> float:
-        """What playing card `i` away costs: its keeping worth plus its points, weighed."""
-        return self.keep(k, i) + point_weight * POINTS[i]
+# The card values: module functions rather than methods, so that compiled code calls
+# them directly (a method of a class with a subclass is called through its vtable).
+def keep(bot: HeuristicBase, k: Knowledge, i: int) -> float:
+    """How much a card is worth keeping (bigger = keep)."""
+    t = k.t
+    ps = t.play_suit[i]
+    lv = t.level[i]
+    v = float(lv)
+    if ps == TRUMP:
+        v += TRUMP_BONUS
+    else:
+        sure = k.sure_cache[ps]
+        if lv >= (sure if sure is not None else k.sure_level(ps)):
+            v += 6  # a sure winner
+    if k.hand[i] >= 2:
+        v += PAIR_BONUS
+    return v
 
-    def reserve(self, k: Knowledge) -> set[int]:
-        """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
-        n = k.n_hand
-        if n > 4 or n <= 1:
-            return set()
-        if self.kitty_value(k) < self.reserve_kitty:
-            return set()
-        t = k.t
-        trumps = [i for i in range(N_IDS) if k.hand[i] and t.play_suit[i] == TRUMP]
-        if not trumps:
-            return set()
-        top = max(trumps, key=lambda i: t.level[i])
-        if k.higher_single(TRUMP, t.level[top], other_seats(k.me)):
-            return set()
-        return {top}
 
-    def kitty_value(self, k: Knowledge) -> float:
-        """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
-        if k.starter_kitty:
-            return 2.0 * k.kitty_pts
-        unseen_cards = k.n_unseen
-        if unseen_cards <= 0:
-            return 0.0
-        unseen_pts = k.unseen_pts
-        # A starter rarely buries points: count the kitty's fair share at half.
-        return 2.0 * self.kitty_share * unseen_pts * 8 / unseen_cards
+def dump_cost(bot: HeuristicBase, k: Knowledge, i: int, point_weight: float) -> float:
+    """What playing card `i` away costs: its keeping worth plus its points, weighed."""
+    return keep(bot, k, i) + point_weight * POINTS[i]
+
+
+def last_trick_reserve(bot: HeuristicBase, k: Knowledge) -> set[int]:
+    """The top trump kept back for the last trick when the kitty is worth it (§8.1)."""
+    n = k.n_hand
+    if n > 4 or n <= 1:
+        return set()
+    if kitty_value(bot, k) < bot.reserve_kitty:
+        return set()
+    t = k.t
+    trumps = [i for i in range(N_IDS) if k.hand[i] and t.play_suit[i] == TRUMP]
+    if not trumps:
+        return set()
+    top = max(trumps, key=lambda i: t.level[i])
+    if k.higher_single(TRUMP, t.level[top], other_seats(k.me)):
+        return set()
+    return {top}
+
+
+def kitty_value(bot: HeuristicBase, k: Knowledge) -> float:
+    """Points the kitty would add at the single-card multiplier (estimated if unseen)."""
+    if k.starter_kitty:
+        return 2.0 * k.kitty_pts
+    unseen_cards = k.n_unseen
+    if unseen_cards <= 0:
+        return 0.0
+    unseen_pts = k.unseen_pts
+    # A starter rarely buries points: count the kitty's fair share at half.
+    return 2.0 * bot.kitty_share * unseen_pts * 8 / unseen_cards
 
 
 _UNITS: dict[tuple[Trump, tuple[int, ...]], list[Unit]] = {}

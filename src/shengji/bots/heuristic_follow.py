@@ -22,7 +22,16 @@ from ..botkit import (
     match_value,
     winner_index,
 )
-from .heuristic_base import PAIR_BONUS, HeuristicBase, Ids, play_value
+from .heuristic_base import (
+    PAIR_BONUS,
+    HeuristicBase,
+    Ids,
+    dump_cost,
+    keep,
+    kitty_value,
+    last_trick_reserve,
+    play_value,
+)
 from .knowledge import Knowledge
 
 __all__ = ["fallback", "follow"]
@@ -62,13 +71,13 @@ class _FollowContext:
         final_trick = k.n_hand == n
         # §8.1: the kitty's points times the multiplier of the round's options.
         self.kitty_val = (
-            bot.kitty_value(k) / 2 * kitty_multiplier(
+            kitty_value(bot, k) / 2 * kitty_multiplier(
                 k.options.kitty_multiplier, n, max(u.npairs for u in shape.units)
             ) if final_trick else 0.0
         )
         self.reserve: set[int] = set()
-        if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < bot.kitty_value(k):
-            self.reserve = bot.reserve(k)
+        if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < kitty_value(bot, k):
+            self.reserve = last_trick_reserve(bot, k)
         self.partner_winning = w_seat == self.partner
         self.partner_safe = self.partner_winning and (
             self.last
@@ -101,7 +110,7 @@ def _follow_feed_partner(bot: HeuristicBase, c: _FollowContext) -> Ids:
 def _follow_try_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
     """Not last: win with a play nobody after can beat, if the trick is worth it."""
     k, t, shape = c.k, c.k.t, c.shape
-    dump_cost = sum((bot.keep(k, i) for i in dump), 0.0)
+    dump_cost = sum((keep(bot, k, i) for i in dump), 0.0)
     expected = c.trick_pts + c.kitty_val
     safe = [
         p for p in wins
@@ -112,8 +121,8 @@ def _follow_try_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump
         p = safe[0]
         gain = expected + bot.lead_worth + (5 if c.partner in c.later else 0)
         if c.partner_winning and c.trick_pts + c.kitty_val < 5:
-            return dump if dump_cost <= sum((bot.keep(k, i) for i in p), 0.0) else p
-        if gain * bot.win_weight >= sum((bot.keep(k, i) for i in p), 0.0) - dump_cost:
+            return dump if dump_cost <= sum((keep(bot, k, i) for i in p), 0.0) else p
+        if gain * bot.win_weight >= sum((keep(bot, k, i) for i in p), 0.0) - dump_cost:
             return p
         return dump
     if c.partner_winning:
@@ -126,10 +135,10 @@ def _follow_try_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump
 def _follow_last_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump: Ids) -> Ids:
     """Last to play and an opponent holds the trick: win it cheaply if worth it."""
     k = c.k
-    dump_cost = sum((bot.keep(k, i) for i in dump), 0.0)
+    dump_cost = sum((keep(bot, k, i) for i in dump), 0.0)
     p = wins[0]
     gain = c.trick_pts + c.kitty_val + bot.lead_worth
-    if gain * bot.win_weight >= sum((bot.keep(k, i) for i in p), 0.0) - dump_cost:
+    if gain * bot.win_weight >= sum((keep(bot, k, i) for i in p), 0.0) - dump_cost:
         return p
     return dump
 
@@ -332,7 +341,7 @@ def _discard_cost(
     """What playing card `i` away costs (`_discard`), remembered in `costs`."""
     c = costs.get(i)
     if c is None:
-        c = bot.dump_cost(k, i, point_weight)
+        c = dump_cost(bot, k, i, point_weight)
         if point_weight < 0 and k.t.play_suit[i] == TRUMP:
             c -= point_weight * POINTS[i]  # never feed trump points on purpose
         if i in reserve:
@@ -346,7 +355,7 @@ def fallback(bot: HeuristicBase, k: Knowledge, shape: Shape) -> Ids:
     best: tuple[float, Ids] | None = None
     for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
         ids = list(play)
-        c = sum((bot.dump_cost(k, i, 2.5) for i in ids), 0.0)
+        c = sum((dump_cost(bot, k, i, 2.5) for i in ids), 0.0)
         if best is None or c < best[0]:
             best = (c, ids)
         if count >= 2000:

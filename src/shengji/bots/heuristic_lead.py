@@ -13,7 +13,14 @@ What "sure", "void" and "likely" mean is `knowledge.Knowledge`'s (§11).
 from __future__ import annotations
 
 from ..botkit import N_IDS, POINTS, TRUMP, Unit, shape_of
-from .heuristic_base import PAIR_BONUS, HeuristicBase, Ids, units_of
+from .heuristic_base import (
+    PAIR_BONUS,
+    HeuristicBase,
+    Ids,
+    dump_cost,
+    last_trick_reserve,
+    units_of,
+)
 from .knowledge import Knowledge, other_seats
 
 __all__ = ["lead"]
@@ -34,7 +41,7 @@ class _LeadContext:
         self.opps = [(me + 1) % 4, (me + 3) % 4]
         self.partner = (me + 2) % 4
         hand = k.hand
-        reserve = bot.reserve(k)
+        reserve = last_trick_reserve(bot, k)
         by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
         if reserve and k.n_hand > 1:
             for ps in range(5):
@@ -171,7 +178,7 @@ def _lead_cheap(bot: HeuristicBase, c: _LeadContext) -> Ids:
         for u in c.units(ps):
             if u.npairs >= 2 and bot.tractor_lead_bonus <= 0:
                 continue
-            cost = sum((bot.dump_cost(k, i, 3.0) for i in u.ids), 0.0)
+            cost = sum((dump_cost(bot, k, i, 3.0) for i in u.ids), 0.0)
             if u.npairs >= 1:
                 # A pair (or tractor) led makes the others follow with pairs or
                 # break theirs (§6.2): worth leading even when it can be beaten.
