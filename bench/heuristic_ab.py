@@ -1,8 +1,9 @@
 """A/B of the heuristic bot against an earlier version of itself, on mirrored deals.
 
 Run: `PYTHONPATH=src python bench/heuristic_ab.py [--ref main] [--deals 500]`.
-The baseline is the file `src/shengji/bots/heuristic.py` as committed at `--ref`
-(read with `git show`, its relative imports pointed at the installed package), so no
+The baseline is the heuristic as committed at `--ref` (`src/shengji/bots/heuristic.py`
+with its `heuristic_*.py` and `knowledge.py` siblings, read with `git show` and imported
+as a package of their own; the engine imports point at the installed package), so no
 old copy lives in `src/`. Every deal is played twice with the same cards: the new
 bot on the declaring team (seats 0, 2), then on the other team. Printed: the new
 bot's levels per deal (mean over mirror pairs, 95% CI), its win rate in each role,
@@ -13,8 +14,12 @@ and how often the declaring team wins when new plays new (the deal's balance).
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.abc
+import importlib.util
 import math
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -31,18 +36,49 @@ from shengji.round import Round
 ROOT = Path(__file__).resolve().parent.parent
 
 
+class _AtRef(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports `<package>.<module>` from sources read out of git (the bot at a ref)."""
+
+    def __init__(self, package: str, sources: dict[str, str]) -> None:
+        self.package, self.sources = package, sources
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> object:
+        if fullname == self.package or fullname.removeprefix(self.package + ".") in self.sources:
+            return importlib.util.spec_from_loader(
+                fullname, self, is_package=fullname == self.package)
+        return None
+
+    def create_module(self, spec: object) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        name = module.__name__.removeprefix(self.package).lstrip(".")
+        if name:
+            src = self.sources[name]
+            exec(compile(src, f"{self.package}/{name}.py", "exec"), module.__dict__)  # noqa: S102
+
+
 def load_baseline(ref: str) -> type:
-    """The `HeuristicAgent` class of `src/shengji/bots/heuristic.py` at git `ref`."""
-    src = subprocess.run(
-        ["git", "show", f"{ref}:src/shengji/bots/heuristic.py"],
+    """The `HeuristicAgent` class of the heuristic at git `ref`: `bots/heuristic.py` and,
+    since the bot was split by decision (issue 30), its sibling modules `heuristic_*.py`
+    and `knowledge.py` at that ref, imported as a package of their own (the engine's
+    modules, `from ..`, are the installed package's)."""
+    listed = subprocess.run(
+        ["git", "ls-tree", "--name-only", f"{ref}:src/shengji/bots"],
         cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout
-    src = src.replace("from ..", "from shengji.").replace("from .", "from shengji.bots.")
-    mod = types.ModuleType(f"heuristic_at_{ref.replace('/', '_')}")
-    mod.__dict__["__name__"] = mod.__name__
-    sys.modules[mod.__name__] = mod
-    exec(compile(src, f"{ref}:heuristic.py", "exec"), mod.__dict__)  # noqa: S102
-    cls: type = mod.HeuristicAgent
+    ).stdout.split()
+    names = [n[:-3] for n in listed
+             if n.endswith(".py") and (n.startswith("heuristic") or n == "knowledge.py")]
+    sources = {}
+    for name in names:
+        src = subprocess.run(
+            ["git", "show", f"{ref}:src/shengji/bots/{name}.py"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout
+        sources[name] = src.replace("from ..", "from shengji.")
+    package = "heuristic_at_" + re.sub(r"\W", "_", ref)
+    sys.meta_path.insert(0, _AtRef(package, sources))
+    cls: type = importlib.import_module(f"{package}.heuristic").HeuristicAgent
     return cls
 
 

@@ -112,7 +112,7 @@ def test_agent_specs_name_a_kind_and_its_settings() -> None:
 
 def test_heuristic_play_core_matches_its_view_path() -> None:
     """`choose_play` (the search's rollout policy) decides exactly as `act` does."""
-    from shengji.bots.heuristic import _Knowledge
+    from shengji.bots.knowledge import Knowledge
 
     rnd = Round(11, trump_rank="2", starter=0, declaring_team=0)
     agents = [HeuristicAgent(s) for s in range(4)]
@@ -126,7 +126,7 @@ def test_heuristic_play_core_matches_its_view_path() -> None:
                 (s, [c.id for c in cs]) for s, cs in view.current_trick.plays
             ]
             probe = HeuristicAgent(d.seat)
-            ids = probe.choose_play(_Knowledge(view, view.trump), plays)
+            ids = probe.choose_play(Knowledge(view, view.trump), plays)
             act = HeuristicAgent(d.seat).act(view)
             assert isinstance(act, Play)
             assert sorted(ids) == sorted(c.id for c in act.cards)
@@ -394,7 +394,7 @@ def test_random_agent_uses_the_views_random_play() -> None:
 def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4() -> None:
     """Cards a blocker showed (and a thrower took back) are in that hand: a higher card
     known to sit with the partner is no threat to the seat's own play."""
-    from shengji.bots.heuristic import _Knowledge
+    from shengji.bots.knowledge import Knowledge
     from shengji.driver import step
 
     found = 0
@@ -411,14 +411,14 @@ def test_heuristic_knows_who_holds_the_cards_a_failed_throw_revealed_rules_6_4()
                 continue
             view = rnd.view(seat)
             assert view.trump is not None
-            k = _Knowledge(view, view.trump)
+            k = Knowledge(view, view.trump)
             assert k.held is not None and f.blocker in k.held
             for c in f.shown:
                 held_now = rnd.hand_counts(f.blocker)[c.id]
                 assert k.held[f.blocker][c.id] <= held_now  # never claims too much
             # Seats that exclude the blocker cannot hold the shown cards' last copies.
             others = [s for s in range(4) if s not in (seat, f.blocker)]
-            free = k._unseen_for(others)
+            free = k.unseen_for(others)
             assert all(free[i] <= k.unseen[i] for i in range(54))
             # Right after the throw the blocker has not played: all shown cards are known.
             assert sum(free) <= sum(k.unseen) - len(f.shown)
@@ -439,7 +439,7 @@ def test_heuristic_knowledge_kept_up_to_date_equals_a_rebuild(kinds: tuple[str, 
     """The knowledge the heuristic keeps between its turns (updated from the plays seen
     since, RULES §11) is exactly what a rebuild from the view gives, at every play of a
     two-round game whose agents are reused across rounds (failed throws included)."""
-    from shengji.bots.heuristic import _Knowledge
+    from shengji.bots.knowledge import Knowledge
     from shengji.driver import step
 
     checked = 0
@@ -459,7 +459,7 @@ def test_heuristic_knowledge_kept_up_to_date_equals_a_rebuild(kinds: tuple[str, 
                 agent.act(view)
                 kept = agent._known
                 assert kept is not None
-                fresh = _Knowledge(view, view.trump)
+                fresh = Knowledge(view, view.trump)
                 for name in _KNOWLEDGE_FIELDS:
                     assert getattr(kept, name) == getattr(fresh, name), name
                 checked += 1

@@ -124,11 +124,11 @@ def test_the_expert_decides_the_same_with_the_heuristics_kept_knowledge(
     """The heuristic keeps its knowledge between calls (the inference model is asked
     about several seats, moments and sampled worlds): the expert's decisions equal those
     made with the knowledge rebuilt from every view."""
-    from shengji.bots.heuristic import _Knowledge
+    from shengji.bots.knowledge import Knowledge
 
     views = [rnd.view(seat) for rnd, seat in (_position(3, 3), _position(4, 7))]
     kept = [ExpertAgent(11, iters=16, candidates=4).act(v) for v in views]
-    monkeypatch.setattr(_Knowledge, "sync", lambda self, view: False)
+    monkeypatch.setattr(Knowledge, "sync", lambda self, view: False)
     rebuilt = [ExpertAgent(11, iters=16, candidates=4).act(v) for v in views]
     assert kept == rebuilt
 

@@ -32,7 +32,8 @@ from ..round import Round
 from ..shapes import decompose, shape_of
 from ..trump import TRUMP
 from ..views import View
-from .heuristic import HeuristicAgent, _Knowledge
+from .heuristic import HeuristicAgent
+from .knowledge import Knowledge
 from .worlds import (
     DealFacts,
     WorldError,
@@ -123,7 +124,7 @@ class ExpertAgent:
         return Bury(seat, cards) if view.phase == "kitty" else Play(seat, cards)
 
     # ================================================================ candidates
-    def _play_candidates(self, view: View, k: _Knowledge) -> list[Ids]:
+    def _play_candidates(self, view: View, k: Knowledge) -> list[Ids]:
         """A few sensible plays, the heuristic's own choice first (§6.1, §6.2)."""
         t = k.t
         trick = view.current_trick
@@ -196,7 +197,7 @@ class ExpertAgent:
     def _search_play(self, view: View, rng: random.Random) -> Ids:
         t = view.trump
         assert t is not None and view.seat is not None
-        k0 = _Knowledge(view, t)
+        k0 = Knowledge(view, t)
         cands = self._play_candidates(view, k0)
         if len(cands) == 1:
             return cands[0]
@@ -277,7 +278,7 @@ class ExpertAgent:
                 break
         return cands[_choose(vals, active)]
 
-    def _rollout(self, rnd: Round, ks: list[_Knowledge], me: int, seed: int) -> float:
+    def _rollout(self, rnd: Round, ks: list[Knowledge], me: int, seed: int) -> float:
         """Finish the round with the heuristic policy for every seat; `me`'s utility."""
         policy = self.policy
         policy.rng.seed(seed)
@@ -404,7 +405,7 @@ class ExpertAgent:
         t = rnd.trump
         assert starter is not None and t is not None
         rnd.step(bot.act(rnd.view(starter)))  # the bury (§4)
-        k0 = _Knowledge(rnd.view(starter), t)
+        k0 = Knowledge(rnd.view(starter), t)
         ks = k0.world([rnd.hand_counts(s) for s in range(4)], list(rnd.kitty), starter)
         return self._rollout(rnd, ks, me, seed)
 
@@ -416,7 +417,7 @@ class ExpertAgent:
         if len(cands) == 1:
             return cands[0]
         me = view.seat
-        k0 = _Knowledge(view, t)
+        k0 = Knowledge(view, t)
         facts = WorldFacts.from_view(view)
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
@@ -465,7 +466,7 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
     return d, (var / m) ** 0.5
 
 
-def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
+def _cost(k: Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
     """What a play gives up: levels, trumps and points (cheapest first)."""
     t = k.t
     c = 0.0
@@ -474,12 +475,12 @@ def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
     return c, tuple(ids)
 
 
-def _power(k: _Knowledge, ids: Sequence[int]) -> int:
+def _power(k: Knowledge, ids: Sequence[int]) -> int:
     t = k.t
     return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
 
 
-def ks_observe(ks: list[_Knowledge], rnd: Round, seat: int) -> None:
+def ks_observe(ks: list[Knowledge], rnd: Round, seat: int) -> None:
     """Tell every seat's knowledge about `seat`'s play just applied to `rnd`."""
     on_table = rnd.current and rnd.current[-1][0] == seat
     trick = rnd.current if on_table else rnd.tricks[-1][1]

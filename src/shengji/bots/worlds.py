@@ -29,9 +29,9 @@ from ..actions import Declare, Draw, Pass
 from ..cards import CARDS, N_IDS, POINTS
 from ..errors import IllegalAction
 from ..round import Round, TrickView
-from ..shapes import shape_of
 from ..trump import TRUMP, Trump
 from ..views import View
+from .knowledge import Knowledge, declared_held
 
 KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
 
@@ -76,58 +76,23 @@ class WorldFacts:
 
     @classmethod
     def from_view(cls, view: View) -> WorldFacts:
-        """The facts of `view` (kitty or play phase, a seat's view)."""
+        """The facts of `view` (kitty or play phase, a seat's view), as `Knowledge`
+        derives them: voids, missing pairs, cards held since a failed throw (§6.4), and
+        declared cards not played since (§3.3, `declared_held`)."""
         me = view.seat
         t = view.trump
         if me is None or t is None or view.phase not in ("kitty", "play"):
             raise ValueError("world facts need a seat's view in the kitty or play phase")
-        hand = [0] * N_IDS
-        for c in view.hand:
-            hand[c.id] += 1
-        pool = [2 - n for n in hand]
-        void = [[False] * 5 for _ in range(4)]
-        nopair = [[False] * 5 for _ in range(4)]
-        played_by: list[list[int]] = [[0] * N_IDS for _ in range(4)]
-        # per seat: what it played from trick index k on (for failed-throw shown cards)
-        tricks = list(view.tricks)
-        if view.current_trick is not None and view.current_trick.plays:
-            tricks.append(view.current_trick)
-        played_from: list[list[list[int]]] = []
-        ps_of = t.play_suit
-        for trick in tricks:
-            plays = trick.plays
-            lead = [c.id for c in plays[0][1]]
-            lead_suit = ps_of[lead[0]]
-            n = len(lead)
-            lead_pairs = shape_of(lead, t).n_pairs if n > 1 else 0
-            this = [[0] * N_IDS for _ in range(4)]
-            for j, (s, cards) in enumerate(plays):
-                in_suit: dict[int, int] = {}
-                k = 0
-                for c in cards:
-                    pool[c.id] -= 1
-                    played_by[s][c.id] += 1
-                    this[s][c.id] += 1
-                    if ps_of[c.id] == lead_suit:
-                        k += 1
-                        in_suit[c.id] = in_suit.get(c.id, 0) + 1
-                if j == 0:
-                    continue
-                if k < n:
-                    void[s][lead_suit] = True
-                elif lead_pairs and sum(v >> 1 for v in in_suit.values()) < lead_pairs:
-                    nopair[s][lead_suit] = True
-            played_from.append(this)
+        _check_copies(view)
+        k = Knowledge(view, t)
+        hand = list(k.hand)
+        pool = list(k.unseen)
         kitty_known: tuple[int, ...] | None = None
         kitty_hidden = view.phase == "play" and view.starter != me
-        if view.kitty is not None and view.starter == me:
-            kitty_known = tuple(c.id for c in view.kitty)
-            for i in kitty_known:
-                pool[i] -= 1
+        if k.starter_kitty:
+            kitty_known = tuple(k.kitty_ids())
         if view.phase == "kitty" and view.kitty_taken is not None:
             kitty_known = tuple(c.id for c in view.kitty_taken)  # already in the hand
-        if min(pool) < 0:
-            raise ValueError("the view shows more than two copies of a card")
         capacity = [0] * 5
         for s in range(4):
             if s != me:
@@ -135,32 +100,16 @@ class WorldFacts:
         capacity[KITTY] = 8 if kitty_hidden else 0
         # Cards known to be in a hand: declared (§3.3) or shown to stop a throw (§6.4),
         # minus what that seat played since.
+        need = declared_held(view)
+        if k.held:
+            for s, h in k.held.items():
+                row = need[s]
+                for i, n in enumerate(h):
+                    if n > row[i]:
+                        row[i] = n
+        void, nopair = k.void, k.nopair
+        ps_of = t.play_suit
         pinned = [[0] * N_IDS for _ in range(5)]
-        need = [[0] * N_IDS for _ in range(4)]
-        cnt: dict[int, int]
-        for s, cards in view.declarations:
-            if s == me:
-                continue
-            cnt = {}
-            for c in cards:
-                cnt[c.id] = cnt.get(c.id, 0) + 1
-            for i, n in cnt.items():
-                need[s][i] = max(need[s][i], n - played_by[s][i])
-        for f in view.failed_throws:
-            # The blocker showed these cards; the thrower took back the rest of the
-            # attempted throw: both are still held unless played since (§6.4).
-            taken_back = list(f.attempted)
-            for c in f.forced:
-                taken_back.remove(c)
-            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(taken_back))):
-                if s == me:
-                    continue
-                cnt = {}
-                for c in cards:
-                    cnt[c.id] = cnt.get(c.id, 0) + 1
-                for i, n in cnt.items():
-                    since = sum(pt[s][i] for pt in played_from[f.trick :])
-                    need[s][i] = max(need[s][i], n - since)
         left = list(pool)
         for s in range(4):
             for i in range(N_IDS):
@@ -175,7 +124,25 @@ class WorldFacts:
                     loc = KITTY
                 pinned[loc][i] += n
                 left[i] -= n
-        return cls(me, t, hand, pool, capacity, void, nopair, pinned, kitty_known)
+        return cls(me, t, hand, pool, capacity, [list(v) for v in void],
+                   [list(v) for v in nopair], pinned, kitty_known)
+
+
+def _check_copies(view: View) -> None:
+    """Refuse a view that shows a card more than twice (its own hand, every play and the
+    kitty it buried: two decks, RULES §2)."""
+    seen = [0] * N_IDS
+    for c in view.hand:
+        seen[c.id] += 1
+    for trick in (*view.tricks, *(() if view.current_trick is None else (view.current_trick,))):
+        for _, cards in trick.plays:
+            for c in cards:
+                seen[c.id] += 1
+    if view.kitty is not None and view.starter == view.seat:
+        for c in view.kitty:
+            seen[c.id] += 1
+    if max(seen) > 2:
+        raise ValueError("the view shows more than two copies of a card")
 
 
 def _allowed(f: WorldFacts, loc: int, i: int) -> bool:
@@ -391,15 +358,7 @@ class DealFacts:
             raise ValueError("the view shows more than two copies of a card")
         sizes = list(view.hand_sizes)
         drawn = sum(sizes)
-        pinned = [[0] * N_IDS for _ in range(4)]
-        for s, cards in view.declarations:
-            if s == me:
-                continue
-            cnt: dict[int, int] = {}
-            for c in cards:
-                cnt[c.id] = cnt.get(c.id, 0) + 1
-            for i, n in cnt.items():
-                pinned[s][i] = max(pinned[s][i], n)
+        pinned = declared_held(view)  # nothing has left a hand yet (§3.1)
         for i in range(N_IDS):
             if sum(pinned[s][i] for s in range(4)) > pool[i]:
                 raise ValueError(f"the declarations show more copies of card {i} than unseen")

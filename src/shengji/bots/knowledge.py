@@ -1,0 +1,510 @@
+"""What one seat knows about the hidden cards: the one information-set module of the bots.
+
+A seat sees its own hand, every card played, the declarations (RULES §3.3), the
+kitty it buried if it is the starter (§4) and the failed throws (§6.4) — nothing
+else (§11). From those, play reveals facts about the other hands:
+
+- a follower who played fewer cards of the led suit than were led has none left:
+  it is void there (§6.2);
+- a follower who could not match the pairs of a lead with pairs of the led suit has
+  no pair left there (§6.2: pairs must follow pairs while the hand has them);
+- a failed throw shows the blocker's beating cards and gives the rest back to the
+  thrower: both stay in those hands until played (§6.4);
+- a declarer held the cards it declared with (§3.3); unless played since they are
+  still in its hand, or in the kitty the starter buried (`declared_held`).
+
+`Knowledge` keeps these facts as count arrays for the heuristic (and for the
+expert's rollouts, where it is updated one play at a time: the hot path); the
+expert's world sampler (`worlds.WorldFacts`) reads the same object, so each fact is
+derived here only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..botkit import N_IDS, POINTS, TRUMP, Card, Trump, View, as_list
+
+if TYPE_CHECKING:
+    from ..botkit import TrickView
+
+__all__ = ["Knowledge", "declared_held", "other_seats", "view_key"]
+
+
+class Knowledge:
+    """What one seat knows during the play (RULES §11), as count arrays per card id.
+
+    Built from a seat's `View` (`Knowledge(view, view.trump)`), then kept up to date
+    from the plays made since (`sync(view)`, or `observe` / `observe_public` one play at
+    a time in a search world). Its fields are public for the bots to read; only this
+    class writes them:
+
+    - `hand[i]`, `suit_len[ps]`, `n_hand`: the seat's own cards (per id, per play suit);
+    - `unseen[i]`, `unseen_len[ps]`, `n_unseen`, `unseen_pts`: copies the seat has not
+      seen (not in its hand, not played, not in the kitty it buried as the starter, §4);
+    - `void[s][ps]`: seat `s` showed it has no card of play suit `ps` left (it did not
+      follow suit, §6.2); `nopair[s][ps]`: it showed no pair there (it did not follow a
+      pair, or a tractor's or throw's pairs, with pairs, §6.2);
+    - `held[s][i]`: copies of `i` known to be in seat `s`'s hand since a failed throw
+      (the blocker's shown cards and the thrower's taken-back ones, less what it played
+      since, §6.4), None when there was no failed throw;
+    - `hand_sizes[s]`; `starter_kitty`, `kitty_pts` and `kitty_ids()`: the kitty the
+      seat buried itself, if it is the starter (§4, §8.1);
+    - what it proves: `higher_single` / `higher_pair` / `higher_tractor` /
+      `unit_beatable` (could one of some seats beat a unit, §6.1, §6.3), `sure_level`,
+      `ruff_risk`, `unseen_for` (the unseen cards some seats may hold).
+
+    `world` and `for_seat` give the four seats' knowledge in a sampled world (search).
+    """
+
+    __slots__ = (
+        "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
+        "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
+        "n_hand", "n_unseen", "unseen_pts", "sure_cache", "held", "options", "key", "n_done",
+        "n_part", "mark", "declarers",
+    )
+
+    def __init__(self, view: View | None, t: Trump) -> None:
+        self.t = t
+        if view is None:  # a blank to fill in (`_in_world`); compiled classes have no
+            return  # object.__new__ path
+        me = view.seat
+        assert me is not None
+        self.me = me
+        # The hand before the tricks of the view: its own plays are observed below.
+        hand = [0] * N_IDS
+        for c in view.hand:
+            hand[c.id] += 1
+        for trick in view.tricks:
+            for s, cards in trick.plays:
+                if s == me:
+                    for c in cards:
+                        hand[c.id] += 1
+        if view.current_trick is not None:
+            for s, cards in view.current_trick.plays:
+                if s == me:
+                    for c in cards:
+                        hand[c.id] += 1
+        self.hand = hand
+        self.unseen = [2 - n for n in hand]
+        self.void = [[False] * 5 for _ in range(4)]
+        self.nopair = [[False] * 5 for _ in range(4)]
+        self.options = view.options
+        self.declarers = view.declaring_team if view.declaring_team is not None else -1
+        self.strict = view.options.strict_tractor_follow
+        self.key: tuple[object, ...] | None = view_key(view)
+        self.starter_kitty = False
+        self._buried: list[int] = []
+        self.kitty_pts = 0
+        unseen = self.unseen
+        if view.kitty is not None and view.starter == me and not view.game_over:
+            self.starter_kitty = True
+            self._buried = [c.id for c in view.kitty]
+            for c in view.kitty:
+                unseen[c.id] -= 1
+                self.kitty_pts += c.points
+        self.n_levels = [len(lv) for lv in t.ids_at_level]
+        self.suit_len = [sum(hand[i] for i in ids) for ids in t.suit_ids]
+        self.n_done = 0
+        self.n_part = 0
+        self.mark: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+        for i in range(N_IDS):
+            if unseen[i] < 0:  # defensive: never negative
+                unseen[i] = 0
+        self._count()
+        self.unseen_len = [sum(unseen[i] for i in ids) for ids in t.suit_ids]
+        self.held: dict[int, list[int]] | None = None
+        self.hand_sizes = list(view.hand_sizes)
+        if not self._catch_up(view):
+            raise ValueError("the view's hand does not match its tricks")
+
+    def sync(self, view: View) -> bool:
+        """Bring this knowledge up to `view` from the plays made since it was last synced
+        (RULES §11: only what the seat saw). False when `view` is not a later moment of
+        the same round for the same seat (the caller then rebuilds from the view)."""
+        if view_key(view) != self.key:
+            return False
+        return self._catch_up(view)
+
+    def _catch_up(self, view: View) -> bool:
+        """Observe every play of `view` not seen yet; check the result against its hand."""
+        tricks = view.tricks
+        cur = view.current_trick
+        nd, npart = self.n_done, self.n_part
+        n_tricks = len(tricks)
+        if n_tricks < nd:
+            return False
+        # What was seen last must still be there, unchanged.
+        if npart:
+            src = tricks[nd].plays if n_tricks > nd else (cur.plays if cur is not None else ())
+            if src[:npart] != self.mark:
+                return False
+        elif nd and tricks[nd - 1].plays != self.mark:
+            return False
+        for ti in range(nd, n_tricks):
+            self._see_trick(tricks[ti].plays, npart if ti == nd else 0)
+        cur_plays = cur.plays if cur is not None else ()
+        start = npart if n_tricks == nd else 0
+        if len(cur_plays) > start:
+            self._see_trick(cur_plays, start)
+        if cur_plays:
+            self.n_done, self.n_part, self.mark = n_tricks, len(cur_plays), cur_plays
+        elif n_tricks:
+            self.n_done, self.n_part, self.mark = n_tricks, 0, tricks[-1].plays
+        self.hand_sizes = list(view.hand_sizes)
+        if view.failed_throws:  # rare: recomputed from the tricks
+            self.held = self._failed_throw_cards(view, tricks, cur)
+        # The seat's own hand is the check that nothing was missed.
+        hand = self.hand
+        if self.n_hand != len(view.hand):
+            return False
+        seen = [0] * N_IDS
+        for c in view.hand:
+            i = c.id
+            seen[i] += 1
+            if seen[i] > hand[i]:
+                return False
+        return True
+
+    def _see_trick(self, plays: Sequence[tuple[int, Sequence[Card]]], start: int) -> None:
+        lead = [c.id for c in plays[0][1]]
+        lead_pairs = len(lead) - len(set(lead))
+        for j in range(start, len(plays)):
+            seat, cards = plays[j]
+            ids = lead if j == 0 else [c.id for c in cards]
+            self.observe(seat, ids, None)
+            if j:
+                self._see_follow(seat, ids, lead, lead_pairs)
+
+    def world(
+        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
+    ) -> list[Knowledge]:
+        """The four seats' knowledge in a determinized world (search rollouts).
+
+        `self` is the searching seat's knowledge of the position; `hands` the world's
+        four hands and `kitty` its buried kitty (known to `starter` only). The public
+        facts (voids, missing pairs, hand sizes) are fresh copies shared by the four.
+        """
+        void = [list(v) for v in self.void]
+        nopair = [list(v) for v in self.nopair]
+        sizes = [sum(h) for h in hands]
+        pool = self._pool()
+        return [
+            self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
+                           pool)
+            for s in range(4)
+        ]
+
+    def for_seat(
+        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
+        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+    ) -> Knowledge:
+        """The knowledge `seat` would have in a world where it holds `hand` (search only).
+
+        `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
+        seat's buried kitty if it is the starter; the public facts are the given lists.
+        """
+        return self._in_world(seat, hand, kitty, void, nopair, hand_sizes, self._pool())
+
+    def _pool(self) -> tuple[list[int], list[int], int, int]:
+        """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
+        their points and their number."""
+        pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
+        if self.starter_kitty:
+            for i in self._buried:
+                pool[i] += 1
+        ps_of = self.t.play_suit
+        per_suit = [0] * 5
+        pts = n_all = 0
+        for i, n in enumerate(pool):
+            if n:
+                per_suit[ps_of[i]] += n
+                pts += POINTS[i] * n
+                n_all += n
+        return pool, per_suit, pts, n_all
+
+    def _in_world(
+        self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
+        void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+        pool: tuple[list[int], list[int], int, int],
+    ) -> Knowledge:
+        ids_left, per_suit, pts, n_unseen = pool
+        ps_of = self.t.play_suit
+        k = Knowledge(None, self.t)
+        k.me = seat
+        k.hand = list(hand)
+        unseen = list(ids_left)
+        unseen_len = list(per_suit)
+        suit_len = [0] * 5
+        n_hand = 0
+        for i, n in enumerate(hand):
+            if n:
+                unseen[i] -= n
+                ps = ps_of[i]
+                suit_len[ps] += n
+                unseen_len[ps] -= n
+                pts -= POINTS[i] * n
+                n_unseen -= n
+                n_hand += n
+        k.kitty_pts = 0
+        k.starter_kitty = kitty is not None
+        k._buried = list(kitty) if kitty is not None else []
+        if kitty is not None:
+            for i in kitty:
+                unseen[i] -= 1
+                unseen_len[ps_of[i]] -= 1
+                pts -= POINTS[i]
+                n_unseen -= 1
+                k.kitty_pts += POINTS[i]
+        k.unseen = unseen
+        k.sure_cache = [None] * 5
+        k.n_hand = n_hand
+        k.n_unseen = n_unseen
+        k.unseen_pts = pts
+        k.held = None
+        k.void = void
+        k.nopair = nopair
+        k.n_levels = self.n_levels
+        k.suit_len = suit_len
+        k.unseen_len = unseen_len
+        k.hand_sizes = hand_sizes
+        k.strict = self.strict
+        k.options = self.options
+        k.declarers = self.declarers
+        k.key = None
+        k.n_done = k.n_part = 0
+        k.mark = ()
+        return k
+
+    def sure_level(self, ps: int) -> int:
+        """A card of play suit `ps` at this level or above beats every unseen single of
+        the other hands (`higher_single` is false for it); cached until the next play."""
+        got = self.sure_cache[ps]
+        if got is not None:
+            return got
+        top = -1
+        if self._holders(ps, other_seats(self.me)):
+            unseen = self.unseen
+            levels = self.t.ids_at_level[ps]
+            for lv in range(len(levels) - 1, -1, -1):
+                if any(unseen[i] for i in levels[lv]):
+                    top = lv
+                    break
+        self.sure_cache[ps] = top
+        return top
+
+    def _count(self) -> None:
+        self.sure_cache: list[int | None] = [None] * 5
+        self.n_hand = sum(self.hand)
+        self.n_unseen = sum(self.unseen)
+        self.unseen_pts = sum(POINTS[i] * n for i, n in enumerate(self.unseen) if n)
+
+    def kitty_ids(self) -> list[int]:
+        """The starter's own buried kitty (ids) when this knowledge holds it, else []."""
+        return list(self._buried)
+
+    def observe(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """Update after `seat` played `ids` (`lead`: the trick's lead, None if this is it).
+
+        Own plays leave the hand; others' plays leave the unseen pool. Voids and
+        hand sizes are shared between the seats of one search world, so the caller
+        updates those once with `observe_public`.
+        """
+        ps_of = self.t.play_suit
+        ids = as_list(ids)
+        self.sure_cache = [None] * 5
+        if seat == self.me:
+            hand = self.hand
+            self.n_hand -= len(ids)
+            for i in ids:
+                hand[i] -= 1
+                self.suit_len[ps_of[i]] -= 1
+        else:
+            unseen = self.unseen
+            for i in ids:
+                if unseen[i] > 0:
+                    unseen[i] -= 1
+                    self.unseen_len[ps_of[i]] -= 1
+                    self.n_unseen -= 1
+                    self.unseen_pts -= POINTS[i]
+
+    def observe_public(self, seat: int, ids: Sequence[int], lead: Sequence[int] | None) -> None:
+        """The public part of a play: hand sizes, and the voids and missing pairs it shows."""
+        self.hand_sizes[seat] -= len(ids)
+        if lead is not None:
+            self._see_follow(seat, ids, lead)
+
+    def _see_follow(
+        self, seat: int, ids: Sequence[int], lead: Sequence[int], lead_pairs: int = -1
+    ) -> None:
+        """The voids and missing pairs a follow to `lead` shows (§6.2); `lead_pairs`: the
+        pairs in the lead if known (a lead is one suit, so its repeated cards)."""
+        ps_of = self.t.play_suit
+        ids = as_list(ids)
+        lead = as_list(lead)
+        lead_suit = ps_of[lead[0]]
+        n = len(lead)
+        in_suit = [i for i in ids if ps_of[i] == lead_suit]
+        if len(in_suit) < n:
+            self.void[seat][lead_suit] = True
+        elif n > 1:
+            if lead_pairs < 0:
+                lead_pairs = n - len(set(lead))
+            if lead_pairs and n - len(set(in_suit)) < lead_pairs:
+                self.nopair[seat][lead_suit] = True
+
+    # ------------------------------------------------------------ who may hold what
+    def _holders(self, ps: int, seats: Sequence[int], pairs: bool = False) -> bool:
+        for s in as_list(seats):
+            if self.void[s][ps] or self.hand_sizes[s] == 0:
+                continue
+            if pairs and self.nopair[s][ps]:
+                continue
+            return True
+        return False
+
+    def _failed_throw_cards(
+        self, view: View, done: Sequence[TrickView], cur: TrickView | None
+    ) -> dict[int, list[int]]:
+        """Unseen cards known to be in a hand since a failed throw (§6.4): the cards the
+        blocker showed and those the thrower took back, less what each played since."""
+        held: dict[int, list[int]] = {}
+        tricks = list(done)
+        if cur is not None and cur.plays:
+            tricks.append(cur)
+        for f in view.failed_throws:
+            back = list(f.attempted)
+            for c in f.forced:
+                back.remove(c)
+            for s, cards in ((f.blocker, f.shown), (f.seat, tuple(back))):
+                if s == self.me:
+                    continue
+                h = held.setdefault(s, [0] * N_IDS)
+                have = [0] * N_IDS
+                for c in cards:
+                    have[c.id] += 1
+                for trick in tricks[f.trick :]:
+                    for seat, played in trick.plays:
+                        if seat == s:
+                            for c in played:
+                                have[c.id] -= 1
+                for i, n in enumerate(have):
+                    if n > h[i]:
+                        h[i] = min(n, self.unseen[i])
+        return held
+
+    def unseen_for(self, seats: Sequence[int]) -> list[int]:
+        """Unseen copies that one of `seats` may hold: less those known elsewhere."""
+        held = self.held
+        if not held:
+            return self.unseen
+        out = list(self.unseen)
+        for s, h in held.items():
+            if s not in seats:
+                for i, n in enumerate(h):
+                    if n:
+                        out[i] = max(0, out[i] - n)
+        return out
+
+    def higher_single(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
+        """Could one of `seats` hold a single of play suit `ps` above level `lvl` (§6.3)?
+        Not if each is void there or out of cards; cards known elsewhere do not count."""
+        if not self._holders(ps, seats):
+            return False
+        levels = self.t.ids_at_level[ps]
+        unseen = self.unseen_for(seats)
+        for lv in range(lvl + 1, len(levels)):
+            for i in levels[lv]:
+                if unseen[i]:
+                    return True
+        return False
+
+    def higher_pair(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
+        """Could one of `seats` hold a pair of play suit `ps` above level `lvl` (§6.1)?
+        Not if each is void there, showed no pair there (§6.2) or is out of cards."""
+        if not self._holders(ps, seats, pairs=True):
+            return False
+        levels = self.t.ids_at_level[ps]
+        unseen = self.unseen_for(seats)
+        for lv in range(lvl + 1, len(levels)):
+            for i in levels[lv]:
+                if unseen[i] >= 2:
+                    return True
+        return False
+
+    def higher_tractor(self, ps: int, k: int, top: int, seats: Sequence[int]) -> bool:
+        """Could one of `seats` hold a tractor of `k` pairs in play suit `ps` whose top
+        is above level `top` (§5.4, §6.1)? Judged from the unseen pairs of adjacent levels."""
+        if not self._holders(ps, seats, pairs=True):
+            return False
+        levels = self.t.ids_at_level[ps]
+        unseen = self.unseen_for(seats)
+        run = 0
+        for lv in range(len(levels)):
+            if any(unseen[i] >= 2 for i in levels[lv]):
+                run += 1
+                if run >= k and lv > top:
+                    return True
+            else:
+                run = 0
+        return False
+
+    def unit_beatable(self, ps: int, npairs: int, top: int, seats: Sequence[int]) -> bool:
+        """Could one of `seats` hold a higher unit of this shape in suit `ps` (§6.1)?"""
+        if npairs == 0:
+            return self.higher_single(ps, top, seats)
+        if npairs == 1:
+            return self.higher_pair(ps, top, seats)
+        return self.higher_tractor(ps, npairs, top, seats)
+
+    def ruff_risk(self, ps: int, seats: Sequence[int]) -> float:
+        """Rough chance that one of `seats` is void in side suit `ps` and can trump it."""
+        if ps == TRUMP:
+            return 0.0
+        live = [s for s in seats if not self.void[s][TRUMP] and self.hand_sizes[s] > 0]
+        if not live:
+            return 0.0
+        if any(self.void[s][ps] for s in live):
+            return 1.0
+        others = [s for s in range(4) if s != self.me and not self.void[s][ps]]
+        u = self.unseen_len[ps]
+        if not others:
+            return 0.0
+        p_void = (1 - 1 / len(others)) ** u if len(others) > 1 else 0.0
+        return 1 - (1 - p_void) ** len(live)
+
+
+def view_key(view: View) -> tuple[object, ...]:
+    """What must not change between two views of the same round for one seat."""
+    return (view.round_no, view.seat, view.starter, view.trump, view.declarer,
+            view.declaring_team, view.options, view.levels, view.kitty)
+
+
+def other_seats(me: int) -> list[int]:
+    """The three seats after `me`, in playing order (RULES §6)."""
+    return [(me + j) % 4 for j in (1, 2, 3)]
+
+def declared_held(view: View) -> list[list[int]]:
+    """Per seat (the viewer's own row stays zero), copies of each card id it declared
+    with (RULES §3.3) and has not played since: still in its hand, unless the starter
+    buried them in the kitty (§4)."""
+    me = view.seat
+    played_by = [[0] * N_IDS for _ in range(4)]
+    tricks = list(view.tricks)
+    if view.current_trick is not None:
+        tricks.append(view.current_trick)
+    for trick in tricks:
+        for s, cards in trick.plays:
+            for c in cards:
+                played_by[s][c.id] += 1
+    need = [[0] * N_IDS for _ in range(4)]
+    for s, cards in view.declarations:
+        if s == me:
+            continue
+        cnt: dict[int, int] = {}
+        for c in cards:
+            cnt[c.id] = cnt.get(c.id, 0) + 1
+        for i, n in cnt.items():
+            need[s][i] = max(need[s][i], n - played_by[s][i])
+    return need
