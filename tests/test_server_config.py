@@ -90,7 +90,7 @@ def test_defaults_are_written_once() -> None:
         f.name for f in dataclasses.fields(ServerConfig)}
     table = TableSettings()
     assert config.timings() == {k: getattr(table, k) for k in config.timings()}
-    assert DEFAULT_BOT_TIMEOUT_S == config.bot_timeout_s
+    assert config.bot_timeout_s == DEFAULT_BOT_TIMEOUT_S
     # the command line's conventions for "the default"
     assert ServerConfig(db="", redis_url="", bot_workers=-1) == config
 
