@@ -35,12 +35,10 @@ from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
     BAD_REQUEST,
-    PUBLIC_MINIMA,
     RATE_LIMITED,
     TOO_LARGE,
     InputError,
     TableSettings,
-    check_settings,
     dumps_strict,
 )
 from .security import token_matches
@@ -272,11 +270,6 @@ def create_app(
     """
     config = config or ServerConfig()
     url = config.db or default_db_url()
-    minima = None if config.fast_timings else PUBLIC_MINIMA
-    try:
-        defaults = check_settings(config.timings(), minima=minima)
-    except InputError as exc:
-        raise ValueError(f"server default {exc} (or serve with --fast-timings)") from None
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     from shengji.bots import AGENT_KINDS
 
@@ -292,11 +285,7 @@ def create_app(
         else:
             store = Store(url, sqlite_writer=config.sqlite_writer)
         await store.start()
-        manager = Manager(
-            store, defaults, minima=minima, rate=config.rate_per_s, burst=config.burst,
-            seed_source=seed_source, bot_workers=config.bot_workers, bot_kinds=kinds,
-            limits=config.limits,
-        )
+        manager = Manager(store, config, seed_source=seed_source, bot_kinds=kinds)
         if config.redis_url:
             cluster = manager.cluster = Cluster(
                 manager, config.redis_url, hello_timeout_s=config.hello_timeout_s)
