@@ -196,6 +196,21 @@ FAST: dict[str, Any] = {
 }
 
 
+#: `create_app`'s keywords that are hooks (tests'), not `ServerConfig` settings
+APP_HOOKS = ("seed_source", "static_dir")
+
+
+def make_app(db_path: str | os.PathLike[str], settings: dict[str, Any]) -> Any:
+    """`create_app` on a SQLite file: FAST, then `settings` (ServerConfig fields and
+    APP_HOOKS)."""
+    from shengji.server import ServerConfig
+    from shengji.server.app import create_app
+
+    merged = {"db": f"sqlite+aiosqlite:///{db_path}", **FAST, **settings}
+    hooks = {k: merged.pop(k) for k in APP_HOOKS if k in merged}
+    return create_app(ServerConfig(**merged), **hooks)
+
+
 @contextlib.contextmanager
 def serve(db_path: str | os.PathLike[str], **settings: Any) -> Iterator[TestClient]:
     """A running app on a SQLite file (lifespan entered), with fast timings by default."""
@@ -205,9 +220,7 @@ def serve(db_path: str | os.PathLike[str], **settings: Any) -> Iterator[TestClie
         warnings.simplefilter("ignore", DeprecationWarning)  # "use httpx2" (Starlette 1.x)
         from starlette.testclient import TestClient
 
-    from shengji.server.app import create_app
-
-    app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
+    app = make_app(db_path, settings)
     with TestClient(app) as client:
         try:
             yield client
@@ -348,13 +361,13 @@ def live_server(
 
     import uvicorn
 
-    from shengji.server.app import create_app, uvicorn_config
+    from shengji.server.app import uvicorn_config
     from shengji.server.httpguard import GuardedH11Protocol
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    app = create_app(f"sqlite+aiosqlite:///{db_path}", **{**FAST, **settings})
+    app = make_app(db_path, settings)
     config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", loop="asyncio",
                             **(uvicorn_options or {}))
     server = uvicorn.Server(config)

@@ -83,22 +83,22 @@ def test_arena_command(tmp_path: Path) -> None:
 
 
 def test_serve_starts_the_app_on_the_given_address(monkeypatch, tmp_path) -> None:
-    calls: list[tuple[object, ...]] = []
+    from shengji.server import ServerConfig
 
-    def fake_run(host: str, port: int, db: str | None, **settings: object) -> None:
-        calls.append((host, port, db, settings))
-
-    monkeypatch.setattr("shengji.server.run", fake_run)
+    calls: list[ServerConfig] = []
+    monkeypatch.setattr("shengji.server.run", calls.append)
     url = f"sqlite:///{tmp_path / 'x.db'}"
     result = runner.invoke(app, ["serve", "--port", "8123", "--db", url])
     assert result.exit_code == 0, result.output
     assert "http://127.0.0.1:8123/" in result.output
-    assert len(calls) == 1 and calls[0][:3] == ("127.0.0.1", 8123, url)
-    settings = calls[0][3]
-    assert isinstance(settings, dict)
-    assert {k: settings[k] for k in ("deal_ms", "window_ms", "bot_delay_ms", "round_pause_ms")} \
-        == {"deal_ms": 150, "window_ms": 10_000, "bot_delay_ms": 700, "round_pause_ms": 6_000}
-    assert settings["fast_timings"] is False and settings["debug"] is False
+    assert len(calls) == 1
+    config = calls[0]
+    assert (config.host, config.port, config.db) == ("127.0.0.1", 8123, url)
+    # every other option at its ServerConfig default
+    assert config == ServerConfig(port=8123, db=url)
+    assert (config.deal_ms, config.window_ms, config.bot_delay_ms, config.round_pause_ms) \
+        == (150, 10_000, 700, 6_000)
+    assert config.fast_timings is False and config.debug is False
 
 
 def test_demo_prints_a_round() -> None:

@@ -231,9 +231,9 @@ def test_a_public_server_refuses_timings_below_its_minima(tmp_path: Path) -> Non
         info = client.get(f"/api/tables/{tid}").json()
         assert info["settings"]["bot_timeout_s"] == 120  # a default: no game waits for ever
     with pytest.raises(ValueError, match="deal_ms"):
-        from shengji.server import create_app
+        from shengji.server import ServerConfig, create_app
 
-        create_app(f"sqlite:///{tmp_path / 'x.db'}", deal_ms=0)
+        create_app(ServerConfig(db=f"sqlite:///{tmp_path / 'x.db'}", deal_ms=0))
 
 
 # -- finding 3: seats mid-game -------------------------------------------------------------

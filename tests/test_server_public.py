@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from server_harness import WSPlayer, live_server, new_table, on_loop, serve
 from shengji.server.doctor import check_database
 from shengji.server.storage import DatabaseDamaged, DatabaseLocked
-from shengji.server.tables import Limits
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
@@ -70,12 +69,12 @@ def test_a_damaged_database_file_stops_the_server_and_doctor_reports_it(tmp_path
 
 # -- finding 5: limits ---------------------------------------------------------------------------
 def test_table_creation_is_limited_per_address(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite", limits=Limits(create_per_min=3)) as client:
+    with serve(tmp_path / "db.sqlite", create_per_min=3) as client:
         for _ in range(3):
             new_table(client)
         r = client.post("/api/tables", json={"name": "flood"})
         assert r.status_code == 429 and r.json()["code"] == "rate_limited"
-    with serve(tmp_path / "db2.sqlite", limits=Limits(open_per_addr=2)) as client:
+    with serve(tmp_path / "db2.sqlite", open_per_addr=2) as client:
         for _ in range(2):
             new_table(client)
         r = client.post("/api/tables", json={"name": "flood"})
@@ -124,7 +123,7 @@ def test_a_half_sent_http_request_is_closed(tmp_path: Path) -> None:
 
 
 def test_websocket_connections_per_address_are_capped(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite", limits=Limits(conns_per_addr=2)) as client:
+    with serve(tmp_path / "db.sqlite", conns_per_addr=2) as client:
         tid, _ = new_table(client)
         a, b = WSPlayer(client, tid), WSPlayer(client, tid)
         a.hello()
@@ -141,8 +140,7 @@ def test_websocket_connections_per_address_are_capped(tmp_path: Path) -> None:
 
 
 def test_tables_nobody_watches_leave_memory_and_load_on_demand(tmp_path: Path) -> None:
-    limits = Limits(abandon_after_s=0.0, evict_after_s=0.0)
-    with serve(tmp_path / "db.sqlite", limits=limits) as client:
+    with serve(tmp_path / "db.sqlite", abandon_after_s=0.0, evict_after_s=0.0) as client:
         tid, host = new_table(client)
         watched, _ = new_table(client)
         w = WSPlayer(client, watched)

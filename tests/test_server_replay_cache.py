@@ -11,7 +11,6 @@ import pytest
 
 import shengji.server.app as app_module
 from server_harness import freeze, host_table, serve
-from shengji.server.schema import Limits
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
@@ -63,7 +62,7 @@ def test_replays_are_rate_limited_per_address(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = _counting(monkeypatch)
-    with serve(tmp_path / "db.sqlite", limits=Limits(replays_per_min=3)) as client:
+    with serve(tmp_path / "db.sqlite", replays_per_min=3) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         freeze(p, table)
         for _ in range(3):

@@ -15,7 +15,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from server_harness import live_server, next_state
-from shengji.server.schema import Limits
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
@@ -33,7 +32,7 @@ def _refusal_code(url: str, **kwargs: object) -> int:
 def test_a_foreign_origin_and_a_connection_too_many_close_with_their_codes(
     tmp_path: Path,
 ) -> None:
-    with live_server(tmp_path / "db.sqlite", limits=Limits(conns_per_addr=2),
+    with live_server(tmp_path / "db.sqlite", conns_per_addr=2,
                      uvicorn_options={"proxy_headers": False}) as base:
         tid = httpx.post(f"{base}/api/tables", json={"name": "t"}).json()["id"]
         url = base.replace("http://", "ws://") + f"/ws/{tid}"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import random
 import sys
+import typing
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -485,93 +488,66 @@ def rules(
     console.print(f"[dim]{escape(text['full'])}[/]")
 
 
-@app.command()
-def serve(
-    host: str = typer.Option("127.0.0.1", help="Address to listen on."),
-    port: int = typer.Option(8000, help="Port to listen on."),
-    db: str = typer.Option(
-        "", help="Database URL (default: an SQLite file in your user data directory); "
-        "postgresql+asyncpg://user:pw@host/db uses PostgreSQL."
-    ),
-    deal_ms: int = typer.Option(150, help="Default pause between dealt cards (ms)."),
-    window_ms: int = typer.Option(10_000, help="Final declaration window (ms, RULES §3.3)."),
-    bot_delay_ms: int = typer.Option(700, help="Default pause before a bot moves (ms)."),
-    round_pause_ms: int = typer.Option(6_000, help="Pause between rounds (ms)."),
-    bot_timeout_s: float = typer.Option(
-        120.0, help="An absent player's turn goes to a bot stand-in after this (s)."
-    ),
-    fast_timings: bool = typer.Option(
-        False, help="Allow timings below the public minima (tests, private servers)."
-    ),
-    allow_origin: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-        [], help="Another origin (https://host[:port]) whose pages may use this server."
-    ),
-    create_per_min: int = typer.Option(10, help="Tables one address may create a minute."),
-    open_per_addr: int = typer.Option(20, help="Open tables one address may have."),
-    conns_per_addr: int = typer.Option(32, help="WebSockets one address may have open."),
-    bot_workers: int = typer.Option(-1, help="Bot processes (-1: one per CPU; 0: none)."),
-    debug: bool = typer.Option(False, help="Serve /docs and /openapi.json."),
-    check: bool = typer.Option(False, "--check", help="Check the database and exit."),
-    redis: str = typer.Option(
-        "", help="Redis URL (redis://host:6379/0): run as one worker of a cluster sharing "
-        "a PostgreSQL --db (docs/ARCHITECTURE.md, \"Many processes\")."
-    ),
-    workers: int = typer.Option(
-        1, help="Worker processes on this port (needs --redis and a PostgreSQL --db)."
-    ),
-    lease_ms: int = typer.Option(
-        3000, help="Cluster: a stalled worker loses its tables after this (ms)."
-    ),
-    test_bots: bool = typer.Option(False, hidden=True, help="Offer the slow test bot."),
-) -> None:
+def serve(check: bool = False, **settings: Any) -> None:
     """Start the web game: open the printed address, create a table, play."""
-    from .server import default_db_url, run
+    import logging
+
+    from .server import ServerConfig, default_db_url, run
     from .server.doctor import check_database
     from .server.storage import StoreError, preflight
-    from .server.tables import Limits
 
-    url = db or default_db_url()
     if check:
-        ok, lines = check_database(url)
+        ok, lines = check_database(settings["db"] or default_db_url())
         console.print("\n".join(lines), markup=False, highlight=False)
         raise typer.Exit(0 if ok else 1)
-    url_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    if (redis or workers > 1) and not url.startswith(("postgresql", "postgres:")):
-        console.print("[red]shengji: several processes (--redis, --workers) need a "
-                      "PostgreSQL --db (postgresql+asyncpg://user@host/db)[/]")
-        raise typer.Exit(2)
-    if workers > 1 and not redis:
-        console.print("[red]shengji: --workers needs --redis[/]")
-        raise typer.Exit(2)
     try:
+        config = ServerConfig(**settings)
+        url = config.db or default_db_url()
+        config = dataclasses.replace(config, db=url)  # every worker: the same file
         preflight(url)
-    except StoreError as exc:
-        console.print(f"[red]shengji: {exc}[/]", markup=True, highlight=False)
-        raise typer.Exit(2) from None
+    except (StoreError, ValueError) as exc:
+        _serve_error(exc)
+    logging.basicConfig(level=config.log_level.upper(),
+                        format="%(levelname)s %(name)s: %(message)s")
+    url_host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     console.print(
-        f"[bold]shengji[/] web game: open [link]http://{url_host}:{port}/[/link] in your browser "
-        f"(database: {url})"
-    )
-    settings: dict[str, Any] = dict(
-        deal_ms=deal_ms, window_ms=window_ms,
-        bot_delay_ms=bot_delay_ms, round_pause_ms=round_pause_ms,
-        bot_timeout_s=bot_timeout_s, fast_timings=fast_timings, debug=debug,
-        allow_origins=tuple(allow_origin),
-        bot_workers=None if bot_workers < 0 else bot_workers,
-        limits=Limits(create_per_min=create_per_min, open_per_addr=open_per_addr,
-                      conns_per_addr=conns_per_addr),
-        redis_url=redis or None, lease_ms=lease_ms, test_bots=test_bots,
+        f"[bold]shengji[/] web game: open [link]http://{url_host}:{config.port}/[/link] in "
+        f"your browser (database: {url})"
     )
     try:
-        if workers > 1:
+        if config.workers > 1:
             from .server.workers import serve_workers
 
-            serve_workers(workers, host, port, url, settings)
+            serve_workers(config)
         else:
-            run(host, port, url, **settings)
+            run(config)
     except ValueError as exc:
-        console.print(f"[red]shengji: {exc}[/]", highlight=False)
-        raise typer.Exit(2) from None
+        _serve_error(exc)
+
+
+def _serve_error(exc: Exception) -> typing.NoReturn:
+    """A refused setting or database: its message on stderr, exit status 2."""
+    print(f"shengji: {exc}", file=sys.stderr)
+    raise typer.Exit(2) from None
+
+
+def _serve_options() -> None:
+    """Give `serve` its options: `--check`, then one per `ServerConfig` field
+    (`server.config.cli_options`), and register it."""
+    from .server.config import cli_options
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("check", kw, annotation=bool, default=typer.Option(
+        False, "--check", help="Check the database (integrity, every table replays) and exit."))]
+    for o in cli_options():
+        params.append(inspect.Parameter(o.field, kw, annotation=o.type, default=typer.Option(
+            o.default, o.flag, help=o.help, hidden=o.hidden)))
+    serve.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    serve.__annotations__ = {p.name: p.annotation for p in params}  # typer reads both
+    app.command()(serve)
+
+
+_serve_options()
 
 
 @app.command("cluster-demo")
@@ -581,6 +557,7 @@ def cluster_demo(
 ) -> None:
     """A cluster on this machine: a throwaway PostgreSQL and Redis, and N workers on one
     port (stop with Ctrl-C; everything is removed). Try `kill -9` on a worker."""
+    from .server import ServerConfig
     from .server.localcluster import ServiceError, local_services
     from .server.workers import serve_workers
 
@@ -589,7 +566,8 @@ def cluster_demo(
             console.print(f"[bold]shengji[/] cluster: {workers} workers on "
                           f"http://127.0.0.1:{port}/ (database {db}, redis {redis})",
                           highlight=False)
-            serve_workers(workers, "127.0.0.1", port, db, {"redis_url": redis})
+            serve_workers(ServerConfig(host="127.0.0.1", port=port, db=db, redis_url=redis,
+                                       workers=workers))
     except ServiceError as exc:
         console.print(f"[red]shengji: {exc}[/]", highlight=False)
         raise typer.Exit(2) from None

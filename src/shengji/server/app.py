@@ -1,7 +1,8 @@
 """The web server: HTTP API, WebSocket endpoint and the static browser client (ASGI, FastAPI).
 
-`create_app(db_url)` builds the application; `run()` serves it with uvicorn (used by
-`shengji serve` and `python -m shengji.server`). A public server's defenses live here too:
+`create_app(config)` builds the application (`config.ServerConfig`: every setting);
+`run(config)` serves it with uvicorn (used by `shengji serve`, which
+`python -m shengji.server` calls). A public server's defenses live here too:
 security headers, the Origin check, request-size and per-address limits, the hello timeout.
 """
 
@@ -26,6 +27,7 @@ from starlette.requests import ClientDisconnect
 from starlette.websockets import WebSocketState
 
 from . import gcpolicy
+from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
@@ -33,13 +35,10 @@ from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
     BAD_REQUEST,
-    PUBLIC_MINIMA,
     RATE_LIMITED,
     TOO_LARGE,
     InputError,
-    Limits,
     TableSettings,
-    check_settings,
     dumps_strict,
 )
 from .security import token_matches
@@ -50,8 +49,6 @@ log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 WS_MAX_SIZE = 1 << 20  # frames above this are refused by the protocol layer itself
-MAX_BODY = 16 * 1024  # request bodies above this are refused (413)
-HELLO_TIMEOUT_S = 10.0  # a WebSocket that says no hello within this is closed
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -255,79 +252,43 @@ class _BodyTooLarge(Exception):
 
 
 def create_app(
-    db_url: str | None,
+    config: ServerConfig | None = None,
     *,
-    deal_ms: int = 150,
-    window_ms: int = 10_000,
-    bot_delay_ms: int = 700,
-    round_pause_ms: int = 6_000,
-    bot_timeout_s: float = 120.0,
-    rate_per_s: float = 10.0,
-    burst: float = 30.0,
     static_dir: Path | str | None = None,
     seed_source: Callable[[], int] | None = None,
-    sqlite_writer: str = "inline",
-    fast_timings: bool = False,
-    debug: bool = False,
-    allow_origins: tuple[str, ...] = (),
-    limits: Limits | None = None,
-    hello_timeout_s: float = HELLO_TIMEOUT_S,
-    max_body: int = MAX_BODY,
-    bot_workers: int | None = None,
-    test_bots: bool = False,
-    redis_url: str | None = None,
-    lease_ms: int = 3000,
     tune_gc: bool = False,
 ) -> Any:
-    """The ASGI app on the database `db_url` (None: the default SQLite file).
+    """The ASGI app of the server `config` (None: every default; see `ServerConfig`).
 
-    The timing keywords are the defaults for new tables (a table's own settings are
-    stored with it); unless `fast_timings`, neither they nor a table's own may go below
-    the public minima (`schema.PUBLIC_MINIMA`). `rate_per_s`/`burst`: the per-connection
-    message rate limit. `seed_source` (tests): where new tables' shuffle seeds come from
-    (default: the system's random source; never chosen by a client). `sqlite_writer`:
-    see `storage.Store`. `debug` serves /docs and /openapi.json. `allow_origins`: other
-    origins (scheme://host[:port]) whose pages may use this server. `limits`: per-address
-    limits. `bot_workers`: processes for bots (None: one per CPU; 0: on the event loop).
-    `test_bots` offers the deliberately slow "slow" bot (benchmarks). `redis_url`: run as
-    one worker of a cluster (a PostgreSQL `db_url` is then required; see `cluster.py`);
-    `lease_ms`: how long a stalled worker keeps its tables. `tune_gc`: once started,
-    freeze what start-up built, raise the collector's thresholds and time its passes
+    The keywords are hooks, not settings: `static_dir` (tests): another browser client;
+    `seed_source` (tests): where new tables' shuffle seeds come from (default: the
+    system's random source; never chosen by a client). `tune_gc`: once started, freeze
+    what start-up built, raise the collector's thresholds and time its passes
     (`gcpolicy`; `run` sets it: it is a setting of the whole process, so apps built
-    inside tests do not).
+    inside tests do not). A `redis_url` runs the app as one worker of a cluster (see
+    `cluster.py`).
     """
-    url = db_url or default_db_url()
-    minima = None if fast_timings else PUBLIC_MINIMA
-    try:
-        defaults = check_settings(
-            {"deal_ms": deal_ms, "window_ms": window_ms, "bot_delay_ms": bot_delay_ms,
-             "round_pause_ms": round_pause_ms, "bot_timeout_s": float(bot_timeout_s)},
-            minima=minima,
-        )
-    except InputError as exc:
-        raise ValueError(f"server default {exc} (or serve with --fast-timings)") from None
+    config = config or ServerConfig()
+    url = config.db or default_db_url()
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     from shengji.bots import AGENT_KINDS
 
-    kinds = (*AGENT_KINDS, SLOW_KIND) if test_bots else AGENT_KINDS
+    kinds = (*AGENT_KINDS, SLOW_KIND) if config.test_bots else AGENT_KINDS
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         cluster = None
-        if redis_url:
+        if config.redis_url:
             from .cluster import Cluster, ClusterStore
 
-            store: Store = ClusterStore(url, lease_ms=lease_ms)
+            store: Store = ClusterStore(url, lease_ms=config.lease_ms)
         else:
-            store = Store(url, sqlite_writer=sqlite_writer)
+            store = Store(url, sqlite_writer=config.sqlite_writer)
         await store.start()
-        manager = Manager(
-            store, defaults, minima=minima, rate=rate_per_s, burst=burst,
-            seed_source=seed_source, bot_workers=bot_workers, bot_kinds=kinds, limits=limits,
-        )
-        if redis_url:
+        manager = Manager(store, config, seed_source=seed_source, bot_kinds=kinds)
+        if config.redis_url:
             cluster = manager.cluster = Cluster(
-                manager, redis_url, hello_timeout_s=hello_timeout_s)
+                manager, config.redis_url, hello_timeout_s=config.hello_timeout_s)
         try:
             await manager.start()
             if cluster is not None:
@@ -354,10 +315,10 @@ def create_app(
             await store.close()
 
     app = FastAPI(
-        title="shengji", lifespan=lifespan, docs_url="/docs" if debug else None,
-        redoc_url=None, openapi_url="/openapi.json" if debug else None,
+        title="shengji", lifespan=lifespan, docs_url="/docs" if config.debug else None,
+        redoc_url=None, openapi_url="/openapi.json" if config.debug else None,
     )
-    app.state.hello_timeout_s = hello_timeout_s
+    app.state.hello_timeout_s = config.hello_timeout_s
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -465,7 +426,7 @@ def create_app(
         return table.table_info()
 
     replay_cache = ReplayCache()
-    replay_limit = WindowLimit((limits or Limits()).replays_per_min)
+    replay_limit = WindowLimit(config.replays_per_min)
 
     @app.get("/api/tables/{table_id}/replay", response_model=None)
     async def replay(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:
@@ -536,8 +497,8 @@ def create_app(
             await manager.release_conn(addr, lease)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
-    allowed = frozenset(o.rstrip("/").lower() for o in allow_origins)
-    return Guard(app, allowed=allowed, max_body=max_body, ws_endpoint=ws_endpoint)
+    allowed = frozenset(o.rstrip("/").lower() for o in config.allow_origins)
+    return Guard(app, allowed=allowed, max_body=config.max_body, ws_endpoint=ws_endpoint)
 
 
 def _no_constant(name: str) -> Any:
@@ -640,25 +601,15 @@ def uvicorn_config(app: Any, host: str, port: int, **kwargs: Any) -> Any:
     )
 
 
-def run(
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    db: str | None = None,
-    *,
-    log_level: str = "info",
-    ws_compression: bool = False,
-    **settings: Any,
-) -> None:
-    """Serve the web game (blocking). `settings` are `create_app` keywords (deal_ms, ...).
+def run(config: ServerConfig) -> None:
+    """Serve the web game of `config` (blocking; one process: see `workers` for several).
 
     WebSocket compression (permessage-deflate) is off by default: a state message is a
     few KiB and compressing every one costs more CPU than the bandwidth is worth.
     """
     import uvicorn
 
-    settings.setdefault("tune_gc", True)
-    app = create_app(db, **settings)
-    config = uvicorn_config(
-        app, host, port, log_level=log_level, ws_per_message_deflate=ws_compression
-    )
-    uvicorn.Server(config).run()
+    app = create_app(config, tune_gc=True)
+    uv = uvicorn_config(app, config.host, config.port, log_level=config.log_level,
+                        ws_per_message_deflate=config.ws_compression)
+    uvicorn.Server(uv).run()

@@ -20,13 +20,12 @@ from shengji.views import View
 
 from .botdriver import _think, _watch_server
 from .chat import KEEP_CHAT, ChatLog
+from .config import ServerConfig
 from .connection import Client
 from .schema import (
     RATE_LIMITED,
     TOO_MANY_TABLES,
     InputError,
-    Limits,
-    TableSettings,
     check_options,
     check_settings,
 )
@@ -47,27 +46,27 @@ class Manager:
     def __init__(
         self,
         store: Store,
-        defaults: TableSettings,
+        config: ServerConfig,
         *,
-        minima: dict[str, float] | None = None,
-        rate: float = 10.0,
-        burst: float = 30.0,
         seed_source: Callable[[], int] | None = None,
-        bot_workers: int | None = None,
         bot_kinds: tuple[str, ...] = AGENT_KINDS,
-        limits: Limits | None = None,
         sweep_s: float = 30.0,
     ) -> None:
+        """`config`: the server's settings (its table defaults, minima, rate limits,
+        per-address limits, bot processes); `seed_source` (tests): where new tables'
+        shuffle seeds come from; `bot_kinds`: the bots this server offers."""
         self.store = store
+        self.config = config
         self.seed_source = seed_source or (lambda: random.SystemRandom().getrandbits(62))
-        self.defaults = defaults
-        self.minima = minima
-        self.rate = rate
-        self.burst = burst
+        self.defaults = config.table_defaults()
+        self.minima = config.minima
+        self.rate = config.rate_per_s
+        self.burst = config.burst
         self.bot_kinds = bot_kinds
-        self.limits = limits or Limits()
+        self.limits = config.limits
         self.sweep_s = sweep_s
         self.tables: dict[str, Table] = {}
+        bot_workers = config.bot_workers
         self.bot_workers = (os.cpu_count() or 1) if bot_workers is None else bot_workers
         self.pool: Executor | None = None
         self.created_by: dict[str, deque[float]] = {}

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shengji import IllegalAction, RuleOptions
+
+from .config import Limits as Limits  # re-exported: its home was here
+from .config import default_of
 
 # Error codes (the client translates `error.code.<code>`).
 BAD_REQUEST = "bad_request"
@@ -49,7 +51,7 @@ MAXIMA: dict[str, float] = {
     "turn_s": 600,
 }
 SETTING_NAMES = tuple(MAXIMA)
-DEFAULT_BOT_TIMEOUT_S = 120.0
+DEFAULT_BOT_TIMEOUT_S: float = default_of("bot_timeout_s")  # config.ServerConfig owns it
 #: turn-timer presets the web client offers (seconds per turn; 0: off, a friends' table)
 TURN_PRESETS: tuple[float, ...] = (0, 15, 20, 30, 60)
 #: the kitty exchange (RULES §4) gets this many turns' time: 8 cards to choose
@@ -107,10 +109,14 @@ class TableSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
-    deal_ms: int = Field(default=150, ge=0, le=int(MAXIMA["deal_ms"]))
-    window_ms: int = Field(default=10_000, ge=0, le=int(MAXIMA["window_ms"]))
-    bot_delay_ms: int = Field(default=700, ge=0, le=int(MAXIMA["bot_delay_ms"]))
-    round_pause_ms: int = Field(default=6_000, ge=0, le=int(MAXIMA["round_pause_ms"]))
+    deal_ms: int = Field(
+        default=default_of("deal_ms"), ge=0, le=int(MAXIMA["deal_ms"]))
+    window_ms: int = Field(
+        default=default_of("window_ms"), ge=0, le=int(MAXIMA["window_ms"]))
+    bot_delay_ms: int = Field(
+        default=default_of("bot_delay_ms"), ge=0, le=int(MAXIMA["bot_delay_ms"]))
+    round_pause_ms: int = Field(
+        default=default_of("round_pause_ms"), ge=0, le=int(MAXIMA["round_pause_ms"]))
     bot_timeout_s: float = Field(
         default=DEFAULT_BOT_TIMEOUT_S, ge=0, le=MAXIMA["bot_timeout_s"], allow_inf_nan=False
     )
@@ -269,15 +275,3 @@ def dumps_info(info: dict[str, Any]) -> str:
     values are strings, ints, booleans, None and the settings' finite numbers (the
     schema bounds them); a test compares it with the strict encoder on live tables."""
     return orjson.dumps(info, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-@dataclass
-class Limits:
-    """Per-address limits of one server (a public server's defaults)."""
-
-    create_per_min: int = 10  # tables created per client address per minute
-    open_per_addr: int = 20  # open (waiting or playing) tables per creator address
-    conns_per_addr: int = 32  # WebSocket connections per client address
-    replays_per_min: int = 30  # GET /api/tables/{id}/replay per client address per minute
-    evict_after_s: float = 300.0  # a finished/damaged table nobody watches leaves memory
-    abandon_after_s: float = 1800.0  # so does an open table nobody watches

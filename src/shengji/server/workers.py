@@ -15,6 +15,8 @@ import socket
 import time
 from typing import Any
 
+from .config import ServerConfig
+
 log = logging.getLogger(__name__)
 
 
@@ -30,24 +32,24 @@ def reuseport_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def worker_main(host: str, port: int, db: str, settings: dict[str, Any]) -> None:
+def worker_main(config: ServerConfig) -> None:
     """One worker: its own socket on the shared port, its own app and event loop."""
     import uvicorn
 
     from .app import create_app, uvicorn_config
 
-    sock = reuseport_socket(host, port)
-    log_level = settings.pop("log_level", "info")
-    settings.setdefault("tune_gc", True)  # a process of its own: see gcpolicy
-    app = create_app(db, **settings)
-    config = uvicorn_config(app, host, port, log_level=log_level)
-    uvicorn.Server(config).run(sockets=[sock])
+    sock = reuseport_socket(config.host, config.port)
+    # tune_gc: a process of its own (see gcpolicy)
+    app = create_app(config, tune_gc=True)
+    uv = uvicorn_config(app, config.host, config.port, log_level=config.log_level,
+                        ws_per_message_deflate=config.ws_compression)
+    uvicorn.Server(uv).run(sockets=[sock])
 
 
-def serve_workers(
-    n: int, host: str, port: int, db: str, settings: dict[str, Any], *, restart: bool = True
-) -> None:
-    """Run `n` workers until SIGINT/SIGTERM; start again any that dies (blocking)."""
+def serve_workers(config: ServerConfig, *, restart: bool = True) -> None:
+    """Run `config.workers` workers until SIGINT/SIGTERM; start again any that dies
+    (blocking)."""
+    n = config.workers
     ctx = multiprocessing.get_context("spawn")
     procs: list[Any] = [None] * n
     stopping = False
@@ -60,7 +62,7 @@ def serve_workers(
     signal.signal(signal.SIGINT, stop)
 
     def start(i: int) -> None:
-        p = ctx.Process(target=worker_main, args=(host, port, db, dict(settings)),
+        p = ctx.Process(target=worker_main, args=(config,),
                         name=f"shengji-worker-{i}")
         p.start()
         procs[i] = p
