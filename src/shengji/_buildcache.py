@@ -20,6 +20,7 @@ This module is loaded by setup.py on its own (standard library only, no package 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -225,10 +226,8 @@ class Progress:
         if self._out is None:
             self._out = sys.stderr
             if os.environ.get("SHENGJI_BUILD_PROGRESS", "") != "0" and not sys.stderr.isatty():
-                try:
+                with contextlib.suppress(OSError):  # no terminal: stderr
                     self._out = open("/dev/tty", "w")  # noqa: SIM115 (kept for the build)
-                except OSError:
-                    pass
         return self._out
 
     def say(self, message: str) -> None:
