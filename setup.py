@@ -154,6 +154,9 @@ class CachedBuildExt(build_ext):
     progress lines."""
 
     def run(self) -> None:
+        if not self.extensions:  # SHENGJI_PURE=1: nothing to build
+            super().run()
+            return
         self.progress = cache.Progress()
         root = cache.cache_root()
         self.cache = cache.BuildCache(root, self.progress) if root else None

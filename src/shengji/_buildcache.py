@@ -221,6 +221,7 @@ class Progress:
     def __init__(self) -> None:
         self.start = time.monotonic()
         self._out: TextIO | None = None
+        self._lines = 0
 
     def _stream(self) -> TextIO:
         if self._out is None:
@@ -235,9 +236,12 @@ class Progress:
         out = self._stream()
         try:
             line = f"shengji build [{time.monotonic() - self.start:3.0f}s]: {message}"
-            # on the terminal the line leaves pip's spinner line, and ends in a space the
-            # spinner's next backspace takes
-            out.write(f"{line}\n" if out is sys.stderr else f"\n{line} ")
+            if out is sys.stderr:
+                out.write(f"{line}\n")
+            else:  # the first line leaves pip's spinner line; the spinner then turns on a
+                # line of its own, which the next line overwrites
+                out.write(("\r" if self._lines else "\n") + f"{line}\n  ")
+            self._lines += 1
             out.flush()
         except OSError:
             pass
