@@ -7,6 +7,12 @@ sources. Set `SHENGJI_PURE=1` while installing to skip
 compiling (a pure-Python install); at run time `SHENGJI_PURE=1` makes an
 installed compiled build load the pure-Python sources instead
 (see `shengji._build`). Metadata lives in pyproject.toml.
+
+Issue 29 item 12 (install time): the C is generated only when build_ext runs (pip
+evaluates this file three times per install), the extensions compile in parallel (one
+job per core, `SHENGJI_BUILD_JOBS=N` to choose), and what was built is kept in a
+content-keyed cache (`shengji._buildcache`): an install whose sources, recipe, Python,
+compiler and build tools are unchanged copies the extension files and compiles nothing.
 """
 
 from __future__ import annotations
@@ -14,64 +20,215 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent  # pip may run this from any directory
+SRC = ROOT / "src"
+PKG = SRC / "shengji"
 
 
-def build_module() -> ModuleType:
-    """src/shengji/_build.py, loaded alone (no package imports): the lists of modules
-    to compile and the source hash the package checks at import."""
-    spec = importlib.util.spec_from_file_location("_shengji_build", "src/shengji/_build.py")
+def load(name: str) -> ModuleType:
+    """src/shengji/<name>.py, loaded alone (no package imports)."""
+    spec = importlib.util.spec_from_file_location(f"_shengji{name}", PKG / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def ext_modules() -> list[object]:
-    manifest = Path("src/shengji/_compiled_sources.json")
-    if os.environ.get("SHENGJI_PURE", "") not in ("", "0"):
+build = load("_build")  # the lists of modules to compile and the source hash
+cache = load("_buildcache")  # the build cache's key and store, the progress lines
+
+# The build recipe: every option below is part of the cache key.
+# The modules compiled are type-checked with what they import; the optional parts
+# they may reach (learn/ needs torch, env/ numpy) need not be installed to build.
+MYPY_FLAGS = ["--follow-imports=silent", "--ignore-missing-imports"]
+# One C file for the whole group (multi_file=False): gcc inlines across the engine's
+# modules; on 2 cores it builds as fast as multi_file, the Cython modules filling the
+# other core.
+MYPYC_OPTIONS: dict[str, Any] = {"opt_level": "3", "strict_dunder_typing": False}
+# Cython reads the types from the .pxd; the .py annotations stay Python's (a numpy
+# integer is a valid action). Indexes stay bounds-checked: a bad one raises
+# IndexError as in Python, never writes outside a buffer.
+CYTHON_DIRECTIVES = {"language_level": 3, "annotation_typing": False}
+CYTHON_MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+# No debug information in the Cython modules: a third of their compile time, and
+# the same machine code (-O3 as Python's flags give).
+CYTHON_CFLAGS = ["-g0"] if os.name == "posix" else []
+MYPYC_TOOLS = ("setuptools", "mypy", "mypy_extensions", "librt", "pydantic",
+               "pydantic_core", "typing_extensions", "numpy")
+CYTHON_TOOLS = ("setuptools", "Cython", "numpy")
+
+
+def module_path(name: str) -> Path:
+    return PKG / f"{name.replace('.', '/')}.py"
+
+
+def relative(path: Path) -> str:
+    """A path as the compilers are given it: relative to the working directory (pip runs
+    the build from the project's folder; setuptools wants relative source paths)."""
+    return os.path.relpath(path, os.getcwd()).replace(os.sep, "/")
+
+
+class Group:
+    """Extensions built and cached together: their names, what their key covers and how
+    their `Extension`s are made (generating the C) on a cache miss."""
+
+    def __init__(self, title: str, label: str, names: list[str], files: list[Path],
+                 recipe: dict[str, object], tools: tuple[str, ...]) -> None:
+        self.title, self.label, self.names = title, label, names
+        self.files, self.recipe, self.tools = files, recipe, tools
+
+    def key(self, compiler: dict[str, str]) -> str:
+        return cache.build_key(self.label, ROOT, self.files, self.recipe,
+                               cache.tool_versions(self.tools), compiler)
+
+    def make(self) -> list[Extension]:
+        if self.label == "mypyc":
+            from mypyc.build import mypycify
+
+            return mypycify(  # type: ignore[no-any-return]
+                MYPY_FLAGS + [relative(module_path(n)) for n in build.COMPILED],
+                **MYPYC_OPTIONS,
+            )
+        import numpy
+        from Cython.Build import cythonize
+
+        return cythonize(  # type: ignore[no-any-return]
+            [
+                # a module with a `.pyx` beside its `.py` (env.arrays, over numpy's C
+                # API) is built from the `.pyx`; the `.py` is then its reference
+                Extension(
+                    f"shengji.{n}", [relative(build.compiled_source(module_path(n)))],
+                    include_dirs=[numpy.get_include()], define_macros=CYTHON_MACROS,
+                    extra_compile_args=CYTHON_CFLAGS,
+                )
+                for n in build.CYTHONIZED
+            ],
+            quiet=True, compiler_directives=CYTHON_DIRECTIVES,
+        )
+
+
+def groups() -> list[Group]:
+    from mypyc.build import group_name
+    from mypyc.common import shared_lib_name
+
+    engine = sorted(f"shengji.{n}" for n in build.COMPILED)
+    # mypy reads every package module the compiled ones import: their types shape the C
+    mypyc_files = cache.import_closure(SRC, engine)
+    env = [f"shengji.{n}" for n in build.CYTHONIZED]
+    cython_files = [module_path(n) for n in build.CYTHONIZED]
+    cython_files += [*PKG.rglob("*.pxd"), *PKG.rglob("*.pyx")]
+    return [
+        Group("engine (mypyc)", "mypyc", [shared_lib_name(group_name(engine)), *engine],
+              mypyc_files, {"modules": engine, "flags": MYPY_FLAGS, **MYPYC_OPTIONS}, MYPYC_TOOLS),
+        Group("RL env (Cython)", "cython", env, cython_files,
+              {"modules": env, "directives": CYTHON_DIRECTIVES, "macros": CYTHON_MACROS,
+               "cflags": CYTHON_CFLAGS}, CYTHON_TOOLS),
+    ]
+
+
+def adopt(placeholders: dict[str, Extension], group: Group, real: list[Extension]) -> None:
+    """Give the placeholder extensions (named when setup() was called) the sources and
+    flags of the real ones: setuptools has already filed the placeholders by name."""
+    made = sorted(e.name for e in real)
+    if made != sorted(group.names):
+        raise RuntimeError(f"setup.py: {group.title} made the extensions {made}, "
+                           f"not the ones named beforehand {sorted(group.names)}")
+    for ext in real:
+        target = placeholders[ext.name]
+        for k, v in vars(ext).items():
+            if k != "name" and not (k.startswith("_") and k in vars(target)):
+                setattr(target, k, v)
+
+
+class CachedBuildExt(build_ext):
+    """build_ext with the build cache, the C generated only here, parallel compiles and
+    progress lines."""
+
+    def run(self) -> None:
+        if not self.extensions:  # SHENGJI_PURE=1: nothing to build
+            super().run()
+            return
+        self.progress = cache.Progress()
+        root = cache.cache_root()
+        self.cache = cache.BuildCache(root, self.progress) if root else None
+        self.hits: dict[str, Path] = {}
+        self.misses: list[tuple[Group, str]] = []
+        placeholders = {e.name: e for e in self.extensions}
+        compiler = cache.compiler_identity()
+        for group in groups():
+            key = group.key(compiler)
+            found = self.cache.lookup(key, group.names) if self.cache else None
+            if found is not None:
+                self.progress.say(f"{group.title}: unchanged, reusing the build cached "
+                                  f"in {root} ({key})")
+                self.hits.update(found)
+                continue
+            where = f"not in the cache {root}" if root else "cache off"
+            self.progress.say(f"{group.title}: {where} ({key}); generating C")
+            started = time.monotonic()
+            adopt(placeholders, group, group.make())
+            self.progress.say(f"{group.title}: C generated in "
+                              f"{time.monotonic() - started:.0f}s")
+            self.misses.append((group, key))
+        super().run()
+
+    def build_extensions(self) -> None:
+        self.check_extensions_list(self.extensions)
+        for ext in self.extensions:
+            if ext.name in self.hits:
+                cache.restore(self.hits[ext.name], Path(self.get_ext_fullpath(ext.name)))
+        todo = [e for e in self.extensions if e.name not in self.hits]
+        if todo:
+            self._compile(todo)
+        for group, key in self.misses:
+            if self.cache is not None:
+                built = {n: Path(self.get_ext_fullpath(n)) for n in group.names}
+                if self.cache.store(key, built) is not None:
+                    self.progress.say(f"{group.title}: kept in the build cache ({key})")
+        self.progress.say("extensions in place")
+
+    def _compile(self, todo: list[Extension]) -> None:
+        jobs = int(os.environ.get("SHENGJI_BUILD_JOBS") or 0) or os.cpu_count() or 1
+        # the largest C first: the one-file mypyc group is the longest single job
+        todo.sort(key=lambda e: -sum(os.path.getsize(s) for s in e.sources))
+        self.progress.say(f"compiling {len(todo)} C extensions, {jobs} at a time "
+                          "(about a minute on 2 cores)")
+
+        def one(ext: Extension) -> float:
+            started = time.monotonic()
+            self.build_extension(ext)
+            return time.monotonic() - started
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(one, ext): ext for ext in todo}
+            for done, future in enumerate(as_completed(futures), 1):
+                seconds = future.result()
+                if seconds >= 1 or done == len(todo):
+                    self.progress.say(f"[{done}/{len(todo)}] {futures[future].name} "
+                                      f"compiled in {seconds:.0f}s")
+
+
+def ext_modules() -> list[Extension]:
+    """The extensions by name; their sources come when build_ext runs (a cache miss)."""
+    manifest = PKG / build.MANIFEST
+    if build.pure_requested():
         manifest.unlink(missing_ok=True)  # any old extensions left behind are then unused
         return []
-    from Cython.Build import cythonize
-    from mypyc.build import mypycify
-
-    build = build_module()
-
-    def path(name: str) -> str:
-        return f"src/shengji/{name.replace('.', '/')}.py"
-
     # what was compiled: at import an edited source is noticed and run as pure Python
-    hashes = {name: build.source_hash(Path(path(name))) for name in build.ACCELERATED}
-    manifest.write_text(json.dumps(hashes, indent=1, sort_keys=True))
-    # The modules compiled are type-checked with what they import; the optional parts
-    # they may reach (learn/ needs torch, env/ numpy) need not be installed to build.
-    flags = ["--follow-imports=silent", "--ignore-missing-imports"]
-    mypyc_exts = mypycify(
-        flags + [path(n) for n in build.COMPILED], opt_level="3", strict_dunder_typing=False
-    )
-    # Cython reads the types from the .pxd; the .py annotations stay Python's (a numpy
-    # integer is a valid action). Indexes stay bounds-checked: a bad one raises
-    # IndexError as in Python, never writes outside a buffer.
-    # A module with a `.pyx` beside its `.py` (env.arrays, over numpy's C API) is built
-    # from the `.pyx`; the `.py` is then its pure-Python reference.
-    import numpy
-    from setuptools import Extension
-
-    cython_exts = cythonize(
-        [
-            Extension(
-                f"shengji.{n}", [build.compiled_source(Path(path(n))).as_posix()],
-                include_dirs=[numpy.get_include()],
-                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-            )
-            for n in build.CYTHONIZED
-        ],
-        quiet=True, compiler_directives={"language_level": 3, "annotation_typing": False},
-    )
-    return [*mypyc_exts, *cython_exts]
+    hashes = {name: build.source_hash(module_path(name)) for name in build.ACCELERATED}
+    text = json.dumps(hashes, indent=1, sort_keys=True)
+    if not manifest.is_file() or manifest.read_text() != text:
+        manifest.write_text(text)
+    return [Extension(name, []) for g in groups() for name in g.names]
 
 
-setup(ext_modules=ext_modules())
+setup(ext_modules=ext_modules(), cmdclass={"build_ext": CachedBuildExt})

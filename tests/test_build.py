@@ -207,3 +207,106 @@ def test_the_engine_tests_pass_on_the_pure_python_engine_too() -> None:
         env=env, capture_output=True, text=True, timeout=900,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+# The install's build cache (issue 29 item 12): setup.py keys what it compiled by
+# content and copies it back on a hit (`shengji._buildcache`).
+
+def _tree(root: Path) -> Path:
+    """A small package: `pkg.a` imports `pkg.b` (relatively), which imports `pkg.sub.c`
+    inside a function; `pkg.z` is imported by nothing."""
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\nimport json\n")
+    (pkg / "b.py").write_text("def f() -> int:\n    from .sub.c import X\n    return X\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("X = 1\n")
+    (pkg / "z.py").write_text("Z = 2\n")
+    return root
+
+
+def _key(root: Path, **recipe: object) -> str:
+    from shengji._buildcache import build_key, import_closure
+
+    files = import_closure(root, ["pkg.a"])
+    return build_key("mypyc", root, files, recipe or {"opt": "3"}, {"mypy": "1"}, {"cc": "gcc"})
+
+
+def test_the_cache_key_covers_the_compiled_modules_and_what_they_import(tmp_path: Path) -> None:
+    from shengji._buildcache import import_closure
+
+    root = _tree(tmp_path / "one")
+    names = [p.relative_to(root).as_posix() for p in import_closure(root, ["pkg.a"])]
+    assert names == ["pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/sub/__init__.py",
+                     "pkg/sub/c.py"]
+    before = _key(root)
+    assert before.startswith("mypyc-") and _key(root) == before  # deterministic
+    shutil.copytree(root, tmp_path / "two")  # the same sources elsewhere: the same key
+    assert _key(tmp_path / "two") == before
+    (root / "pkg" / "z.py").write_text("Z = 3\n")  # not imported: no rebuild
+    assert _key(root) == before
+    (root / "pkg" / "sub" / "c.py").write_text("X = 2\n")  # imported (inside a function)
+    assert _key(root) != before
+    assert _key(tmp_path / "two", opt="2") != _key(tmp_path / "two")  # the recipe counts
+
+
+def test_the_engines_key_covers_the_engine_not_the_server() -> None:
+    from shengji._buildcache import import_closure
+
+    files = {p.relative_to(SRC).as_posix()
+             for p in import_closure(SRC.parent, [f"shengji.{n}" for n in COMPILED])}
+    assert {"cards.py", "options.py", "actions.py", "__init__.py", "bots/heuristic.py"} <= files
+    assert not any(f.startswith(("server/", "tui/", "arena/")) or f == "cli.py" for f in files)
+
+
+def test_a_cache_hit_copies_the_stored_files_and_a_miss_finds_nothing(tmp_path: Path) -> None:
+    from shengji._buildcache import BuildCache, restore
+
+    built = tmp_path / "build"
+    built.mkdir()
+    (built / "a.so").write_bytes(b"\x7fELF a")
+    (built / "b.so").write_bytes(b"\x7fELF b")
+    store = BuildCache(tmp_path / "cache")
+    key = "mypyc-" + "1" * 32
+    assert store.lookup(key, ["pkg.a", "pkg.b"]) is None  # a miss: setup.py compiles
+    assert store.store(key, {"pkg.a": built / "a.so", "pkg.b": built / "b.so"}) is not None
+    found = store.lookup(key, ["pkg.a", "pkg.b"])
+    assert found is not None
+    restore(found["pkg.a"], tmp_path / "src" / "pkg" / "a.so")  # a hit: copied in place
+    assert (tmp_path / "src" / "pkg" / "a.so").read_bytes() == b"\x7fELF a"
+    assert store.lookup(key, ["pkg.a"]) is None  # another set of extensions: a miss
+    assert store.lookup("mypyc-" + "2" * 32, ["pkg.a", "pkg.b"]) is None
+    found["pkg.b"].unlink()  # an entry missing a file is a miss, never a partial copy
+    assert store.lookup(key, ["pkg.a", "pkg.b"]) is None
+
+
+def test_the_cache_keeps_the_most_recent_entries_and_survives_an_unwritable_folder(
+    tmp_path: Path,
+) -> None:
+    from shengji._buildcache import KEEP, BuildCache
+
+    (tmp_path / "x.so").write_bytes(b"x")
+    store = BuildCache(tmp_path / "cache")
+    for i in range(KEEP + 2):
+        assert store.store(f"cython-{i:032d}", {"m": tmp_path / "x.so"}) is not None
+        os.utime(tmp_path / "cache" / f"cython-{i:032d}", (1000 + i, 1000 + i))
+    store.prune("cython")
+    kept = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert kept == [f"cython-{i:032d}" for i in range(2, KEEP + 2)]
+    (tmp_path / "file").write_text("")  # a cache "folder" that is a file: no entry, no error
+    assert BuildCache(tmp_path / "file").store("cython-" + "0" * 32, {"m": tmp_path / "x.so"}) \
+        is None
+
+
+def test_the_cache_folder_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    from shengji._buildcache import CACHE_ENV, cache_root
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    assert cache_root() == tmp_path
+    monkeypatch.setenv(CACHE_ENV, "off")
+    assert cache_root() is None
+    monkeypatch.delenv(CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "shengji" / "build"

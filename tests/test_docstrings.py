@@ -23,6 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "shengji"
 DOCUMENTED = [
     "__init__.py",
     "_build.py",
+    "_buildcache.py",
     "agent.py",
     "actions.py",
     "analysis/__init__.py",
