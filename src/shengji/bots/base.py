@@ -30,7 +30,7 @@ AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
 #: research kinds that break RULES §11 (see every hand): arena and benchmarks only
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
 
-_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "workers")
+_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers")
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),

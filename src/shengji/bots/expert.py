@@ -71,7 +71,9 @@ class ExpertAgent:
 
     `worlds` caps the worlds per decision, `candidates` the moves compared in each;
     `infer` is how many worlds are drawn at most per world kept, by the likelihood of the
-    others' recent plays (1: no inference, uniform worlds).
+    others' recent plays (1: no inference, uniform worlds). `endgame` > 0 solves each
+    rollout exactly (alpha-beta over the sampled world, `solve`) once every hand holds at
+    most that many cards at a trick's start; 0 (the default) plays it out by the heuristic.
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class ExpertAgent:
         worlds: int | None = None,
         candidates: int = 6,
         infer: int = 4,
+        endgame: int = 0,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -90,6 +93,7 @@ class ExpertAgent:
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
+        self.endgame = endgame
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -290,10 +294,13 @@ class ExpertAgent:
         """Finish the round with the heuristic policy for every seat; `me`'s utility."""
         policy = self.policy
         policy.rng.seed(seed)
+        endgame = self.endgame
         while rnd.phase == "play":
             seat = rnd.to_act
             assert seat is not None
             plays = rnd.current
+            if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
+                return solve(rnd, me)
             ids = policy.choose_play(ks[seat], plays)
             n_tricks = rnd.n_tricks
             lead = plays[0][1] if plays else None
@@ -492,6 +499,43 @@ def _cost(k: _Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
 def _power(k: _Knowledge, ids: Sequence[int]) -> int:
     t = k.t
     return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
+
+
+def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:
+    """The exact worth to `me` (`utility`) of finishing the round in this world with every
+    seat seeing every hand: alpha-beta over every legal lead (throws included, RULES §6.1)
+    and follow (§6.2), `me`'s team maximizing. Meant for the last tricks of a rollout's
+    sampled world (a few cards per hand): the tree grows fast with the hand size."""
+    if rnd.phase != "play":
+        return utility(rnd, me)
+    seat = rnd.to_act
+    t = rnd.trump
+    assert seat is not None and t is not None
+    hand = rnd.hand_counts(seat)
+    plays = rnd.current
+    if plays:
+        moves = list(iter_follows(hand, shape_of(plays[0][1], t), t,
+                                  rnd.options.strict_tractor_follow))
+    else:
+        moves = list(iter_leads(hand, t))
+    if len(moves) == 1:  # forced: no branching
+        rnd.step(Play(seat, tuple(CARDS[i] for i in moves[0])))
+        return solve(rnd, me, alpha, beta)
+    maximize = seat % 2 == me % 2
+    best = -1e9 if maximize else 1e9
+    for ids in moves:
+        child = rnd.clone()
+        child.step(Play(seat, tuple(CARDS[i] for i in ids)))
+        v = solve(child, me, alpha, beta)
+        if maximize:
+            best = max(best, v)
+            alpha = max(alpha, v)
+        else:
+            best = min(best, v)
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return best
 
 
 def ks_observe(ks: list[_Knowledge], rnd: Round, seat: int) -> None:
