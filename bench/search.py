@@ -4,6 +4,7 @@
     python bench/search.py                      # this checkout
     python bench/search.py --quick              # one round, a handful of timed decisions
     python bench/search.py --against /work/main # paired: this checkout vs that one
+    python bench/search.py --kind omniscient    # the research bot (it sees every hand)
 
 The positions are fixed: seeded arena deals (`shengji.arena.deal_round`) played out by
 four heuristic bots, so every version of the expert is asked about the very same play
@@ -98,9 +99,12 @@ def measure(spec: str, rounds: int, every: int, limit: int) -> dict[str, float]:
     for r in range(rounds):
         if len(stats["decision_s"]) >= limit:
             break
-        seed = deal_seed(31, r)
-        play_round(deal_round(seed), [_Probe(s, 100 * r + 10 * s, spec, every, limit, stats)
-                                      for s in range(4)])
+        rnd = deal_round(deal_seed(31, r))
+        probes = [_Probe(s, 100 * r + 10 * s, spec, every, limit, stats) for s in range(4)]
+        for p in probes:
+            if getattr(p.expert, "sees_all", False):  # omniscient reads the real round
+                p.expert.attach(rnd)
+        play_round(rnd, probes)
     d = stats["decision_s"]
     n = sum(stats["rollouts"])
     searched = [x for x, k in zip(d, stats["rollouts"], strict=True) if k > 0]
@@ -116,17 +120,18 @@ def measure(spec: str, rounds: int, every: int, limit: int) -> dict[str, float]:
     }
 
 
-def run_here(quick: bool) -> dict[str, Any]:
-    """Both measurements in this process."""
+def run_here(quick: bool, spec: str = "expert") -> dict[str, Any]:
+    """Both measurements in this process (`spec`: the kind timed, its settings added)."""
     rounds, limit = (1, 10) if quick else (4, 40)
     from shengji.bots import make_agent
 
     make_agent("heuristic", 0)  # warm imports
     return {
-        "fixed": measure(FIXED, rounds, 1, 10_000),
-        "default": measure("expert", rounds, 10 if not quick else 9, limit),
+        "fixed": measure(spec + FIXED[len("expert"):], rounds, 1, 10_000),
+        "default": measure(spec, rounds, 10 if not quick else 9, limit),
         "python": sys.version.split()[0],
         "build": _build(),
+        "kind": spec,
     }
 
 
@@ -139,11 +144,11 @@ def _build() -> str:
     return engine_build()
 
 
-def _subprocess(src: Path, quick: bool, pure: bool) -> dict[str, Any]:
+def _subprocess(src: Path, quick: bool, pure: bool, kind: str) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(src))
     if pure:
         env["SHENGJI_PURE"] = "1"
-    cmd = [sys.executable, __file__, "--json"] + (["--quick"] if quick else [])
+    cmd = [sys.executable, __file__, "--json", "--kind", kind] + (["--quick"] if quick else [])
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -163,8 +168,12 @@ ROWS = (
 def show(res: dict[str, Any]) -> None:
     f, d = res["fixed"], res["default"]
     print(f"engine build: {res.get('build', '?')}; Python {res['python']}")
-    print(f"fixed search {FIXED}: {f['decisions']} decisions, {f['rollouts']:.0f} rollouts")
-    print(f"default budget 'expert': {d['decisions']} decisions, {d['rollouts']:.0f} rollouts")
+    kind = res.get("kind", "expert")
+    label = kind + (" (cheating: sees all hands)" if kind == "omniscient" else "")
+    print(f"kind: {label}")
+    print(f"fixed search {kind}{FIXED[len('expert'):]}: {f['decisions']} decisions, "
+          f"{f['rollouts']:.0f} rollouts")
+    print(f"default budget '{kind}': {d['decisions']} decisions, {d['rollouts']:.0f} rollouts")
     for part, key, label in ROWS:
         print(f"  {label:44s} {res[part][key]:10.3f}")
 
@@ -177,10 +186,13 @@ def main() -> None:
     p.add_argument("--pure", action="store_true",
                    help="with --against: both sides run the pure-Python engine (SHENGJI_PURE=1), "
                    "so an uncompiled checkout compares with a compiled one like with like")
+    p.add_argument("--kind", default="expert",
+                   help="the searching kind timed: expert (default), fast, master or the "
+                   "research bot omniscient (it is given the real round)")
     p.add_argument("--json", action="store_true", help="print one JSON line (for --against)")
     args = p.parse_args()
     if args.against is None:
-        res = run_here(args.quick)
+        res = run_here(args.quick, args.kind)
         if args.json:
             print(json.dumps(res))
         else:
@@ -192,8 +204,8 @@ def main() -> None:
         sys.exit(f"--against {args.against}: no src/shengji there")
     pairs = []
     for _ in range(max(1, args.repeats)):
-        pairs.append((_subprocess(here, args.quick, args.pure),
-                      _subprocess(there, args.quick, args.pure)))
+        pairs.append((_subprocess(here, args.quick, args.pure, args.kind),
+                      _subprocess(there, args.quick, args.pure, args.kind)))
     builds = [f"{x.get('build', '?')}/{y.get('build', '?')}" for x, y in pairs[:1]]
     print(f"paired, {len(pairs)} pair(s), medians; A = {here.parent}, B = {there.parent}; "
           f"engine builds A/B: {builds[0]}")
