@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from server_harness import WSPlayer, new_table, serve
+from server_harness import WSPlayer, new_table, serve, table_of
 from shengji import Round
 from shengji.arena import play_game_outcome, results_table, run_pairing
 from shengji.bots import (
@@ -101,6 +101,9 @@ def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> Non
         h.hello(host)
         msg = h.error({"type": "bot", "seat": 1, "kind": "omniscient"})
         assert "sees every hand" in msg
+        table = table_of(client, tid)  # nor does the server make one for a stored seat
+        with pytest.raises(ValueError, match="sees every hand"):
+            table.manager.make_agent("omniscient:iters=5", 0)
         for seat, kind in ((1, "fast"), (2, "master")):
             h.send({"type": "bot", "seat": seat, "kind": kind})
             state = h.until(lambda m, s=seat, k=kind: m["type"] == "state"
