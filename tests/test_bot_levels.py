@@ -38,14 +38,25 @@ def test_named_levels_are_the_expert_at_a_budget() -> None:
     assert (tuned.ms, tuned.max_worlds, tuned.n_candidates) == (1000, 40, 4)
     fixed = make_agent("master:iters=5", 1)  # an iteration budget replaces the level's time
     assert isinstance(fixed, ExpertAgent) and (fixed.ms, fixed.iters) == (None, 5)
-    assert parse_agent_spec("expert:ms=250,workers=1") == ("expert", {"ms": 250})
+    assert parse_agent_spec("expert:ms=250,workers=1") == ("expert", {"ms": 250, "workers": 1})
 
 
-def test_workers_above_one_are_refused_clearly() -> None:
-    with pytest.raises(ValueError, match="workers=2 .*not implemented"):
-        parse_agent_spec("expert:ms=250,workers=2")
+def test_workers_search_the_same_worlds_in_several_processes() -> None:
+    from test_expert import _position
+
+    assert parse_agent_spec("expert:ms=250,workers=2") == ("expert", {"ms": 250, "workers": 2})
+    with pytest.raises(ValueError, match="at most 8 processes"):
+        parse_agent_spec("expert:workers=9")
     with pytest.raises(ValueError, match="positive integer"):
         parse_agent_spec("master:workers=0")
+    # an iteration budget: the same decisions with one process or two (the same seeds)
+    for seed, tricks in ((3, 2), (4, 7)):
+        rnd, seat = _position(seed, tricks)
+        view = rnd.view(seat)
+        one = make_agent("expert:iters=40,candidates=4", 9).act(view)
+        two = make_agent("expert:iters=40,candidates=4,workers=2", 9).act(view)
+        three = make_agent("expert:iters=40,candidates=4,workers=3", 9).act(view)
+        assert one == two == three
 
 
 def test_omniscient_is_no_table_kind_and_says_why() -> None:
@@ -90,8 +101,8 @@ def test_shengji_play_refuses_omniscient_opponents() -> None:
     assert "sees every hand" in r.output
     r = CliRunner().invoke(app, ["play", "--partner", "omniscient:iters=5"])
     assert r.exit_code == 2 and "sees every hand" in r.output
-    r = CliRunner().invoke(app, ["play", "--opponents", "expert:workers=3"])
-    assert r.exit_code == 2 and "not implemented" in r.output
+    r = CliRunner().invoke(app, ["play", "--opponents", "expert:workers=9"])
+    assert r.exit_code == 2 and "at most 8 processes" in r.output
 
 
 def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> None:

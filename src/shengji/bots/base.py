@@ -7,7 +7,8 @@ only (`parse_agent_spec`), wherever agents are named (`shengji play`,
 
 The expert comes at named levels, its search budget per decision (`LEVELS`):
 `fast` (50 ms), `expert` (250 ms) and `master` (1 s); each takes the expert's
-settings (`master:worlds=40`). `omniscient` is a research bot that sees every hand
+settings (`master:worlds=40`; `workers=2` searches each decision's worlds in two
+processes, the default one). `omniscient` is a research bot that sees every hand
 (bots/omniscient.py): the arena and the benchmarks only, refused at tables
 (`table_spec_error`) and labelled as cheating wherever it prints (`agent_label`).
 """
@@ -26,6 +27,9 @@ LEVELS: dict[str, int] = {"fast": 50, "expert": 250, "master": 1000}
 
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
+
+#: the most processes one searching bot may use (`expert:workers=N`; the default is 1)
+MAX_WORKERS = 8
 
 #: research kinds that break RULES §11 (see every hand): arena and benchmarks only
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
@@ -69,10 +73,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
         if not eq or n <= 0:
             raise ValueError(f"agent spec {spec!r}: {key} takes a positive integer, as {key}=300")
         settings[key] = n
-    if settings.get("workers", 1) > 1:
-        raise ValueError(f"agent spec {spec!r}: workers={settings['workers']} (a search over "
-                         "several processes) is not implemented yet; only workers=1")
-    settings.pop("workers", None)
+    if settings.get("workers", 1) > MAX_WORKERS:
+        raise ValueError(f"agent spec {spec!r}: workers={settings['workers']}: at most "
+                         f"{MAX_WORKERS} processes search one decision")
     return kind, settings
 
 

@@ -20,9 +20,12 @@ playing) on a cloned round.
 
 from __future__ import annotations
 
+import os
+import pickle
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import IO
 
 from ..actions import Action, Bury, Declare, Draw, Pass, Play
 from ..cards import CARDS, POINTS
@@ -74,6 +77,9 @@ class ExpertAgent:
     others' recent plays (1: no inference, uniform worlds). `endgame` > 0 solves each
     rollout exactly (alpha-beta over the sampled world, `solve`) once every hand holds at
     most that many cards at a trick's start; 0 (the default) plays it out by the heuristic.
+    `workers` > 1 evaluates that many worlds at once, in forked copies of this process
+    (`_Helper`): the same decisions as one process for an iteration budget, more worlds
+    within a time budget where cores are free.
     """
 
     def __init__(
@@ -85,6 +91,7 @@ class ExpertAgent:
         candidates: int = 6,
         infer: int = 4,
         endgame: int = 0,
+        workers: int = 1,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -94,6 +101,10 @@ class ExpertAgent:
         self.n_candidates = candidates
         self.infer_tries = infer
         self.endgame = endgame
+        if workers > 1 and not hasattr(os, "fork"):
+            raise ValueError(f"workers={workers}: a search over several processes needs "
+                             "os.fork (Linux, macOS); use workers=1 here")
+        self.workers = max(1, workers)
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -267,27 +278,44 @@ class ExpertAgent:
         n_worlds = 0
         spent = 0
         cap_worlds = self.max_worlds
-        while True:
-            wrng = random.Random(rng.getrandbits(64))
-            world, hands, kitty = make_world(wrng)
-            got = evaluate(world, hands, kitty, wrng.getrandbits(32), active)
-            for j, v in zip(active, got, strict=True):
-                vals[j].append(v)
-            n_worlds += 1
-            spent += len(active)
-            if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
-                break
-            if n_worlds in PRUNE_AT and len(active) > 2:
-                best = max(active, key=lambda j: (sum(vals[j]), -j))
-                z = PRUNE_AT[n_worlds]
-                active = [j for j in active if j in (0, best) or
-                          _paired(vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
-            if cap_worlds is not None and n_worlds >= cap_worlds:
-                break
-            if iters is not None and spent + len(active) > iters * scale:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
+        # workers > 1: forked copies of this process evaluate more worlds of each batch
+        # (the same seeds, so the same values as one process would find, in order).
+        helpers: list[_Helper] = []
+        for _ in range(self.workers - 1):
+            helpers.append(_Helper(make_world, evaluate, helpers))
+        try:
+            done = False
+            while not done:
+                seeds = [rng.getrandbits(64) for _ in range(1 + len(helpers))]
+                asked = list(active)
+                for h, seed in zip(helpers, seeds[1:], strict=True):
+                    h.ask(seed, asked)
+                batch = [_one_world(make_world, evaluate, seeds[0], asked)]
+                batch += [h.answer() for h in helpers]
+                for got in batch:
+                    kept = [(j, v) for j, v in zip(asked, got, strict=True) if j in active]
+                    for j, v in kept:
+                        vals[j].append(v)
+                    n_worlds += 1
+                    spent += len(kept)
+                    done = True
+                    if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
+                        break
+                    if n_worlds in PRUNE_AT and len(active) > 2:
+                        best = max(active, key=lambda j: (sum(vals[j]), -j))
+                        z = PRUNE_AT[n_worlds]
+                        active = [j for j in active if j in (0, best) or _paired(
+                            vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
+                    if cap_worlds is not None and n_worlds >= cap_worlds:
+                        break
+                    if iters is not None and spent + len(active) > iters * scale:
+                        break
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        break
+                    done = False
+        finally:
+            for h in helpers:
+                h.close()
         return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[_Knowledge], me: int, seed: int) -> float:
@@ -457,6 +485,78 @@ class ExpertAgent:
 
         # The bury shapes the whole round: it gets a few decisions' worth of budget.
         return self._pimc(cands, make_world, evaluate, rng, scale=2)
+
+
+def _one_world(make_world: WorldMaker, evaluate: Evaluator, seed: int,
+               which: list[int]) -> list[float]:
+    """The candidates `which` evaluated in the world drawn from `seed` (`ExpertAgent._pimc`)."""
+    wrng = random.Random(seed)
+    world, hands, kitty = make_world(wrng)
+    return evaluate(world, hands, kitty, wrng.getrandbits(32), which)
+
+
+class _Helper:
+    """A forked copy of the searching process that evaluates worlds on request, over pipes
+    (`expert:workers=N`). Forked at the decision, it has the decision's closures, view and
+    budget as they are; it exits when the decision ends (`close`)."""
+
+    _out: IO[bytes]  # requests to the helper
+    _inp: IO[bytes]  # its answers
+
+    def __init__(self, make_world: WorldMaker, evaluate: Evaluator,
+                 others: Sequence[_Helper] = ()) -> None:
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the helper: answer requests until the pipe closes
+            os.close(from_parent)
+            os.close(to_parent)
+            for o in others:  # the earlier helpers' pipes: theirs alone, or they never end
+                os.close(o._out.fileno())
+                os.close(o._inp.fileno())
+            code = 0
+            try:
+                with os.fdopen(to_child, "rb") as inp, os.fdopen(from_child, "wb") as out:
+                    while True:
+                        try:
+                            seed, which = pickle.load(inp)
+                        except EOFError:
+                            break
+                        try:
+                            reply: tuple[str, object] = (
+                                "ok", _one_world(make_world, evaluate, seed, which))
+                        except Exception as e:  # reported to the searching process
+                            reply = ("error", f"{type(e).__name__}: {e}")
+                        pickle.dump(reply, out)
+                        out.flush()
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(to_child)
+        os.close(from_child)
+        self.pid = pid
+        self._out = os.fdopen(from_parent, "wb")
+        self._inp = os.fdopen(to_parent, "rb")
+
+    def ask(self, seed: int, which: list[int]) -> None:
+        """Start evaluating the candidates `which` in the world of `seed`."""
+        pickle.dump((seed, which), self._out)
+        self._out.flush()
+
+    def answer(self) -> list[float]:
+        """The values of the world last asked for."""
+        kind, value = pickle.load(self._inp)
+        if kind != "ok":
+            raise RuntimeError(f"expert search helper failed: {value}")
+        assert isinstance(value, list)
+        return value
+
+    def close(self) -> None:
+        """End the helper and reap it."""
+        self._out.close()
+        self._inp.close()
+        os.waitpid(self.pid, 0)
 
 
 def _choose(vals: list[list[float]], active: list[int]) -> int:
