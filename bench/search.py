@@ -127,12 +127,17 @@ def run_here(quick: bool, spec: str = "expert") -> dict[str, Any]:
 
     make_agent("heuristic", 0)  # warm imports
     return {
-        "fixed": measure(spec + FIXED[len("expert"):], rounds, 1, 10_000),
+        "fixed": measure(_with(spec, FIXED.partition(":")[2]), rounds, 1, 10_000),
         "default": measure(spec, rounds, 10 if not quick else 9, limit),
         "python": sys.version.split()[0],
         "build": _build(),
         "kind": spec,
     }
+
+
+def _with(spec: str, settings: str) -> str:
+    """`spec` with more settings: `master` + `worlds=10` -> `master:worlds=10`."""
+    return f"{spec},{settings}" if ":" in spec else f"{spec}:{settings}"
 
 
 def _build() -> str:
@@ -169,9 +174,9 @@ def show(res: dict[str, Any]) -> None:
     f, d = res["fixed"], res["default"]
     print(f"engine build: {res.get('build', '?')}; Python {res['python']}")
     kind = res.get("kind", "expert")
-    label = kind + (" (cheating: sees all hands)" if kind == "omniscient" else "")
+    label = kind + (" (cheating: sees all hands)" if kind.startswith("omniscient") else "")
     print(f"kind: {label}")
-    print(f"fixed search {kind}{FIXED[len('expert'):]}: {f['decisions']} decisions, "
+    print(f"fixed search {_with(kind, FIXED.partition(':')[2])}: {f['decisions']} decisions, "
           f"{f['rollouts']:.0f} rollouts")
     print(f"default budget '{kind}': {d['decisions']} decisions, {d['rollouts']:.0f} rollouts")
     for part, key, label in ROWS:
@@ -187,8 +192,8 @@ def main() -> None:
                    help="with --against: both sides run the pure-Python engine (SHENGJI_PURE=1), "
                    "so an uncompiled checkout compares with a compiled one like with like")
     p.add_argument("--kind", default="expert",
-                   help="the searching kind timed: expert (default), fast, master or the "
-                   "research bot omniscient (it is given the real round)")
+                   help="the searching kind timed: expert (default), fast, master, "
+                   "expert:workers=2, or the research bot omniscient (given the real round)")
     p.add_argument("--json", action="store_true", help="print one JSON line (for --against)")
     args = p.parse_args()
     if args.against is None:
