@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -23,6 +24,7 @@ from shengji.bots import (
     table_spec_error,
 )
 from shengji.cli import app
+from test_browser import browser, create_and_sit, new_page, server  # noqa: F401 (fixtures)
 
 OMNI = "omniscient:iters=8,candidates=3"
 
@@ -120,3 +122,17 @@ def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> Non
             state = h.until(lambda m, s=seat, k=kind: m["type"] == "state"
                             and (m["table"]["seats"][s] or {}).get("kind") == k)
             assert state["table"]["seats"][seat]["kind"] == kind
+
+
+def test_the_web_host_seats_the_fast_and_master_levels(
+    server: str, browser: Any,  # noqa: F811 (the fixtures of test_browser)
+) -> None:
+    with new_page(browser) as page:
+        create_and_sit(page, server, "Ana")
+        for seat, kind, label in ((1, "fast", "Fast expert bot"), (2, "master", "Master bot")):
+            button = page.locator(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
+            assert label in button.inner_text()
+            button.click()
+            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+            assert label in page.locator(f".seat[data-seat='{seat}'] .seat-name").inner_text()
+        assert not page.locator(".bot-btn[data-kind='omniscient']").count()
