@@ -3,7 +3,9 @@
 Run: `python bench/arena_compare.py BEFORE.json AFTER.json [--labels before after]
 [--plot out.png]`. Prints each run's levels per deal (95% CI) and the paired
 difference AFTER - BEFORE per mirrored deal (the same seed plays the same deals, so
-the pairing removes the deals' own luck), and plots both runs with the arena's plot.
+the pairing removes the deals' own luck), BEFORE's margin as a share of AFTER's (delta
+method, paired by deal: the expert's share of `omniscient`'s, issue 31), and plots both
+runs with the arena's plot.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import statistics
 from pathlib import Path
 
 from shengji.arena.results import DealOutcome, PairingResult
+from shengji.arena.stats import ratio_ci
 
 
 def load(path: str, label: str | None = None) -> PairingResult:
@@ -45,6 +48,10 @@ def main() -> None:
         se = statistics.stdev(diffs) / math.sqrt(n)
         print(f"paired {args.labels[1]} - {args.labels[0]} over {n} deals: {d:+.3f} "
               f"[{d - 1.96 * se:+.3f}, {d + 1.96 * se:+.3f}] levels/deal")
+        share = ratio_ci(runs[0].pair_levels()[:n], runs[1].pair_levels()[:n])
+        if share is not None:  # e.g. the expert's margin as a share of omniscient's
+            print(f"{args.labels[0]}'s margin as a share of {args.labels[1]}'s over the same "
+                  f"deals: {share.value:.1%} [{share.lo:.1%}, {share.hi:.1%}]")
     if args.plot:
         from shengji.arena.plot import plot_results
 

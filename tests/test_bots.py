@@ -82,7 +82,7 @@ def spies(kinds: Sequence[str], table: Round | Game, seed: int) -> list[Spy]:
 
 
 def test_make_agent_kinds() -> None:
-    assert set(AGENT_KINDS) == {"random", "heuristic", "expert"}
+    assert set(AGENT_KINDS) == {"random", "heuristic", "fast", "expert", "master"}
     assert isinstance(make_agent("random", 1), RandomAgent)
     assert isinstance(make_agent("heuristic", 1), HeuristicAgent)
     for kind in AGENT_KINDS:

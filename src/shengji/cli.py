@@ -232,14 +232,26 @@ def _kind(value: str) -> str:
     return value
 
 
+def _table_kind(value: str) -> str:
+    """Check a bot spec for a table with a person at it: research bots that see every hand
+    (`omniscient`) are refused (RULES §11)."""
+    from .bots import table_spec_error
+
+    err = table_spec_error(value)
+    if err:
+        raise typer.BadParameter(err)
+    return value
+
+
 @app.command()
 def play(
     partner: Annotated[
-        str, typer.Option(callback=_kind, help="Your partner's bot (North): random, "
-                          "heuristic, expert or expert:ms=300.")
+        str, typer.Option(callback=_table_kind, help="Your partner's bot (North): random, "
+                          "heuristic, fast (50 ms), expert (250 ms), master (1 s) or "
+                          "expert:ms=300.")
     ] = "heuristic",
     opponents: Annotated[
-        str, typer.Option(callback=_kind, help="The opponents' bots (East and West).")
+        str, typer.Option(callback=_table_kind, help="The opponents' bots (East and West).")
     ] = "heuristic",
     seed: Annotated[
         int | None, typer.Option(help="Shuffle seed (default: a random one).")

@@ -11,6 +11,7 @@ import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..bots import agent_label
 from .results import PairingResult
 from .stats import running_ci, running_mean
 
@@ -50,7 +51,7 @@ def plot_results(results: Sequence[PairingResult], path: str | Path) -> None:
 
     shown = [r for r in results if r.deals]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
-    names = [f"{r.a}\nvs {r.b}" for r in shown]
+    names = [f"{agent_label(r.a)}\nvs {agent_label(r.b)}" for r in shown]
     cis = [r.levels_per_deal() for r in shown]
     xs = list(range(len(shown)))
     ax1.errorbar(
@@ -71,7 +72,7 @@ def plot_results(results: Sequence[PairingResult], path: str | Path) -> None:
         rm = running_mean(values)
         lo, hi = running_ci(values)
         ks = list(range(1, len(rm) + 1))
-        (line,) = ax2.plot(ks, rm, label=f"{r.a} vs {r.b}")
+        (line,) = ax2.plot(ks, rm, label=f"{agent_label(r.a)} vs {agent_label(r.b)}")
         first = 10  # the band of the first few deals is too wide to be informative
         ax2.fill_between(ks[first - 1 :], lo[first - 1 :], hi[first - 1 :],
                          color=line.get_color(), alpha=0.15, lw=0)

@@ -23,6 +23,7 @@ from rich.progress import (
 )
 from rich.table import Column, Table
 
+from ..bots import agent_label
 from ..options import RuleOptions
 from .plot import plot_results, require_matplotlib
 from .results import PairingResult, time_summary, write_json
@@ -98,7 +99,7 @@ _HEADER_MAX = 24  # a longer agent name folds in its column's heading
 
 def _heading(r: PairingResult) -> str:
     """A pairing's column heading: A, then "vs B" on a line of its own."""
-    return f"{r.a}\nvs {r.b}"
+    return f"{agent_label(r.a)}\nvs {agent_label(r.b)}"
 
 
 def _column_width(r: PairingResult, cells: Sequence[str]) -> int:
@@ -201,7 +202,8 @@ def arena_main(
     )
     with Progress(*columns, console=console, transient=False) as progress:
         for b in bs:
-            task = progress.add_task(f"{a} vs {b}", total=deals + games)
+            task = progress.add_task(f"{agent_label(a)} vs {agent_label(b)}",
+                                     total=deals + games)
 
             def advance(n: int, task: TaskID = task) -> None:
                 progress.advance(task, n)
@@ -220,7 +222,8 @@ def arena_main(
         "(median/95th percentile); declaring side won "
         + ", ".join(f"{100 * r.declaring_win_rate():.1f}%" for r in results if r.deals)
         + " of played deals. Time: "
-        + ", ".join(f"{r.a} vs {r.b} {r.seconds:.1f}s" for r in results)
+        + ", ".join(f"{agent_label(r.a)} vs {agent_label(r.b)} {r.seconds:.1f}s"
+                    for r in results)
         + "[/]"
     )
     for line in failure_lines(results):

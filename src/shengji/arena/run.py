@@ -56,13 +56,18 @@ def _agent_seed(seed: int, seat: int, half: int) -> int:
     return random.Random(f"shengji-arena:agent:{seed}:{seat}:{half}").getrandbits(48)
 
 
-def _agents(a: str, b: str, a_team: int, seed: int) -> list[Agent]:
+def _agents(a: str, b: str, a_team: int, seed: int, table: Round | Game) -> list[Agent]:
     """Agents for a deal or game; their seeds differ between the two halves of a mirror,
-    so that A against A is not trivially the same game twice."""
-    return [
+    so that A against A is not trivially the same game twice. A research bot that sees
+    every hand (`omniscient`, `sees_all`) is given the real round or game."""
+    agents = [
         make_agent(a if seat % 2 == a_team else b, _agent_seed(seed, seat, a_team))
         for seat in range(4)
     ]
+    for agent in agents:
+        if getattr(agent, "sees_all", False):
+            agent.attach(table)  # type: ignore[attr-defined]
+    return agents
 
 
 class TimedAgent:
@@ -115,7 +120,7 @@ def play_deal(
 ) -> DealOutcome:
     """Play one deal with agent kind `a` on team `a_team` and `b` on the other team."""
     rnd = deal_round(seed, options)
-    agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed)]
+    agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed, rnd)]
     try:
         play_round(rnd, agents)
     finally:
@@ -154,7 +159,7 @@ def play_game_outcome(
 ) -> GameOutcome:
     """A whole game (RULES §9) with A on team `a_team`."""
     game = Game(seed, options)
-    agents = _agents(a, b, a_team, seed)
+    agents = _agents(a, b, a_team, seed, game)
     try:
         play_game(game, agents, max_rounds=max_rounds)
     finally:

@@ -1,8 +1,16 @@
 """The agent factory and the agent-spec syntax; the `Agent` protocol lives with the driver.
 
 An agent spec names a kind and, optionally, its settings: `heuristic`,
-`expert`, `expert:ms=300`, `expert:iters=200,worlds=24`. Specs are accepted
-wherever agents are named (`shengji play`, `shengji arena`, `make_agent`).
+`expert`, `expert:ms=300`, `expert:iters=200,worlds=24`. Specs are parsed here
+only (`parse_agent_spec`), wherever agents are named (`shengji play`,
+`shengji arena`, web tables, `make_agent`).
+
+The expert comes at named levels, its search budget per decision (`LEVELS`):
+`fast` (50 ms), `expert` (250 ms) and `master` (1 s); each takes the expert's
+settings (`master:worlds=40`; `workers=2` searches each decision's worlds in two
+processes, the default one). `omniscient` is a research bot that sees every hand
+(bots/omniscient.py): the arena and the benchmarks only, refused at tables
+(`table_spec_error`) and labelled as cheating wherever it prints (`agent_label`).
 """
 
 from __future__ import annotations
@@ -10,16 +18,28 @@ from __future__ import annotations
 from ..agent import Agent
 
 __all__ = [
-    "AGENT_KINDS", "Agent", "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec",
+    "AGENT_KINDS", "LEVELS", "RESEARCH_KINDS", "Agent", "agent_label", "agent_spec_error",
+    "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
 ]
 
-AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", "expert")
+#: the milliseconds per decision of the expert's named levels (no `ms`/`iters` given)
+LEVELS: dict[str, int] = {"fast": 50, "expert": 250, "master": 1000}
 
+#: the kinds a player may seat at a table (web "add bot", `shengji play`)
+AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
+
+#: the most processes one searching bot may use (`expert:workers=N`; the default is 1)
+MAX_WORKERS = 8
+
+#: research kinds that break RULES §11 (see every hand): arena and benchmarks only
+RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
+
+_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers")
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),
     "heuristic": (),
-    "expert": ("ms", "iters", "worlds", "candidates", "infer"),
+    **{name: _EXPERT_SETTINGS for name in (*LEVELS, *RESEARCH_KINDS)},
 }
 
 
@@ -33,10 +53,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
         raise ValueError("agent spec: give a kind such as 'heuristic' or 'expert:ms=300'")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip()
-    if kind not in AGENT_KINDS:
+    if kind not in _SETTINGS:
         raise ValueError(
-            f"unknown agent kind {kind!r}; choose one of {', '.join(AGENT_KINDS)}, "
-            "dmc:CHECKPOINT or exec:COMMAND"
+            f"unknown agent kind {kind!r}; choose one of "
+            f"{', '.join((*AGENT_KINDS, *RESEARCH_KINDS))}, dmc:CHECKPOINT or exec:COMMAND"
         )
     settings: dict[str, int] = {}
     for item in (x.strip() for x in rest.split(",")) if rest.strip() else ():
@@ -53,7 +73,33 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
         if not eq or n <= 0:
             raise ValueError(f"agent spec {spec!r}: {key} takes a positive integer, as {key}=300")
         settings[key] = n
+    if settings.get("workers", 1) > MAX_WORKERS:
+        raise ValueError(f"agent spec {spec!r}: workers={settings['workers']}: at most "
+                         f"{MAX_WORKERS} processes search one decision")
     return kind, settings
+
+
+def table_spec_error(spec: str) -> str | None:
+    """Why `spec` may not play at a table with people (web tables, `shengji play`), or None:
+    an invalid spec, or a research kind that sees every hand (RULES §11)."""
+    err = agent_spec_error(spec)
+    if err is not None:
+        return err
+    kind = spec.strip().partition(":")[0].strip()
+    if kind in RESEARCH_KINDS:
+        return (f"{kind} sees every hand (cheating, RULES §11): it plays only in the arena "
+                "and the benchmarks, never at a table")
+    return None
+
+
+def agent_label(spec: str) -> str:
+    """The spec as printed: a research kind carries "(cheating: sees all hands)"."""
+    kind = spec.strip().partition(":")[0].strip() if isinstance(spec, str) else ""
+    if kind in RESEARCH_KINDS:
+        from .omniscient import CHEAT_LABEL
+
+        return f"{spec} {CHEAT_LABEL}"
+    return spec
 
 
 def agent_spec_error(spec: str) -> str | None:
@@ -77,10 +123,11 @@ def agent_spec_error(spec: str) -> str | None:
 
 
 def make_agent(kind: str, seed: int) -> Agent:
-    """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]"),
-    deterministic given `seed` (the expert only with an iteration budget); `dmc:PATH` is a
-    trained checkpoint (`shengji.learn`, extra `[rl]`); `exec:[ms=N:]COMMAND` an external bot
-    speaking docs/BOT_PROTOCOL.md (`shengji.bots.external`)."""
+    """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]",
+    the levels "fast" and "master", the arena's "omniscient"), deterministic given `seed`
+    (the expert only with an iteration budget); `dmc:PATH` is a trained checkpoint
+    (`shengji.learn`, extra `[rl]`); `exec:[ms=N:]COMMAND` an external bot speaking
+    docs/BOT_PROTOCOL.md (`shengji.bots.external`)."""
     if kind.startswith("dmc:") and len(kind) > 4:
         from ..learn.agent import DMCAgent
 
@@ -99,6 +146,12 @@ def make_agent(kind: str, seed: int) -> Agent:
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    if "ms" not in settings and "iters" not in settings:
+        settings["ms"] = LEVELS.get(name, LEVELS["expert"])
+    if name in RESEARCH_KINDS:
+        from .omniscient import OmniscientAgent
+
+        return OmniscientAgent(seed, **settings)
     from .expert import ExpertAgent
 
     return ExpertAgent(seed, **settings)

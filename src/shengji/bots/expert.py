@@ -20,9 +20,12 @@ playing) on a cloned round.
 
 from __future__ import annotations
 
+import os
+import pickle
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import IO
 
 from ..actions import Action, Bury, Declare, Draw, Pass, Play
 from ..cards import CARDS, POINTS
@@ -72,7 +75,12 @@ class ExpertAgent:
 
     `worlds` caps the worlds per decision, `candidates` the moves compared in each;
     `infer` is how many worlds are drawn at most per world kept, by the likelihood of the
-    others' recent plays (1: no inference, uniform worlds).
+    others' recent plays (1: no inference, uniform worlds). `endgame` > 0 solves each
+    rollout exactly (alpha-beta over the sampled world, `solve`) once every hand holds at
+    most that many cards at a trick's start; 0 (the default) plays it out by the heuristic.
+    `workers` > 1 evaluates that many worlds at once, in forked copies of this process
+    (`_Helper`): the same decisions as one process for an iteration budget, more worlds
+    within a time budget where cores are free.
     """
 
     def __init__(
@@ -83,6 +91,8 @@ class ExpertAgent:
         worlds: int | None = None,
         candidates: int = 6,
         infer: int = 4,
+        endgame: int = 0,
+        workers: int = 1,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -91,6 +101,11 @@ class ExpertAgent:
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
+        self.endgame = endgame
+        if workers > 1 and not hasattr(os, "fork"):
+            raise ValueError(f"workers={workers}: a search over several processes needs "
+                             "os.fork (Linux, macOS); use workers=1 here")
+        self.workers = max(1, workers)
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -190,6 +205,12 @@ class ExpertAgent:
         return out
 
     # ================================================================ search
+    def _true_world(self, view: View) -> tuple[Round, list[list[int]], list[int]] | None:
+        """The world every search samples from: None here, so worlds are sampled from what
+        the view shows (RULES §11). Only the arena's research bot `omniscient` (bots/
+        omniscient.py) returns the real round instead."""
+        return None
+
     def _budget(self) -> tuple[int | None, float | None]:
         deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000
         return self.iters, deadline
@@ -220,6 +241,9 @@ class ExpertAgent:
             return out
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            true = self._true_world(view)
+            if true is not None:
+                return true
             # Rejection sampling by the likelihood of the others' recent plays.
             tries = self.infer_tries
             for attempt in range(tries):
@@ -255,37 +279,57 @@ class ExpertAgent:
         n_worlds = 0
         spent = 0
         cap_worlds = self.max_worlds
-        while True:
-            wrng = random.Random(rng.getrandbits(64))
-            world, hands, kitty = make_world(wrng)
-            got = evaluate(world, hands, kitty, wrng.getrandbits(32), active)
-            for j, v in zip(active, got, strict=True):
-                vals[j].append(v)
-            n_worlds += 1
-            spent += len(active)
-            if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
-                break
-            if n_worlds in PRUNE_AT and len(active) > 2:
-                best = max(active, key=lambda j: (sum(vals[j]), -j))
-                z = PRUNE_AT[n_worlds]
-                active = [j for j in active if j in (0, best) or
-                          _paired(vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
-            if cap_worlds is not None and n_worlds >= cap_worlds:
-                break
-            if iters is not None and spent + len(active) > iters * scale:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
+        # workers > 1: forked copies of this process evaluate more worlds of each batch
+        # (the same seeds, so the same values as one process would find, in order).
+        helpers: list[_Helper] = []
+        for _ in range(self.workers - 1):
+            helpers.append(_Helper(make_world, evaluate, helpers))
+        try:
+            done = False
+            while not done:
+                seeds = [rng.getrandbits(64) for _ in range(1 + len(helpers))]
+                asked = list(active)
+                for h, seed in zip(helpers, seeds[1:], strict=True):
+                    h.ask(seed, asked)
+                batch = [_one_world(make_world, evaluate, seeds[0], asked)]
+                batch += [h.answer() for h in helpers]
+                for got in batch:
+                    kept = [(j, v) for j, v in zip(asked, got, strict=True) if j in active]
+                    for j, v in kept:
+                        vals[j].append(v)
+                    n_worlds += 1
+                    spent += len(kept)
+                    done = True
+                    if n_worlds == 3 and len({tuple(vals[j]) for j in active}) == 1:
+                        break
+                    if n_worlds in PRUNE_AT and len(active) > 2:
+                        best = max(active, key=lambda j: (sum(vals[j]), -j))
+                        z = PRUNE_AT[n_worlds]
+                        active = [j for j in active if j in (0, best) or _paired(
+                            vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
+                    if cap_worlds is not None and n_worlds >= cap_worlds:
+                        break
+                    if iters is not None and spent + len(active) > iters * scale:
+                        break
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        break
+                    done = False
+        finally:
+            for h in helpers:
+                h.close()
         return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[Knowledge], me: int, seed: int) -> float:
         """Finish the round with the heuristic policy for every seat; `me`'s utility."""
         policy = self.policy
         policy.rng.seed(seed)
+        endgame = self.endgame
         while rnd.phase == "play":
             seat = rnd.to_act
             assert seat is not None
             plays = rnd.current
+            if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
+                return solve(rnd, me)
             ids = policy.choose_play(ks[seat], plays)
             n_tricks = rnd.n_tricks
             lead = plays[0][1] if plays else None
@@ -359,6 +403,9 @@ class ExpertAgent:
         window = view.phase == "declare"
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            true = self._true_world(view)
+            if true is not None:
+                return true
             hands, undealt = sample_deal(facts, wrng)
             return deal_round(view, hands, undealt), hands, undealt
 
@@ -421,6 +468,9 @@ class ExpertAgent:
         facts = WorldFacts.from_view(view)
 
         def make_world(wrng: random.Random) -> tuple[Round, list[list[int]], list[int]]:
+            true = self._true_world(view)
+            if true is not None:
+                return true
             hands, kitty = sample_world(facts, wrng)
             return Round.from_view(view, hands, kitty), hands, kitty
 
@@ -436,6 +486,78 @@ class ExpertAgent:
 
         # The bury shapes the whole round: it gets a few decisions' worth of budget.
         return self._pimc(cands, make_world, evaluate, rng, scale=2)
+
+
+def _one_world(make_world: WorldMaker, evaluate: Evaluator, seed: int,
+               which: list[int]) -> list[float]:
+    """The candidates `which` evaluated in the world drawn from `seed` (`ExpertAgent._pimc`)."""
+    wrng = random.Random(seed)
+    world, hands, kitty = make_world(wrng)
+    return evaluate(world, hands, kitty, wrng.getrandbits(32), which)
+
+
+class _Helper:
+    """A forked copy of the searching process that evaluates worlds on request, over pipes
+    (`expert:workers=N`). Forked at the decision, it has the decision's closures, view and
+    budget as they are; it exits when the decision ends (`close`)."""
+
+    _out: IO[bytes]  # requests to the helper
+    _inp: IO[bytes]  # its answers
+
+    def __init__(self, make_world: WorldMaker, evaluate: Evaluator,
+                 others: Sequence[_Helper] = ()) -> None:
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the helper: answer requests until the pipe closes
+            os.close(from_parent)
+            os.close(to_parent)
+            for o in others:  # the earlier helpers' pipes: theirs alone, or they never end
+                os.close(o._out.fileno())
+                os.close(o._inp.fileno())
+            code = 0
+            try:
+                with os.fdopen(to_child, "rb") as inp, os.fdopen(from_child, "wb") as out:
+                    while True:
+                        try:
+                            seed, which = pickle.load(inp)
+                        except EOFError:
+                            break
+                        try:
+                            reply: tuple[str, object] = (
+                                "ok", _one_world(make_world, evaluate, seed, which))
+                        except Exception as e:  # reported to the searching process
+                            reply = ("error", f"{type(e).__name__}: {e}")
+                        pickle.dump(reply, out)
+                        out.flush()
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(to_child)
+        os.close(from_child)
+        self.pid = pid
+        self._out = os.fdopen(from_parent, "wb")
+        self._inp = os.fdopen(to_parent, "rb")
+
+    def ask(self, seed: int, which: list[int]) -> None:
+        """Start evaluating the candidates `which` in the world of `seed`."""
+        pickle.dump((seed, which), self._out)
+        self._out.flush()
+
+    def answer(self) -> list[float]:
+        """The values of the world last asked for."""
+        kind, value = pickle.load(self._inp)
+        if kind != "ok":
+            raise RuntimeError(f"expert search helper failed: {value}")
+        assert isinstance(value, list)
+        return value
+
+    def close(self) -> None:
+        """End the helper and reap it."""
+        self._out.close()
+        self._inp.close()
+        os.waitpid(self.pid, 0)
 
 
 def _choose(vals: list[list[float]], active: list[int]) -> int:
@@ -478,6 +600,43 @@ def _cost(k: Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
 def _power(k: Knowledge, ids: Sequence[int]) -> int:
     t = k.t
     return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
+
+
+def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:
+    """The exact worth to `me` (`utility`) of finishing the round in this world with every
+    seat seeing every hand: alpha-beta over every legal lead (throws included, RULES §6.1)
+    and follow (§6.2), `me`'s team maximizing. Meant for the last tricks of a rollout's
+    sampled world (a few cards per hand): the tree grows fast with the hand size."""
+    if rnd.phase != "play":
+        return utility(rnd, me)
+    seat = rnd.to_act
+    t = rnd.trump
+    assert seat is not None and t is not None
+    hand = rnd.hand_counts(seat)
+    plays = rnd.current
+    if plays:
+        moves = list(iter_follows(hand, shape_of(plays[0][1], t), t,
+                                  rnd.options.strict_tractor_follow))
+    else:
+        moves = list(iter_leads(hand, t))
+    if len(moves) == 1:  # forced: no branching
+        rnd.step(Play(seat, tuple(CARDS[i] for i in moves[0])))
+        return solve(rnd, me, alpha, beta)
+    maximize = seat % 2 == me % 2
+    best = -1e9 if maximize else 1e9
+    for ids in moves:
+        child = rnd.clone()
+        child.step(Play(seat, tuple(CARDS[i] for i in ids)))
+        v = solve(child, me, alpha, beta)
+        if maximize:
+            best = max(best, v)
+            alpha = max(alpha, v)
+        else:
+            best = min(best, v)
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return best
 
 
 def ks_observe(ks: list[Knowledge], rnd: Round, seat: int) -> None:

@@ -15,7 +15,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from shengji.actions import Action
-from shengji.bots import AGENT_KINDS, Agent, make_agent
+from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_spec_error
 from shengji.views import View
 
 from .botdriver import _think, _watch_server
@@ -83,6 +83,9 @@ class Manager:
             from .slowbot import SlowAgent
 
             return SlowAgent(seed)
+        err = table_spec_error(kind)
+        if err is not None and kind.partition(":")[0] in RESEARCH_KINDS:
+            raise ValueError(err)  # a bot that sees every hand never plays at a table (§11)
         return make_agent(kind, seed)
 
     async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:

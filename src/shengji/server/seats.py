@@ -18,6 +18,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from shengji.bots import RESEARCH_KINDS, table_spec_error
+
 from .chat import SYSTEM, chat_json
 from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
@@ -222,6 +224,8 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
     seat = _seat_arg(msg)
     kind = msg.get("kind")
     kinds = table.manager.bot_kinds
+    if isinstance(kind, str) and kind in RESEARCH_KINDS:
+        raise ClientError(table_spec_error(kind) or "that bot cannot play at a table")
     if kind not in kinds:
         raise ClientError(f"bot kind must be one of: {', '.join(kinds)}")
     async with table.lock:
