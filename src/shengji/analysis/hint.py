@@ -30,9 +30,10 @@ __all__ = ["HINT_BUDGET", "HINTS_EN", "Hint", "hint_kind", "suggest"]
 HINT_BUDGET = Budget()
 
 HINTS_EN = {
-    "hint.reason.play": "your team wins the trick {win:.0%} of the time ({trick_points:.0f} points in "
-    "it); {margin:.1f} points better than the next option",
-    "hint.reason.bury": "the best bury found: {margin:.1f} points better than the next option",
+    "hint.reason.play": "your team wins the trick {win:.0%} of the time "
+    "({trick_points:.0f} points in it); {margin:.1f} points better than the next option",
+    "hint.reason.bury": "the best bury found: {margin:.1f} points better than the next "
+    "option",
     "hint.reason.declare": "the best choice found: {margin:.1f} points better than the next "
     "option",
     "hint.reason.declare_pass": "not declaring ends best: {margin:.1f} points better than "
