@@ -68,7 +68,8 @@ async def hint(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if not resolve(table):
         raise ClientError("hints are off at this table (the host's setting)", code=HINTS_OFF)
     view = table.game.view(seat)
-    if hint_kind(view) is None:
+    kind = hint_kind(view)
+    if kind is None:
         raise ClientError("a hint is for your turn, your bury or a declaration you can make",
                           code=NOT_YOUR_TURN)
     seq = table.seq
@@ -80,14 +81,16 @@ async def hint(table: Table, client: Client, msg: dict[str, Any]) -> None:
         raise ClientError("a hint is already being worked out for your seat: wait for it",
                           code=BUSY)
     table.hints_in_flight.add(seat)
-    task = asyncio.create_task(_answer(table, client, view, seat, seq),
+    task = asyncio.create_task(_answer(table, client, view, seat, seq, kind),
                                name=f"shengji-hint-{table.id}-{seat}")
     table.hint_tasks.add(task)
     task.add_done_callback(table.hint_tasks.discard)
 
 
-async def _answer(table: Table, client: Client, view: View, seat: int, seq: int) -> None:
-    """Work the hint out off the loop; send it to the asker if the position still holds."""
+async def _answer(table: Table, client: Client, view: View, seat: int, seq: int,
+                  kind: str) -> None:
+    """Work the hint out off the loop; send it to the asker if the position still holds
+    (a declaration's hint also after the deal's next draws: it names its `seq`)."""
     try:
         body = await table.manager.hint(view, (table.seed ^ (seq * 0x9E3779B1)) & 0x7FFF_FFFF)
     except Exception:
@@ -96,7 +99,7 @@ async def _answer(table: Table, client: Client, view: View, seat: int, seq: int)
         return
     finally:
         table.hints_in_flight.discard(seat)
-    if table.seq != seq or client.seat != seat:
+    if client.seat != seat or (table.seq != seq and kind != "declare"):
         client.error("the position changed before the hint was ready", code=STALE)
         return
     out = {"type": "hint", "seq": seq, **body}
