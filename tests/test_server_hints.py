@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 from server_harness import WSPlayer, freeze, host_table, new_table, serve
-
 from shengji import parse_cards
 from shengji.actions import Bury, Play
 
