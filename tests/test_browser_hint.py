@@ -1,6 +1,9 @@
 """The Hint button at the table, in headless Chromium (issue 32).
 
-The page is served by the real server; its WebSocket is answered by the test (as in
+End to end: at a real table against three bots (hints left to the default, so on), the
+player waits for its bury or its turn, clicks Hint, and the search's suggestion arrives
+over the real WebSocket and is selected in the hand, ready to play. Then, exactly: the
+page is served by the real server, its WebSocket answered by the test (as in
 test_browser_table) with a real engine view, and the `hint` it answers is the real
 search's (`shengji.analysis.suggest` on that seat's view). Clicking Hint sends
 {"type":"hint"}, selects the suggested cards in the hand and shows the reason in the
@@ -17,7 +20,13 @@ from typing import Any
 import pytest
 
 from shengji.analysis import suggest
-from test_browser import STATIC, browser, new_page, server  # noqa: F401 (fixtures)
+from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+    STATIC,
+    browser,
+    create_table_and_sit,
+    new_page,
+    server,
+)
 from test_browser_table import CORNER, _advance, _leads, _seat_to_act, state_of
 
 browser_only = pytest.mark.browser
@@ -89,3 +98,32 @@ def test_no_hint_button_where_hints_are_off(server: str, browser: Any) -> None:
         _open(page, server, HintServer(st, {}))
         page.wait_for_selector("#play-btn")
         assert page.locator("#hint-btn").count() == 0
+
+
+MY_DECISION_JS = """() => {
+  const m = document.querySelector('main.table-page');
+  return !!m && (m.dataset.phase === 'play' || m.dataset.phase === 'kitty')
+    && m.dataset.me !== '' && m.dataset.toAct === m.dataset.me
+    && !!document.querySelector('#hint-btn');
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(180)
+def test_hint_end_to_end_against_bots(server: str, browser: Any) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        create_table_and_sit(page, server)
+        page.click("#start-btn")
+        page.wait_for_function(MY_DECISION_JS, timeout=120_000)
+        phase = page.get_attribute("main.table-page", "data-phase")
+        page.click("#hint-btn")
+        page.wait_for_selector("#hint-note", timeout=30_000)
+        suggested = (page.get_attribute("#hint-note", "data-cards") or "").split()
+        assert page.get_attribute("#hint-note", "data-kind") == ("bury" if phase == "kitty"
+                                                                 else "play")
+        assert len(suggested) == 8 or phase == "play"
+        chosen = page.locator("#hand .card.sel").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert sorted(chosen) == sorted(suggested) and chosen
+        ready = "#bury-btn:not([disabled])" if phase == "kitty" else "#play-btn:not([disabled])"
+        page.wait_for_selector(ready)
