@@ -127,3 +127,21 @@ def test_hint_end_to_end_against_bots(server: str, browser: Any) -> None:
         assert sorted(chosen) == sorted(suggested) and chosen
         ready = "#bury-btn:not([disabled])" if phase == "kitty" else "#play-btn:not([disabled])"
         page.wait_for_selector(ready)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_host_chooses_hints_in_the_create_form(server: str, browser: Any) -> None:
+    import urllib.request
+
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.fill("input[name=table-name]", "hints on")
+        # "on": with no human seated yet, the default (null) would read false
+        page.select_option("select[name=hints]", "on")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table_id = page.url.rsplit("/", 1)[1]
+    with urllib.request.urlopen(f"{server}/api/tables/{table_id}", timeout=10) as r:
+        assert json.loads(r.read())["settings"]["hints"] is True
