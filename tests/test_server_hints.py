@@ -106,3 +106,15 @@ def test_hints_off_is_refused_and_the_default_follows_the_seats(tmp_path: Any) -
         p2, t2 = host_table(client, {1: "heuristic", 3: "heuristic"}, start=False,
                             hints=True)
         assert p2.call(lambda: t2.settings.hints) is True
+
+
+def test_the_hint_is_worked_out_in_the_bots_pool_off_the_event_loop(tmp_path: Any) -> None:
+    with serve(tmp_path / "db.sqlite", bot_workers=1) as client:
+        p, table = host_table(client, BOTS)
+        to_my_turn(p)
+        freeze(p, table)
+        p.send({"type": "hint"})
+        p.send({"type": "ping"})  # answered while the pool works: the loop is free
+        p.until(lambda m: m["type"] == "hint", 60)
+        kinds = [m["type"] for m in p.log if m["type"] in ("pong", "hint")]
+        assert kinds[-2:] == ["pong", "hint"]
