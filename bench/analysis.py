@@ -6,7 +6,9 @@ Run: `python bench/analysis.py [--rounds N] [--seed S] [--worlds W] [--rollouts 
 1. Timing: one seat's whole first round of a seeded game (heuristic bots) analysed at
    the given budget (default: the `shengji analyse` default, 8 worlds and 4 hindsight
    rollouts per decision), wall time printed with the time per decision (median, max);
-   the issue's goal is <= 15 s on 2 cores.
+   the issue's goal is <= 15 s on 2 cores. Then the Hint: `analysis.suggest` (the
+   web table's hint, at its default budget) at each of seat 0's bury and plays in that
+   round, the median and the max wall time printed; the goal is <= 1 s.
 2. Calibration: over N seeded first rounds, seat 0 is played by the expert, by the
    heuristic and by the random bot (the other seats heuristic, the same deal for each),
    and seat 0's round is reviewed (knowledge reading, `--cal-worlds` worlds). Printed:
@@ -22,7 +24,8 @@ import statistics
 import time
 
 from shengji import Game
-from shengji.analysis import Budget, review_round
+from shengji.actions import Bury, Play, action_from_json
+from shengji.analysis import Budget, review_round, suggest
 from shengji.arena.stats import mean_ci
 from shengji.bots import Agent, make_agent
 from shengji.bots.heuristic import HeuristicAgent
@@ -56,6 +59,25 @@ def timing(seed: int, budget: Budget) -> None:
     wall_k = time.perf_counter() - t1
     print(f"        knowledge reading only: {wall_k:.2f} s "
           f"({wall_k / max(1, len(knowledge_only.decisions)):.2f} s per decision: a hint's cost)")
+
+
+def hint_timing(seed: int) -> None:
+    """Print the wall time of a hint (`suggest`) at each of seat 0's bury and plays."""
+    rec = first_round(seed, HeuristicAgent(seed * 4))
+    g = Game(rec.seed, rec.options)
+    walls: list[float] = []
+    for raw in rec.actions:
+        a = action_from_json(raw)
+        if g.round_no > 0:
+            break
+        if isinstance(a, Bury | Play) and a.seat == 0:
+            t0 = time.perf_counter()
+            suggest(g.view(0), seed=seed + len(walls))
+            walls.append(time.perf_counter() - t0)
+        g.apply(a)
+    if walls:
+        print(f"hint: seed {seed}, seat 0, {len(walls)} hints: median "
+              f"{statistics.median(walls):.2f} s, max {max(walls):.2f} s (goal <= 1 s)")
 
 
 def calibration(rounds: int, seed: int, budget: Budget, expert: str) -> None:
@@ -99,6 +121,7 @@ def main() -> None:
     args = p.parse_args()
     if not args.skip_timing:
         timing(args.seed, Budget(worlds=args.worlds, rollouts=args.rollouts))
+        hint_timing(args.seed)
     if args.rounds > 0:
         calibration(args.rounds, args.seed, Budget(worlds=args.cal_worlds), args.expert)
 

@@ -5,6 +5,7 @@ the engine and the bots never import it. See `analysis.review` for the readings,
 the classes, the accuracy formula and the reasons.
 """
 
+from .hint import HINT_BUDGET, Hint, hint_kind, suggest
 from .review import (
     ACCURACY_K,
     CLASSES,
@@ -27,6 +28,7 @@ from .review import (
 )
 
 __all__ = [
+    "HINT_BUDGET", "Hint", "hint_kind", "suggest",
     "ACCURACY_K", "CLASSES", "THRESHOLDS", "Budget", "CandidateValue", "Decision", "Reading",
     "Reason", "RoundReview", "accuracy", "candidates", "classify", "hindsight_reading",
     "knowledge_reading", "play_candidates", "reason_text", "review_lines", "review_round",

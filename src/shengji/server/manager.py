@@ -93,6 +93,11 @@ class Manager:
         `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
         if self.bot_workers <= 0:
             return _think(agent, view)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool(), _think, agent, view)
+
+    def _pool(self) -> Executor:
+        """The bots' process pool (started on first use)."""
         if self.pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -102,8 +107,17 @@ class Manager:
                 self.bot_workers, mp_context=ctx, initializer=_watch_server,
                 initargs=(os.getpid(),),
             )
+        return self.pool
+
+    async def hint(self, view: View, seed: int) -> dict[str, Any]:
+        """A hint's JSON for `view` (`hints.compute`), worked out in the bots' pool; with
+        `bot_workers=0` in a thread: never on the event loop."""
+        from .hints import compute
+
+        if self.bot_workers <= 0:
+            return await asyncio.to_thread(compute, view, seed)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _think, agent, view)
+        return await loop.run_in_executor(self._pool(), compute, view, seed)
 
     async def start(self) -> None:
         """Restore every unfinished table by replaying its log; resume their drivers.

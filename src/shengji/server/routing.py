@@ -16,7 +16,7 @@ import orjson
 from shengji import IllegalAction, parse_cards
 from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, action_from_json
 
-from . import seats
+from . import hints, seats
 from .chat import SPECTATOR, ChatError, chat_json, chat_text
 from .connection import Client, ClientError, dumps, frame_refusal
 from .status import PLAYING, STORAGE_MESSAGE
@@ -169,4 +169,5 @@ HANDLERS: dict[str, Handler] = {
     "chat": chat,
     "ping": ping,
     "resume": resume,
+    "hint": hints.hint,
 }

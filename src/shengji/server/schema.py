@@ -105,6 +105,10 @@ class TableSettings(BaseModel):
 
     `spectator_chat`: whether spectators may write in the table's chat (false: they read
     it, the players' chat stays the players'; issue 11).
+
+    `hints`: whether seated players may ask for a hint (the search's suggested play, issue
+    32). null (the default) is resolved when the game starts: on at a table where every
+    other seat is a bot (one human seat), off otherwise; the resolved value is stored.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -122,6 +126,7 @@ class TableSettings(BaseModel):
     )
     turn_s: float = Field(default=0.0, ge=0, le=MAXIMA["turn_s"], allow_inf_nan=False)
     spectator_chat: bool = False
+    hints: bool | None = None
 
 
 def _finite_or_raise(value: Any, where: str, code: str) -> None:
@@ -151,6 +156,9 @@ def check_settings(
         if key not in merged:
             raise InputError(f"unknown setting {key!r}", code=BAD_SETTING, field=str(key))
         if value is None and key == "bot_timeout_s":
+            continue
+        if value is None and key == "hints":  # resolved when the game starts
+            merged[key] = None
             continue
         if key in _FLAGS:
             if not isinstance(value, bool):
@@ -186,7 +194,7 @@ def check_settings(
 
 
 #: the settings that are switches (true/false), not numbers
-_FLAGS = ("spectator_chat",)
+_FLAGS = ("spectator_chat", "hints")
 
 
 def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> TableSettings:

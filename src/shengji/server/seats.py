@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from shengji.bots import RESEARCH_KINDS, table_spec_error
 
+from . import hints
 from .chat import SYSTEM, chat_json
 from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
@@ -458,6 +459,7 @@ async def start(table: Table, client: Client, msg: dict[str, Any]) -> None:
             raise ClientError("the game has already started")
         if any(s is None for s in table.seats):
             raise ClientError("all four seats must be filled (players or bots)")
+        await hints.freeze(table)
         await table.store.update_table(table.id, status=PLAYING)
         table.status = PLAYING
         for c in table.clients:

@@ -22,7 +22,7 @@ from shengji import Game, IllegalAction, RuleOptions
 from shengji.actions import Action, Draw, action_from_json
 from shengji.events import Event, Played
 
-from . import routing, seats
+from . import hints, routing, seats
 from .botdriver import STANDIN, STANDIN_KIND, BotDriver
 from .chat import ChatLog
 from .clock import TableClock
@@ -152,6 +152,9 @@ class Table:
         self.idle_redeals = 0  # RULES §3.5 redeals since a seated human last acted
         self.storage_retry_at = 0.0  # monotonic time the driver next tries to write
         self._presence_timer: asyncio.TimerHandle | None = None
+        self.hints_in_flight: set[int] = set()  # seats whose hint is being worked out
+        self.hint_cache: dict[int, tuple[int, dict[str, Any]]] = {}  # seat -> (seq, hint)
+        self.hint_tasks: set[asyncio.Task[None]] = set()  # (`hints`: kept till done)
 
     # -- persistence -----------------------------------------------------------------
     def _damaged(self, reason: str) -> None:
@@ -264,6 +267,7 @@ class Table:
                 "bot_timeout_s": self.settings.bot_timeout_s,
                 "turn_s": self.settings.turn_s,
                 "spectator_chat": self.settings.spectator_chat,
+                "hints": hints.resolve(self),
             },
             "clock": self.clock.json(),
             "standins": self.standins,

@@ -187,6 +187,7 @@ function CreateTable() {
   const [timing, setTiming] = useState({});
   const [turnS, setTurnS] = useState(0);
   const [spectatorChat, setSpectatorChat] = useState(false);
+  const [hints, setHints] = useState("auto"); // the `hints` setting: auto is null (issue 32)
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -200,6 +201,7 @@ function CreateTable() {
       };
       if (turnS > 0) body.turn_s = turnS;
       if (spectatorChat) body.spectator_chat = true;
+      if (hints !== "auto") body.hints = hints === "on";
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -234,6 +236,12 @@ function CreateTable() {
     <label class="opt opt-bool" id="spectator-chat-field">
       <input type="checkbox" name="spectator_chat" checked=${spectatorChat} onChange=${(e) => setSpectatorChat(e.target.checked)} />
       <span><b>${t("lobby.spectator_chat")}</b><small>${t("lobby.spectator_chat.hint")}</small></span>
+    </label>
+    <label class="top-choice" id="hints-field">
+      <span><b>${t("lobby.hints")}</b></span>
+      <select name="hints" onChange=${(e) => setHints(e.target.value)}>
+        ${["auto", "on", "off"].map((v) => html`<option value=${v} selected=${v === hints}>${t(`lobby.hints.${v}`)}</option>`)}
+      </select>
     </label>
     ${presets &&
     html`<label class="top-choice" id="preset-field">

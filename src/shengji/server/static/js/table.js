@@ -24,6 +24,7 @@ import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./han
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
+import { useHint, HintButton, HintNote } from "./hint.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -433,6 +434,7 @@ export function Table({ id, lang }) {
       lang,
       onStatus: setNet,
       onMessage: (m) => {
+        hint.receive(m);
         if (m.type === "state") {
           setSt({ ...m, receivedAt: performance.now() });
           setPending(false);
@@ -486,6 +488,7 @@ export function Table({ id, lang }) {
   }, [myLeft]);
 
   useEffect(() => setSel([]), [handKey, phase]);
+  const hint = useHint({ send, seq: st ? st.seq : null, phase, hand, setSel });
   useEffect(() => setCustom(null), [view ? view.round_no : -1]);
 
   // The turn alert (tab badge, optional notification): whose turn the view says it is.
@@ -696,6 +699,8 @@ export function Table({ id, lang }) {
   if (me != null && view && !view.game_over && (phase === "play" || (phase === "kitty" && myTurn))) {
     buttons.push(html`<button key="clear" class="btn ghost" id="clear-btn" disabled=${!sel.length} onClick=${() => setSel([])}>${t("play.clear")}</button>`);
   }
+  const hintable = (myTurn && (phase === "play" || phase === "kitty")) || ((phase === "deal" || phase === "declare") && decls.length > 0);
+  buttons.push(html`<${HintButton} key="hint" state=${hint} enabled=${!!(hintable && me != null && table.settings && table.settings.hints)} />`);
 
   const resKey = view && view.last_result ? `${view.round_no}` : null;
   const showSummary =
@@ -811,6 +816,7 @@ export function Table({ id, lang }) {
         </div>`}
         ${reason && html`<div class="reason" id="reason">${reason} <${RuleLink} ref_=${reasonRef} /></div>`}
         ${note && html`<div class="note" id="note">${note}</div>`}
+        <${HintNote} state=${hint} />
       </div>
       ${me != null &&
       !waiting &&

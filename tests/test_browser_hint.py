@@ -1,0 +1,147 @@
+"""The Hint button at the table, in headless Chromium (issue 32).
+
+End to end: at a real table against three bots (hints left to the default, so on), the
+player waits for its bury or its turn, clicks Hint, and the search's suggestion arrives
+over the real WebSocket and is selected in the hand, ready to play. Then, exactly: the
+page is served by the real server, its WebSocket answered by the test (as in
+test_browser_table) with a real engine view, and the `hint` it answers is the real
+search's (`shengji.analysis.suggest` on that seat's view). Clicking Hint sends
+{"type":"hint"}, selects the suggested cards in the hand and shows the reason in the
+player's language; a table with hints off shows no button.
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from shengji.analysis import suggest
+from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+    STATIC,
+    browser,
+    create_table_and_sit,
+    new_page,
+    server,
+)
+from test_browser_table import CORNER, _advance, _leads, _seat_to_act, state_of
+
+browser_only = pytest.mark.browser
+
+
+class HintServer:
+    """One state, then a real hint for that seat's view whenever the client asks."""
+
+    def __init__(self, state: dict[str, Any], hint: dict[str, Any]) -> None:
+        self.state = state
+        self.hint = hint
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, ws: Any) -> None:
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            if m["type"] == "hello":
+                ws.send(json.dumps(self.state))
+            elif m["type"] == "hint":
+                ws.send(json.dumps({"type": "hint", "seq": self.state["seq"], **self.hint}))
+            elif m["type"] == "check":
+                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True,
+                                    "reason": None}))
+
+        ws.on_message(on_message)
+
+
+def _open(page: Any, base: str, fake: HintServer) -> None:
+    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+    page.goto(base + "/t/fake")
+    page.wait_for_selector("main.table-page[data-status='playing']")
+
+
+@browser_only
+@pytest.mark.timeout(90)
+def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, browser: Any) -> None:
+    g = _advance(5, _leads)
+    seat = _seat_to_act(g)
+    st = state_of(g, seat, settings={"hints": True})
+    hint = suggest(g.view(seat), seed=3).to_json()
+    assert hint["kind"] == "play" and hint["cards"]
+    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = HintServer(st, hint)
+        _open(page, server, fake)
+        # a card picked by hand first: the hint replaces the selection
+        page.locator("#hand .card").first.click(position=CORNER)
+        page.click("#hint-btn")
+        page.wait_for_selector("#hint-note")
+        assert [m for m in fake.sent if m["type"] == "hint"] == [{"type": "hint"}]
+        chosen = page.locator("#hand .card.sel").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert sorted(chosen) == sorted(hint["cards"])
+        note = page.inner_text("#hint-note")
+        key = hint["reason"]["key"]
+        assert en[key].split("{")[0].strip() in note  # worded from the key, in English
+        assert page.get_attribute("#hint-note", "data-cards") == " ".join(hint["cards"])
+        page.wait_for_selector("#play-btn:not([disabled])")  # the suggestion is playable
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_no_hint_button_where_hints_are_off(server: str, browser: Any) -> None:
+    g = _advance(5, _leads)
+    seat = _seat_to_act(g)
+    st = state_of(g, seat, settings={"hints": False})
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        _open(page, server, HintServer(st, {}))
+        page.wait_for_selector("#play-btn")
+        assert page.locator("#hint-btn").count() == 0
+
+
+MY_DECISION_JS = """() => {
+  const m = document.querySelector('main.table-page');
+  return !!m && (m.dataset.phase === 'play' || m.dataset.phase === 'kitty')
+    && m.dataset.me !== '' && m.dataset.toAct === m.dataset.me
+    && !!document.querySelector('#hint-btn');
+}"""
+
+
+@browser_only
+@pytest.mark.timeout(180)
+def test_hint_end_to_end_against_bots(server: str, browser: Any) -> None:
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        create_table_and_sit(page, server)
+        page.click("#start-btn")
+        page.wait_for_function(MY_DECISION_JS, timeout=120_000)
+        phase = page.get_attribute("main.table-page", "data-phase")
+        page.click("#hint-btn")
+        page.wait_for_selector("#hint-note", timeout=30_000)
+        suggested = (page.get_attribute("#hint-note", "data-cards") or "").split()
+        assert page.get_attribute("#hint-note", "data-kind") == ("bury" if phase == "kitty"
+                                                                 else "play")
+        assert len(suggested) == 8 or phase == "play"
+        chosen = page.locator("#hand .card.sel").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert sorted(chosen) == sorted(suggested) and chosen
+        ready = "#bury-btn:not([disabled])" if phase == "kitty" else "#play-btn:not([disabled])"
+        page.wait_for_selector(ready)
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_host_chooses_hints_in_the_create_form(server: str, browser: Any) -> None:
+    import urllib.request
+
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.fill("input[name=table-name]", "hints on")
+        # "on": with no human seated yet, the default (null) would read false
+        page.select_option("select[name=hints]", "on")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table_id = page.url.rsplit("/", 1)[1]
+    with urllib.request.urlopen(f"{server}/api/tables/{table_id}", timeout=10) as r:
+        assert json.loads(r.read())["settings"]["hints"] is True
