@@ -105,6 +105,10 @@ class TableSettings(BaseModel):
 
     `spectator_chat`: whether spectators may write in the table's chat (false: they read
     it, the players' chat stays the players'; issue 11).
+
+    `card_counter`: whether the table shows the card counter (记牌器, issue 32): every
+    seat's and spectator's state carries `view.counter` (`shengji.counter`, public
+    information only).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -122,6 +126,7 @@ class TableSettings(BaseModel):
     )
     turn_s: float = Field(default=0.0, ge=0, le=MAXIMA["turn_s"], allow_inf_nan=False)
     spectator_chat: bool = False
+    card_counter: bool = False
 
 
 def _finite_or_raise(value: Any, where: str, code: str) -> None:
@@ -186,7 +191,7 @@ def check_settings(
 
 
 #: the settings that are switches (true/false), not numbers
-_FLAGS = ("spectator_chat",)
+_FLAGS = ("spectator_chat", "card_counter")
 
 
 def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> TableSettings:
