@@ -187,6 +187,7 @@ function CreateTable() {
   const [timing, setTiming] = useState({});
   const [turnS, setTurnS] = useState(0);
   const [spectatorChat, setSpectatorChat] = useState(false);
+  const [cardCounter, setCardCounter] = useState(false);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -200,6 +201,7 @@ function CreateTable() {
       };
       if (turnS > 0) body.turn_s = turnS;
       if (spectatorChat) body.spectator_chat = true;
+      if (cardCounter) body.card_counter = true;
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -234,6 +236,10 @@ function CreateTable() {
     <label class="opt opt-bool" id="spectator-chat-field">
       <input type="checkbox" name="spectator_chat" checked=${spectatorChat} onChange=${(e) => setSpectatorChat(e.target.checked)} />
       <span><b>${t("lobby.spectator_chat")}</b><small>${t("lobby.spectator_chat.hint")}</small></span>
+    </label>
+    <label class="opt opt-bool" id="card-counter-field">
+      <input type="checkbox" name="card_counter" checked=${cardCounter} onChange=${(e) => setCardCounter(e.target.checked)} />
+      <span><b>${t("lobby.card_counter")}</b><small>${t("lobby.card_counter.hint")}</small></span>
     </label>
     ${presets &&
     html`<label class="top-choice" id="preset-field">

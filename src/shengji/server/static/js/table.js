@@ -24,6 +24,7 @@ import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./han
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
+import { CounterPanel } from "./counter.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -838,6 +839,7 @@ export function Table({ id, lang }) {
         <h3>${t("side.last_trick")}</h3>
         <${MiniTrick} trick=${lastTrick} seatName=${seatName} trumpFn=${trumpFn} />
       </section>
+      <${CounterPanel} counter=${view.counter} seatName=${seatName} />
       <details class="side-box" id="trick-history">
         <summary><h3>${t("history.title")} <b>${(view.tricks || []).length}</b></h3></summary>
         <${TrickHistory} view=${view} seatName=${seatName} trumpFn=${trumpFn} declTeam=${view.declaring_team} />
