@@ -31,8 +31,8 @@ def _view(hand: str, tricks=(), current=None, declarations=(), failed=(), kitty=
 
 def _trick(leader: int, *plays: str) -> TrickView:
     seats = [(leader + k) % 4 for k in range(len(plays))]
-    return TrickView(leader, tuple((s, tuple(parse_cards(p))) for s, p in zip(seats, plays)),
-                     None, 0)
+    pairs = zip(seats, plays, strict=True)
+    return TrickView(leader, tuple((s, tuple(parse_cards(p))) for s, p in pairs), None, 0)
 
 
 def test_counts_on_a_hand_built_position_rules_1_and_5():
