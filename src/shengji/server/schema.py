@@ -109,6 +109,9 @@ class TableSettings(BaseModel):
     `hints`: whether seated players may ask for a hint (the search's suggested play, issue
     32). null (the default) is resolved when the game starts: on at a table where every
     other seat is a bot (one human seat), off otherwise; the resolved value is stored.
+    `card_counter`: whether the table shows the card counter (记牌器, issue 32): every
+    seat's and spectator's state carries `view.counter` (`shengji.counter`, public
+    information only).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -127,6 +130,7 @@ class TableSettings(BaseModel):
     turn_s: float = Field(default=0.0, ge=0, le=MAXIMA["turn_s"], allow_inf_nan=False)
     spectator_chat: bool = False
     hints: bool | None = None
+    card_counter: bool = False
 
 
 def _finite_or_raise(value: Any, where: str, code: str) -> None:
@@ -194,7 +198,7 @@ def check_settings(
 
 
 #: the settings that are switches (true/false), not numbers
-_FLAGS = ("spectator_chat", "hints")
+_FLAGS = ("spectator_chat", "hints", "card_counter")
 
 
 def clamp_settings(settings: TableSettings, minima: dict[str, float] | None) -> TableSettings:

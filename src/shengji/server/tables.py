@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from shengji import Game, IllegalAction, RuleOptions
 from shengji.actions import Action, Draw, action_from_json
+from shengji.counter import card_counter
 from shengji.events import Event, Played
 
 from . import hints, routing, seats
@@ -268,6 +269,7 @@ class Table:
                 "turn_s": self.settings.turn_s,
                 "spectator_chat": self.settings.spectator_chat,
                 "hints": hints.resolve(self),
+                "card_counter": self.settings.card_counter,
             },
             "clock": self.clock.json(),
             "standins": self.standins,
@@ -362,7 +364,10 @@ class Table:
                 v = self.game.view(seat)
                 if enc.public is None:
                     enc.public = v.public_json()
-                own = dumps_view(v.private_json())[1:-1]
+                part = v.private_json()
+                if self.settings.card_counter:  # issue 32: public information only
+                    part["counter"] = card_counter(v)
+                own = dumps_view(part)[1:-1]
             except Exception:  # an engine bug or a damaged table: no view, never a crash
                 self._view_failed(seat)
                 own = ""

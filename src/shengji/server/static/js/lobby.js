@@ -188,6 +188,7 @@ function CreateTable() {
   const [turnS, setTurnS] = useState(0);
   const [spectatorChat, setSpectatorChat] = useState(false);
   const [hints, setHints] = useState("auto"); // the `hints` setting: auto is null (issue 32)
+  const [cardCounter, setCardCounter] = useState(false);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState(null);
   const submit = async (e) => {
@@ -202,6 +203,7 @@ function CreateTable() {
       if (turnS > 0) body.turn_s = turnS;
       if (spectatorChat) body.spectator_chat = true;
       if (hints !== "auto") body.hints = hints === "on";
+      if (cardCounter) body.card_counter = true;
       for (const [key, scale] of TIMINGS) {
         const raw = timing[key];
         if (raw === undefined || raw === "") continue;
@@ -242,6 +244,10 @@ function CreateTable() {
       <select name="hints" onChange=${(e) => setHints(e.target.value)}>
         ${["auto", "on", "off"].map((v) => html`<option value=${v} selected=${v === hints}>${t(`lobby.hints.${v}`)}</option>`)}
       </select>
+    </label>
+    <label class="opt opt-bool" id="card-counter-field">
+      <input type="checkbox" name="card_counter" checked=${cardCounter} onChange=${(e) => setCardCounter(e.target.checked)} />
+      <span><b>${t("lobby.card_counter")}</b><small>${t("lobby.card_counter.hint")}</small></span>
     </label>
     ${presets &&
     html`<label class="top-choice" id="preset-field">

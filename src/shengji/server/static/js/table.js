@@ -25,6 +25,7 @@ import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.
 import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
 import { useHint, HintButton, HintNote } from "./hint.js";
+import { CounterPanel } from "./counter.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -846,6 +847,7 @@ export function Table({ id, lang }) {
         <h3>${t("side.last_trick")}</h3>
         <${MiniTrick} trick=${lastTrick} seatName=${seatName} trumpFn=${trumpFn} />
       </section>
+      <${CounterPanel} counter=${view.counter} seatName=${seatName} />
       <details class="side-box" id="trick-history">
         <summary><h3>${t("history.title")} <b>${(view.tricks || []).length}</b></h3></summary>
         <${TrickHistory} view=${view} seatName=${seatName} trumpFn=${trumpFn} declTeam=${view.declaring_team} />

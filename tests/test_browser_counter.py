@@ -1,0 +1,109 @@
+"""The card counter panel (记牌器, issue 32) in headless Chromium.
+
+As in tests/test_browser_table.py the page is served by the real server and its WebSocket
+answered by the test with real engine views, here carrying the counter the server would
+add (`shengji.counter.card_counter`); then a later state, one trick on, must change the
+numbers on screen. The lobby's switch is checked against the real server.
+"""
+
+# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from shengji import Game
+from shengji.counter import card_counter
+from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
+from test_browser_table import FakeServer, _advance, state_of
+
+browser_only = pytest.mark.browser
+
+
+class PushServer(FakeServer):
+    """A `FakeServer` that keeps its socket, so the test can push later states."""
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+        super().__call__(ws)
+
+
+def _with_counter(g: Game, you: int, seq: int) -> dict[str, Any]:
+    st = state_of(g, you, settings={"card_counter": True})
+    st["seq"] = seq
+    st["view"]["counter"] = card_counter(g.view(you))
+    return st
+
+
+def _out(page: Any, sel: str) -> int:
+    return int(page.get_attribute(f"#card-counter {sel}", "data-out"))
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
+    server: str, browser: Any
+) -> None:
+    g = _advance(7, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 2)
+    you = 0
+    first = _with_counter(g, you, 1)
+    n = len(g.round.tricks)
+    g2 = _advance(7, lambda h: h.decision().phase == "play" and len(h.round.tricks) > n)
+    second = _with_counter(g2, you, 2)
+    c1, c2 = first["view"]["counter"], second["view"]["counter"]
+    # one trick (RULES §6: 4 plays) more is out of play in the second state
+    assert sum(s["out"] + s["mine"] for s in c1["suits"].values()) > sum(
+        s["out"] + s["mine"] for s in c2["suits"].values())
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        fake = PushServer(first)
+        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#card-counter .cc-suit[data-suit='T']")
+        for key, s in c1["suits"].items():
+            if s["total"]:
+                assert _out(page, f".cc-suit[data-suit='{key}']") == s["out"], key
+        shown = page.eval_on_selector_all("#card-counter .cc-card",
+                                          "els => els.map(e => e.dataset.card)")
+        assert shown == [t["card"] for t in c1["top_trumps"]]
+        assert str(c1["points_out"]) in page.inner_text("#card-counter summary")
+        fake.ws.send(json.dumps(second))
+        page.wait_for_function(
+            "n => [...document.querySelectorAll('#card-counter .cc-suit')]"
+            ".reduce((a, e) => a + Number(e.dataset.out), 0) === n",
+            arg=sum(s["out"] for s in c2["suits"].values()),
+        )
+        for key, s in c2["suits"].items():
+            if s["total"]:
+                assert _out(page, f".cc-suit[data-suit='{key}']") == s["out"], key
+        # the panel folds away and opens again
+        page.click("#card-counter summary")
+        assert page.get_attribute("#card-counter", "open") is None
+        page.click("#card-counter summary")
+        assert page.get_attribute("#card-counter", "open") is not None
+
+
+@browser_only
+@pytest.mark.timeout(60)
+def test_no_panel_without_the_counter_and_the_lobby_switch_turns_it_on(
+    server: str, browser: Any
+) -> None:
+    g = _advance(7, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 1)
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(state_of(g, 0)))
+        page.goto(server + "/t/fake")
+        page.wait_for_selector("#trick-history")
+        assert page.locator("#card-counter").count() == 0
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.fill("input[name=table-name]", "counted")
+        page.check("input[name=card_counter]")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        tid = page.url.rsplit("/", 1)[1]
+        settings = page.evaluate(
+            "id => fetch('/api/tables/' + id).then(r => r.json()).then(j => j.settings)", tid)
+        assert settings["card_counter"] is True
