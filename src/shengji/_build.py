@@ -24,13 +24,14 @@ from types import ModuleType
 from typing import Any
 
 #: the modules setup.py compiles with mypyc: the engine's inner loop (card tables, trump
-#: order, shapes, follow rules, trick resolution, declarations, scoring, the round state
-#: machine, views) and the heuristic bot (the rollout policy of the expert's search).
+#: order, shapes, follow rules, trick resolution, declarations, scoring, the round's
+#: records, the round state machine, views) and the heuristic bot (the rollout policy
+#: of the expert's search).
 #: Modules that take input as it comes (actions, options) and the events stay
 #: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
-    "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
-    "driver", "bots.heuristic",
+    "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "results", "round",
+    "views", "driver", "bots.heuristic",
 )
 
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and

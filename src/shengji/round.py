@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -72,11 +72,13 @@ from .follow import (
 )
 from .hand import Hand
 from .options import SEED_RULES, RuleOptions
+from .results import FailedThrow, RoundResult, TrickView
 from .scoring import kitty_multiplier, level_change, new_level, throw_penalty
 from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
-from .vocab import Gainer, Phase
+from .views import View
+from .vocab import Phase
 
 # the phases as module constants: compiled, reading one is a C static, not an enum lookup
 _DEAL: Final = Phase.DEAL
@@ -84,9 +86,6 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
-
-if TYPE_CHECKING:  # views build on rounds; a round only names the View type
-    from .views import View
 
 HAND_SIZE = 25
 KITTY_SIZE = 8
@@ -131,115 +130,7 @@ class Decision:
         object.__setattr__(self, "last_drawer", last_drawer)
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class TrickView:
-    """A trick: who led, every (seat, cards) played in order, its winner and its points."""
-
-    leader: int
-    plays: tuple[tuple[int, tuple[Card, ...]], ...]
-    winner: int | None
-    points: int
-
-    def __init__(
-        self,
-        leader: int,
-        plays: tuple[tuple[int, tuple[Card, ...]], ...],
-        winner: int | None,
-        points: int,
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "leader", leader)
-        object.__setattr__(self, "plays", plays)
-        object.__setattr__(self, "winner", winner)
-        object.__setattr__(self, "points", points)
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class FailedThrow:
-    """A failed throw (§6.4): what was attempted, the forced unit, who showed what."""
-
-    seat: int
-    attempted: tuple[Card, ...]
-    forced: tuple[Card, ...]
-    blocker: int
-    shown: tuple[Card, ...]
-    penalty: int
-    trick: int
-
-    def __init__(
-        self,
-        seat: int,
-        attempted: tuple[Card, ...],
-        forced: tuple[Card, ...],
-        blocker: int,
-        shown: tuple[Card, ...],
-        penalty: int,
-        trick: int,
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "attempted", attempted)
-        object.__setattr__(self, "forced", forced)
-        object.__setattr__(self, "blocker", blocker)
-        object.__setattr__(self, "shown", shown)
-        object.__setattr__(self, "penalty", penalty)
-        object.__setattr__(self, "trick", trick)
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class RoundResult:
-    """The end of a round (§8): points, kitty, level change and the next round's seats."""
-
-    opponents_points: int
-    kitty: tuple[Card, ...]
-    kitty_points: int
-    multiplier: int
-    penalties: int
-    last_trick_winner: int
-    declaring_team: int
-    starter: int
-    gainer: Gainer
-    levels_gained: int
-    next_starter: int
-    next_declaring_team: int
-    levels_before: tuple[str, str]
-    levels_after: tuple[str, str]
-
-    def __init__(
-        self,
-        opponents_points: int,
-        kitty: tuple[Card, ...],
-        kitty_points: int,
-        multiplier: int,
-        penalties: int,
-        last_trick_winner: int,
-        declaring_team: int,
-        starter: int,
-        gainer: Gainer,
-        levels_gained: int,
-        next_starter: int,
-        next_declaring_team: int,
-        levels_before: tuple[str, str],
-        levels_after: tuple[str, str],
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "opponents_points", opponents_points)
-        object.__setattr__(self, "kitty", kitty)
-        object.__setattr__(self, "kitty_points", kitty_points)
-        object.__setattr__(self, "multiplier", multiplier)
-        object.__setattr__(self, "penalties", penalties)
-        object.__setattr__(self, "last_trick_winner", last_trick_winner)
-        object.__setattr__(self, "declaring_team", declaring_team)
-        object.__setattr__(self, "starter", starter)
-        object.__setattr__(self, "gainer", gainer)
-        object.__setattr__(self, "levels_gained", levels_gained)
-        object.__setattr__(self, "next_starter", next_starter)
-        object.__setattr__(self, "next_declaring_team", next_declaring_team)
-        object.__setattr__(self, "levels_before", levels_before)
-        object.__setattr__(self, "levels_after", levels_after)
-
-
-picklable(Decision, TrickView, FailedThrow, RoundResult)
+picklable(Decision)
 
 
 class Trick(NamedTuple):
@@ -1123,8 +1014,6 @@ class Round:
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see (RULES §11); `None` for a spectator."""
-        from .views import build_view
-
         return build_view(self, seat)
 
     def counts_check(self) -> None:
@@ -1423,6 +1312,88 @@ class Round:
         else:
             new._kitty = rest
         return new
+
+
+def build_view(
+    rnd: Round,
+    seat: int | None,
+    *,
+    last_result: RoundResult | None = None,
+    game_over: bool = False,
+    winner: int | None = None,
+) -> View:
+    """Copy what `seat` may see of `rnd` (RULES §11) into a new `View` (`Round.view`;
+    `Game.view` adds the game's part: the last result, whether and who won)."""
+    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
+        raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
+    shown_trump = rnd.display_trump()
+    hand = rnd.sorted_hand(seat) if seat is not None else ()
+    over = rnd._phase is _OVER
+    # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
+    # everyone sees the buried kitty when the round ends.
+    starter_sees = (
+        seat is not None and seat == rnd._starter
+        and rnd._phase in (_KITTY, _PLAY, _OVER)
+    )
+    kitty_taken = cards_from_ids(rnd._kitty_taken) if starter_sees else None
+    kitty = cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None
+    tricks, current = rnd.trick_views()
+    phase = rnd._phase
+    if phase is _PLAY:
+        to_act = rnd.to_act
+    elif phase is _DECLARE:
+        to_act = rnd._ask
+    elif phase is _KITTY:
+        to_act = rnd._starter
+    else:
+        to_act = None
+    last_drawer = (
+        (rnd._first_drawer + rnd._drawn - 1) % 4 if rnd._drawn and phase in (_DEAL, _DECLARE)
+        else None
+    )
+    standing = rnd._standing
+    trump = rnd._trump
+    if trump is not None:
+        trump_rank, trump_suit = trump.rank, trump.suit
+    else:
+        trump_rank = rnd._trump_rank
+        trump_suit = CARDS[standing[2][0]].suit if standing else None
+    return View(
+        seat=seat,
+        phase=rnd._phase,
+        to_act=to_act,
+        round_no=rnd._round_no,
+        hand=hand,
+        hand_sizes=(rnd._sizes[0], rnd._sizes[1], rnd._sizes[2], rnd._sizes[3]),
+        trump_rank=trump_rank,
+        trump_suit=trump_suit,
+        trump=trump,
+        declarations=rnd.declaration_cards(),
+        declarer=standing[0] if standing else None,
+        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
+        starter=rnd._starter,
+        declaring_team=rnd._declaring_team,
+        levels=rnd._levels,
+        cards_left=100 - rnd._drawn if rnd._phase is _DEAL else 0,
+        last_drawer=last_drawer,
+        tricks=tricks,
+        current_trick=current,
+        failed_throws=tuple(rnd._failed_throws),
+        opponents_points=rnd._opponents_points,
+        point_cards=rnd.point_cards_won(),
+        kitty=kitty,
+        kitty_taken=kitty_taken,
+        result=rnd._result,
+        options=rnd._options,
+        last_result=last_result,
+        game_over=game_over,
+        winner=winner,
+        display_trump=shown_trump,
+        # = Hand.trusted(...), without a call into interpreted code
+        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
+        lead_shape=rnd._lead_shape if rnd._current else None,
+    )
+
 
 _DRAW = Draw()
 _FULL_DECK: Final = sorted(list(range(N_IDS)) * 2)
