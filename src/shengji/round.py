@@ -241,7 +241,7 @@ class Round:
 
         `clone` passes its arguments by position, in this order (a call with forty
         keywords costs CPython about 2 µs, as much as the rest of a clone; compiled, the
-        two are the same call); tests/test_round_clone.py checks that each is the field of
+        two are the same call); tests/test_round_clone.py checks that each is the field of its
         parameter's name."""
         # the round's setting (RULES §3.2, §3.4, §10)
         self._options = options
