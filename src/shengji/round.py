@@ -233,16 +233,17 @@ class Round:
         events: list[Event] | None = None,
         want_events: bool = True,
     ) -> None:
-        """The one place that sets every field of a round: `__init__`, a redeal, `clone`,
-        `from_view` and `from_position` all come through here, so a new field is added
-        once. What is not given is as at the start of a deal of `deck` (nothing drawn,
-        declared or played). The lists given are kept, not copied: callers pass their
-        own (`clone` copies the ones the engine changes in place).
+        """The one place that sets every field of a round: `__init__`, a redeal, `clone`
+        and `with_hidden` (through `_copy`), `from_view` and `from_position` all come
+        through here, so a new field is added once. What is not given is as at the start
+        of a deal of `deck` (nothing drawn, declared or played). The lists given are
+        kept, not copied: callers pass their own (`clone` copies the ones the engine
+        changes in place).
 
-        `clone` passes its arguments by position, in this order (a call with forty
+        `_copy` passes its arguments by position, in this order (a call with forty
         keywords costs CPython about 2 µs, as much as the rest of a clone; compiled, the
-        two are the same call); tests/test_round_clone.py checks that each is the field of its
-        parameter's name."""
+        two are the same call); tests/test_round_clone.py checks that each is the field
+        of its parameter's name."""
         # the round's setting (RULES §3.2, §3.4, §10)
         self._options = options
         self._seed = seed
