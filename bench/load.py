@@ -30,7 +30,7 @@ prints that lag). CPU is then the processes' sum.
 players with picows, a WebSocket client whose frames are parsed in C; `--ws websockets`
 uses the pure-Python `websockets` client of earlier figures. On 2 shared cores the
 players' CPU is taken from the servers: at 1,000 tables picows used 0.44 CPU/s against
-0.53 for websockets (docs/ARCHITECTURE.md).
+0.53 for websockets (docs/PERF_LOG.md).
 
 The players' processes are the measuring instrument: their heap is collected and frozen
 once before the start and they run with no automatic GC (`--players-gc off`, the

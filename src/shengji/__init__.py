@@ -16,7 +16,8 @@ from .game import Game, replay
 from .hand import Hand
 from .options import RuleOptions
 from .record import GameRecord, RecordMismatch
-from .round import Decision, FailedThrow, Round, RoundResult, Trick, TrickView
+from .results import FailedThrow, RoundResult, TrickView
+from .round import Decision, Round, Trick
 from .scoring import kitty_points, level_change
 from .shapes import classify_lead
 from .trick import failed_throw, trick_winner

@@ -24,14 +24,14 @@ from types import ModuleType
 from typing import Any
 
 #: the modules setup.py compiles with mypyc: the engine's inner loop (card tables, trump
-#: order, shapes, follow rules, trick resolution, declarations, scoring, the round state
-#: machine, views) and the heuristic bot with the knowledge it keeps (the rollout policy
-#: of the expert's search).
+#: order, shapes, follow rules, trick resolution, declarations, scoring, the round's
+#: records, the round state machine, views) and the heuristic bot with the knowledge it
+#: keeps (the rollout policy of the expert's search).
 #: Modules that take input as it comes (actions, options) and the events stay
 #: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
-    "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "round", "views",
-    "driver", "bots.knowledge", "bots.heuristic_base", "bots.heuristic_declare",
+    "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "results", "round",
+    "views", "driver", "bots.knowledge", "bots.heuristic_base", "bots.heuristic_declare",
     "bots.heuristic_bury", "bots.heuristic_lead", "bots.heuristic_follow", "bots.heuristic",
 )
 

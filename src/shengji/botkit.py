@@ -23,7 +23,8 @@ from __future__ import annotations
 from .cards import CARDS, N_IDS, POINTS, Card, as_list, cards_from_ids
 from .follow import follow_error, iter_follows, iter_leads
 from .hand import Hand
-from .round import Round, TrickView
+from .results import TrickView
+from .round import Round
 from .scoring import kitty_multiplier
 from .shapes import Shape, Unit, decompose, match_value, shape_of
 from .trick import winner_index

@@ -11,12 +11,10 @@ hidden cards replaced by `None`) and `for_spectator()` as anyone may.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from .cards import Card
-
-if TYPE_CHECKING:
-    from .round import RoundResult
+from .results import RoundResult, result_json
 
 
 class Event:
@@ -189,8 +187,6 @@ class RoundOver(Event):
 
     def to_json(self) -> dict[str, Any]:
         """`{"type": "round_over", "result": ...}` with the result as plain JSON."""
-        from .views import result_json
-
         return {"type": self.kind, "result": result_json(self.result)}
 
 

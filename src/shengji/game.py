@@ -11,8 +11,9 @@ from .errors import IllegalAction
 from .events import Event, GameOver, RoundStarted
 from .options import SEED_RULES, RuleOptions
 from .record import GameRecord, RecordMismatch, round_digest
-from .round import Decision, Round, RoundResult, level_index, level_name
-from .views import View, build_view
+from .results import RoundResult
+from .round import Decision, Round, build_view, level_index, level_name
+from .views import View
 from .vocab import Phase
 
 

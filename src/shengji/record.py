@@ -15,8 +15,7 @@ from typing import Any
 from .actions import action_from_json
 from .errors import IllegalAction
 from .options import RuleOptions
-from .round import RoundResult
-from .views import result_json
+from .results import RoundResult, result_json
 
 FORMAT = "shengji-record/1"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
@@ -72,11 +72,13 @@ from .follow import (
 )
 from .hand import Hand
 from .options import SEED_RULES, RuleOptions
+from .results import FailedThrow, RoundResult, TrickView
 from .scoring import kitty_multiplier, level_change, new_level, throw_penalty
 from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
-from .vocab import Gainer, Phase
+from .views import View
+from .vocab import Phase
 
 # the phases as module constants: compiled, reading one is a C static, not an enum lookup
 _DEAL: Final = Phase.DEAL
@@ -84,9 +86,6 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
-
-if TYPE_CHECKING:  # views build on rounds; a round only names the View type
-    from .views import View
 
 HAND_SIZE = 25
 KITTY_SIZE = 8
@@ -131,115 +130,7 @@ class Decision:
         object.__setattr__(self, "last_drawer", last_drawer)
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class TrickView:
-    """A trick: who led, every (seat, cards) played in order, its winner and its points."""
-
-    leader: int
-    plays: tuple[tuple[int, tuple[Card, ...]], ...]
-    winner: int | None
-    points: int
-
-    def __init__(
-        self,
-        leader: int,
-        plays: tuple[tuple[int, tuple[Card, ...]], ...],
-        winner: int | None,
-        points: int,
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "leader", leader)
-        object.__setattr__(self, "plays", plays)
-        object.__setattr__(self, "winner", winner)
-        object.__setattr__(self, "points", points)
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class FailedThrow:
-    """A failed throw (§6.4): what was attempted, the forced unit, who showed what."""
-
-    seat: int
-    attempted: tuple[Card, ...]
-    forced: tuple[Card, ...]
-    blocker: int
-    shown: tuple[Card, ...]
-    penalty: int
-    trick: int
-
-    def __init__(
-        self,
-        seat: int,
-        attempted: tuple[Card, ...],
-        forced: tuple[Card, ...],
-        blocker: int,
-        shown: tuple[Card, ...],
-        penalty: int,
-        trick: int,
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "attempted", attempted)
-        object.__setattr__(self, "forced", forced)
-        object.__setattr__(self, "blocker", blocker)
-        object.__setattr__(self, "shown", shown)
-        object.__setattr__(self, "penalty", penalty)
-        object.__setattr__(self, "trick", trick)
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class RoundResult:
-    """The end of a round (§8): points, kitty, level change and the next round's seats."""
-
-    opponents_points: int
-    kitty: tuple[Card, ...]
-    kitty_points: int
-    multiplier: int
-    penalties: int
-    last_trick_winner: int
-    declaring_team: int
-    starter: int
-    gainer: Gainer
-    levels_gained: int
-    next_starter: int
-    next_declaring_team: int
-    levels_before: tuple[str, str]
-    levels_after: tuple[str, str]
-
-    def __init__(
-        self,
-        opponents_points: int,
-        kitty: tuple[Card, ...],
-        kitty_points: int,
-        multiplier: int,
-        penalties: int,
-        last_trick_winner: int,
-        declaring_team: int,
-        starter: int,
-        gainer: Gainer,
-        levels_gained: int,
-        next_starter: int,
-        next_declaring_team: int,
-        levels_before: tuple[str, str],
-        levels_after: tuple[str, str],
-    ) -> None:
-        # written out: compiled by mypyc this is ~10x faster than the generated one
-        object.__setattr__(self, "opponents_points", opponents_points)
-        object.__setattr__(self, "kitty", kitty)
-        object.__setattr__(self, "kitty_points", kitty_points)
-        object.__setattr__(self, "multiplier", multiplier)
-        object.__setattr__(self, "penalties", penalties)
-        object.__setattr__(self, "last_trick_winner", last_trick_winner)
-        object.__setattr__(self, "declaring_team", declaring_team)
-        object.__setattr__(self, "starter", starter)
-        object.__setattr__(self, "gainer", gainer)
-        object.__setattr__(self, "levels_gained", levels_gained)
-        object.__setattr__(self, "next_starter", next_starter)
-        object.__setattr__(self, "next_declaring_team", next_declaring_team)
-        object.__setattr__(self, "levels_before", levels_before)
-        object.__setattr__(self, "levels_after", levels_after)
-
-
-picklable(Decision, TrickView, FailedThrow, RoundResult)
+picklable(Decision)
 
 
 class Trick(NamedTuple):
@@ -272,76 +163,180 @@ class Round:
         levels: tuple[str, str] = ("2", "2"),
         deck: tuple[int, ...] | list[int] | None = None,
     ) -> None:
-        self._options = options if options is not None else SEED_RULES
-        self._seed = seed
-        if trump_rank not in RANKS:
-            raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
-        self._trump_rank = trump_rank
-        self._rank_idx = RANKS.index(trump_rank)
-        if (starter is None) != (declaring_team is None):
-            raise IllegalAction("RULES §3.4: starter and declaring team are known together")
-        if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
-            raise IllegalAction("RULES §3.4: the starter belongs to the declaring team")
-        self._first_round = starter is None
-        self._starter: int | None = starter
-        self._declaring_team: int | None = declaring_team
-        self._round_no = round_no
-        self._levels = levels
-        self._first_drawer = starter if starter is not None else self._options.first_drawer
-        self._attempt = 0
-        self._actions: list[Action] = []
-        self._events: list[Event] = []
-        self._want_events = True  # False while `step` applies an action
+        _check_setup(trump_rank, starter, declaring_team)
+        opts = options if options is not None else SEED_RULES
         if deck is not None:
             deck = tuple(deck)
             if sorted(deck) != _FULL_DECK:
                 raise IllegalAction("RULES §1: a deck is the 108 cards, each id 0-53 twice")
-        self._start_deal(deck)
+        self._set_state(
+            options=opts,
+            seed=seed,
+            trump_rank=trump_rank,
+            first_round=starter is None,
+            starter=starter,
+            declaring_team=declaring_team,
+            round_no=round_no,
+            levels=levels,
+            first_drawer=starter if starter is not None else opts.first_drawer,
+            attempt=0,
+            deck=deck if deck is not None else shuffled_ids(f"{seed}:0"),
+        )
 
     # ------------------------------------------------------------ setup
 
-    def _start_deal(self, deck: tuple[int, ...] | None = None) -> None:
-        self._deck: tuple[int, ...] = (
-            deck if deck is not None else shuffled_ids(f"{self._seed}:{self._attempt}")
+    def _set_state(
+        self,
+        options: RuleOptions,
+        seed: int | str,
+        trump_rank: str,
+        first_round: bool,
+        starter: int | None,
+        declaring_team: int | None,
+        round_no: int,
+        levels: tuple[str, str],
+        first_drawer: int,
+        attempt: int,
+        deck: tuple[int, ...],
+        actions: list[Action] | None = None,
+        hands: list[list[int]] | None = None,
+        sizes: list[int] | None = None,
+        sorted_hands: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None]
+        | None = None,
+        drawn: int = 0,
+        declarations: list[tuple[int, tuple[int, ...]]] | None = None,
+        standing: tuple[int, int, tuple[int, ...]] | None = None,
+        decl_key: list[object] | None = None,
+        decl_ids: list[list[tuple[int, ...]]] | None = None,
+        phase: Phase = _DEAL,
+        ask: int | None = None,
+        passes: int = 0,
+        trump: Trump | None = None,
+        kitty_flip: tuple[int, ...] = (),
+        kitty_taken: tuple[int, ...] | None = None,
+        kitty: tuple[int, ...] = (),
+        tricks: list[Trick] | None = None,
+        trick_cache: list[TrickView] | None = None,
+        done_tricks: tuple[TrickView, ...] = (),
+        cur_view: TrickView | None = None,
+        cur_key: tuple[int, int] = (-1, -1),
+        decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = (),
+        point_view: tuple[Card, ...] = (),
+        leader: int | None = None,
+        current: list[tuple[int, tuple[int, ...]]] | None = None,
+        lead_shape: Shape | None = None,
+        failed_throws: list[FailedThrow] | None = None,
+        opponents_points: int = 0,
+        point_cards: list[int] | None = None,
+        penalties: int = 0,
+        result: RoundResult | None = None,
+        events: list[Event] | None = None,
+        want_events: bool = True,
+    ) -> None:
+        """The one place that sets every field of a round: `__init__`, a redeal, `clone`
+        and `with_hidden` (through `_copy`), `from_view` and `from_position` all come
+        through here, so a new field is added once. What is not given is as at the start
+        of a deal of `deck` (nothing drawn, declared or played). The lists given are
+        kept, not copied: callers pass their own (`clone` copies the ones the engine
+        changes in place).
+
+        `_copy` passes its arguments by position, in this order (a call with forty
+        keywords costs CPython about 2 µs, as much as the rest of a clone; compiled, the
+        two are the same call); tests/test_round_clone.py checks that each is the field
+        of its parameter's name."""
+        # the round's setting (RULES §3.2, §3.4, §10)
+        self._options = options
+        self._seed = seed
+        self._trump_rank = trump_rank
+        self._rank_idx = RANKS.index(trump_rank)
+        self._first_round = first_round
+        self._starter: int | None = starter
+        self._declaring_team: int | None = declaring_team
+        self._round_no = round_no
+        self._levels = levels
+        self._first_drawer = first_drawer
+        self._attempt = attempt
+        self._actions: list[Action] = actions if actions is not None else []
+        # the events of the action being applied, and whether to build them (`step` not)
+        self._events: list[Event] = events if events is not None else []
+        self._want_events = want_events
+        # the deal (§3.1): the card order, the hands as counts per id, how many were drawn
+        self._deck: tuple[int, ...] = deck
+        self._hands: list[list[int]] = (
+            hands if hands is not None else [[0] * N_IDS, [0] * N_IDS, [0] * N_IDS, [0] * N_IDS]
         )
-        self._hands: list[list[int]] = [[0] * N_IDS for _ in range(4)]
+        self._sizes: list[int] = sizes if sizes is not None else [0, 0, 0, 0]
         # each seat's hand as sorted cards for views, with the counts and sort order it
         # was made from (any change to the hand or the trump shows as a mismatch)
-        self._sorted: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = [
-            None, None, None, None
-        ]
-        self._sizes = [0, 0, 0, 0]
-        self._drawn = 0
-        self._declarations: list[tuple[int, tuple[int, ...]]] = []
-        self._standing: tuple[int, int, tuple[int, ...]] | None = None
+        self._sorted_hands: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = (
+            sorted_hands if sorted_hands is not None else [None, None, None, None]
+        )
+        self._drawn = drawn
+        # the declarations (§3.3) and the standing one as (seat, strength, ids)
+        self._declarations: list[tuple[int, tuple[int, ...]]] = (
+            declarations if declarations is not None else []
+        )
+        self._standing: tuple[int, int, tuple[int, ...]] | None = standing
         # each seat's last `_declaration_ids` answer and what it depended on (per seat:
         # the four seats draw in turn, so one shared entry would miss at every draw)
-        self._decl_key: list[object] = [None, None, None, None]
-        self._decl_ids: list[list[tuple[int, ...]]] = [[], [], [], []]
-        self._phase = _DEAL
-        self._ask: int | None = None
-        self._passes = 0
-        self._trump: Trump | None = None
-        self._kitty_flip: tuple[int, ...] = ()
-        self._kitty_taken: tuple[int, ...] = tuple(self._deck[4 * HAND_SIZE :])
-        self._kitty: tuple[int, ...] = ()
-        self._tricks: list[Trick] = []
-        self._trick_cache: list[TrickView] = []
-        self._done_tricks: tuple[TrickView, ...] = ()
-        # the current trick as a view, and (tricks done, cards played) it was made at
-        self._cur_view: TrickView | None = None
-        self._cur_key = (-1, -1)
-        # public card tuples for views, rebuilt when their lists grow
-        self._decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = ()
-        self._point_view: tuple[Card, ...] = ()
-        self._leader: int | None = None
-        self._current: list[tuple[int, tuple[int, ...]]] = []
-        self._lead_shape: Shape | None = None
-        self._failed_throws: list[FailedThrow] = []
-        self._opponents_points = 0
-        self._point_cards: list[int] = []
-        self._penalties = 0
-        self._result: RoundResult | None = None
+        self._decl_key: list[object] = decl_key if decl_key is not None else [None] * 4
+        self._decl_ids: list[list[tuple[int, ...]]] = (
+            decl_ids if decl_ids is not None else [[], [], [], []]
+        )
+        self._phase: Phase = phase
+        self._ask: int | None = ask
+        self._passes = passes
+        # trump and the kitty (§3.5, §4): the cards turned up, the 8 taken, the 8 buried
+        self._trump: Trump | None = trump
+        self._kitty_flip: tuple[int, ...] = kitty_flip
+        self._kitty_taken: tuple[int, ...] = (
+            kitty_taken if kitty_taken is not None else deck[4 * HAND_SIZE :]
+        )
+        self._kitty: tuple[int, ...] = kitty
+        # the tricks (§6): finished ones, and the current one's leader, plays and lead shape
+        self._tricks: list[Trick] = tricks if tricks is not None else []
+        self._leader: int | None = leader
+        self._current: list[tuple[int, tuple[int, ...]]] = current if current is not None else []
+        self._lead_shape: Shape | None = lead_shape
+        self._failed_throws: list[FailedThrow] = (
+            failed_throws if failed_throws is not None else []
+        )
+        # the points (§7) and the result (§8)
+        self._opponents_points = opponents_points
+        self._point_cards: list[int] = point_cards if point_cards is not None else []
+        self._penalties = penalties
+        self._result: RoundResult | None = result
+        # public tuples for views, rebuilt when what they show grows: the finished tricks
+        # as views, the current trick as a view and (tricks done, cards played) it was
+        # made at, the declarations as cards, the point cards won
+        self._trick_cache: list[TrickView] = trick_cache if trick_cache is not None else []
+        self._done_tricks: tuple[TrickView, ...] = done_tricks
+        self._cur_view: TrickView | None = cur_view
+        self._cur_key: tuple[int, int] = cur_key
+        self._decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = decl_cards
+        self._point_view: tuple[Card, ...] = point_view
+
+    def _redeal(self) -> None:
+        """§3.5: nobody declared in the first round: all 108 cards are shuffled and dealt
+        again (deal attempt `attempt + 1`); the setting, the history and the events of the
+        action being applied are kept, the deal starts over."""
+        attempt = self._attempt + 1
+        self._set_state(
+            options=self._options,
+            seed=self._seed,
+            trump_rank=self._trump_rank,
+            first_round=self._first_round,
+            starter=self._starter,
+            declaring_team=self._declaring_team,
+            round_no=self._round_no,
+            levels=self._levels,
+            first_drawer=self._first_drawer,
+            attempt=attempt,
+            deck=shuffled_ids(f"{self._seed}:{attempt}"),
+            actions=self._actions,
+            events=self._events,
+            want_events=self._want_events,
+        )
 
     # ------------------------------------------------------------ queries
 
@@ -548,12 +543,12 @@ class Round:
         hand = self._hands[seat]
         counts = tuple(hand)
         key = self.display_trump().sort_key
-        cached = self._sorted[seat]
+        cached = self._sorted_hands[seat]
         if cached is not None and cached[1] is key and cached[0] == counts:
             return cached[2]
         order = sorted([key[i] * 64 + i for i in range(N_IDS) for _ in range(hand[i])])
         out = tuple([CARDS[k & 63] for k in order])
-        self._sorted[seat] = (counts, key, out)
+        self._sorted_hands[seat] = (counts, key, out)
         return out
 
     def display_trump(self) -> Trump:
@@ -824,9 +819,7 @@ class Round:
                 self._starter = seat
                 self._declaring_team = seat % 2
         elif self._first_round and self._options.round1_no_declaration == "redeal":
-            # §3.5: nobody declared in the first round: reshuffle all 108 cards and deal again.
-            self._attempt += 1
-            self._start_deal()
+            self._redeal()  # §3.5: nobody declared in the first round
             self._events.append(Redealt(self._attempt))
             return
         else:
@@ -998,11 +991,11 @@ class Round:
     def _put(self, seat: int, ids: tuple[int, ...]) -> None:
         """Move the cards `ids` from the seat's hand into the current trick."""
         hand = self._hands[seat]
-        cached = self._sorted[seat]
+        cached = self._sorted_hands[seat]
         if cached is not None and cached[0] == tuple(hand):
             # the seat's sorted hand was shown: drop the played cards from it in order
             # instead of sorting the hand again at its next view (kept in sync below)
-            self._sorted[seat] = _without(cached, ids, hand)
+            self._sorted_hands[seat] = _without(cached, ids, hand)
         for i in ids:
             hand[i] -= 1
         self._sizes[seat] -= len(ids)
@@ -1123,8 +1116,6 @@ class Round:
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see (RULES §11); `None` for a spectator."""
-        from .views import build_view
-
         return build_view(self, seat)
 
     def counts_check(self) -> None:
@@ -1158,53 +1149,71 @@ class Round:
         too); immutable parts (options, trump tables, the deck, finished tricks, events
         and actions themselves) are shared.
         """
-        new = Round.__new__(Round)
-        new._options = self._options
-        new._seed = self._seed
-        new._trump_rank = self._trump_rank
-        new._first_round = self._first_round
-        new._starter = self._starter
-        new._declaring_team = self._declaring_team
-        new._round_no = self._round_no
-        new._levels = self._levels
-        new._first_drawer = self._first_drawer
-        new._attempt = self._attempt
-        new._actions = list(self._actions)
-        new._events = []
-        new._want_events = True
-        new._deck = self._deck  # never changed in place: a redeal makes a new list
-        h = self._hands
-        new._hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
-        new._sizes = self._sizes[:]
-        new._sorted = self._sorted[:]
-        new._drawn = self._drawn
-        new._declarations = self._declarations[:]
-        new._standing = self._standing
-        new._decl_key = self._decl_key[:]
-        new._decl_ids = self._decl_ids[:]
-        new._rank_idx = self._rank_idx
-        new._phase = self._phase
-        new._ask = self._ask
-        new._passes = self._passes
-        new._trump = self._trump
-        new._kitty_flip = self._kitty_flip
-        new._kitty_taken = self._kitty_taken
-        new._kitty = self._kitty
-        new._tricks = self._tricks[:]
-        new._trick_cache = self._trick_cache[:]
-        new._done_tricks = self._done_tricks
-        new._cur_view = self._cur_view
-        new._cur_key = self._cur_key
-        new._decl_cards = self._decl_cards
-        new._point_view = self._point_view
-        new._leader = self._leader
-        new._current = self._current[:]
-        new._lead_shape = self._lead_shape
-        new._failed_throws = self._failed_throws[:]
-        new._opponents_points = self._opponents_points
-        new._point_cards = self._point_cards[:]
-        new._penalties = self._penalties
-        new._result = self._result
+        return self._copy(None, self._deck, self._kitty_taken, self._kitty)
+
+    def _copy(
+        self,
+        hands: list[list[int]] | None,
+        deck: tuple[int, ...],
+        kitty_taken: tuple[int, ...],
+        kitty: tuple[int, ...],
+    ) -> Round:
+        """`clone`, or (`hands` given) a copy with the hidden cards placed otherwise
+        (`with_hidden`): the given hands, deck and kitties, no sorted-hand or
+        declaration caches (they were of the other hands)."""
+        if hands is None:
+            h = self._hands
+            hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+            sorted_hands = self._sorted_hands[:]
+            decl_key = self._decl_key[:]
+        else:
+            sorted_hands = [None, None, None, None]
+            decl_key = [None, None, None, None]
+        new = _new_round()
+        new._set_state(  # by position: see `_set_state`
+            self._options,
+            self._seed,
+            self._trump_rank,
+            self._first_round,
+            self._starter,
+            self._declaring_team,
+            self._round_no,
+            self._levels,
+            self._first_drawer,
+            self._attempt,
+            deck,  # never changed in place: a redeal makes a new one
+            self._actions[:],
+            hands,
+            self._sizes[:],
+            sorted_hands,
+            self._drawn,
+            self._declarations[:],
+            self._standing,
+            decl_key,
+            self._decl_ids[:],
+            self._phase,
+            self._ask,
+            self._passes,
+            self._trump,
+            self._kitty_flip,
+            kitty_taken,
+            kitty,
+            self._tricks[:],
+            self._trick_cache[:],
+            self._done_tricks,
+            self._cur_view,
+            self._cur_key,
+            self._decl_cards,
+            self._point_view,
+            self._leader,
+            self._current[:],
+            self._lead_shape,
+            self._failed_throws[:],
+            self._opponents_points,
+            self._point_cards[:],
+            self._penalties,
+            self._result,
+        )
         return new
 
     @classmethod
@@ -1234,73 +1243,65 @@ class Round:
             raise IllegalAction(f"hands: sizes {sizes} differ from the view's {view.hand_sizes}")
         if len(kitty) != KITTY_SIZE:
             raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
-        rnd = Round.__new__(Round)
-        rnd._options = view.options
-        rnd._seed = "world"
-        rnd._trump_rank = view.trump_rank if view.trump_rank is not None else "2"
-        rnd._rank_idx = RANKS.index(rnd._trump_rank)
-        rnd._first_round = False
-        rnd._starter = view.starter
-        rnd._declaring_team = view.declaring_team
-        rnd._round_no = view.round_no
-        rnd._levels = view.levels
-        rnd._first_drawer = view.starter
-        rnd._attempt = 0
-        rnd._actions = []
-        rnd._events = []
-        rnd._want_events = True
-        rnd._deck = ()
-        rnd._hands = [list(h) for h in hands]
-        rnd._sorted = [None, None, None, None]
-        rnd._sizes = sizes
-        rnd._drawn = 4 * HAND_SIZE
-        rnd._declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
-        rnd._standing = None
-        rnd._decl_key = [None, None, None, None]
-        rnd._decl_ids = [[], [], [], []]
-        if rnd._declarations:
-            s, ids = rnd._declarations[-1]
-            rnd._standing = (s, declaration_strength(ids, rnd._trump_rank), ids)
-        rnd._phase = view.phase
-        rnd._ask = None
-        rnd._passes = 0
-        rnd._trump = view.trump
-        rnd._kitty_flip = tuple([c.id for c in view.kitty_flip])
+        trump_rank = view.trump_rank if view.trump_rank is not None else "2"
+        declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
+        standing: tuple[int, int, tuple[int, ...]] | None = None
+        if declarations:
+            s, ids = declarations[-1]
+            standing = (s, declaration_strength(ids, trump_rank), ids)
         kitty_ids = tuple(kitty)
-        if view.kitty_taken is not None:
-            rnd._kitty_taken = tuple([c.id for c in view.kitty_taken])
-        else:
-            rnd._kitty_taken = kitty_ids
-        rnd._kitty = () if view.phase is _KITTY else kitty_ids
-        rnd._tricks = [
-            Trick(
-                t.leader,
-                tuple([(s, tuple([c.id for c in cs])) for s, cs in t.plays]),
-                t.winner or 0,
-                t.points,
-            )
-            for t in view.tricks
-        ]
-        rnd._trick_cache = list(view.tricks)
-        rnd._done_tricks = view.tricks
-        rnd._cur_view = None
-        rnd._cur_key = (-1, -1)
-        rnd._decl_cards = ()
-        rnd._point_view = ()
         cur = view.current_trick
-        rnd._current = (
+        current = (
             [] if cur is None else [(s, tuple([c.id for c in cs])) for s, cs in cur.plays]
         )
+        leader: int | None = None
         if view.phase is _PLAY:
-            rnd._leader = cur.leader if cur is not None else view.starter
-        else:
-            rnd._leader = None
-        rnd._lead_shape = shape_of(rnd._current[0][1], view.trump) if rnd._current else None
-        rnd._failed_throws = list(view.failed_throws)
-        rnd._opponents_points = view.opponents_points
-        rnd._point_cards = [c.id for c in view.point_cards]
-        rnd._penalties = sum(f.penalty for f in view.failed_throws)
-        rnd._result = None
+            leader = cur.leader if cur is not None else view.starter
+        rnd = _new_round()
+        rnd._set_state(
+            options=view.options,
+            seed="world",
+            trump_rank=trump_rank,
+            first_round=False,
+            starter=view.starter,
+            declaring_team=view.declaring_team,
+            round_no=view.round_no,
+            levels=view.levels,
+            first_drawer=view.starter,
+            attempt=0,
+            deck=(),
+            hands=[list(h) for h in hands],
+            sizes=sizes,
+            drawn=4 * HAND_SIZE,
+            declarations=declarations,
+            standing=standing,
+            phase=view.phase,
+            trump=view.trump,
+            kitty_flip=tuple([c.id for c in view.kitty_flip]),
+            kitty_taken=(
+                tuple([c.id for c in view.kitty_taken]) if view.kitty_taken is not None
+                else kitty_ids
+            ),
+            kitty=() if view.phase is _KITTY else kitty_ids,
+            tricks=[
+                Trick(
+                    t.leader,
+                    tuple([(s, tuple([c.id for c in cs])) for s, cs in t.plays]),
+                    t.winner or 0,
+                    t.points,
+                )
+                for t in view.tricks
+            ],
+            trick_cache=list(view.tricks),
+            done_tricks=view.tricks,
+            leader=leader,
+            current=current,
+            lead_shape=shape_of(current[0][1], view.trump) if current else None,
+            failed_throws=list(view.failed_throws),
+            opponents_points=view.opponents_points,
+            point_cards=[c.id for c in view.point_cards],
+            penalties=sum(f.penalty for f in view.failed_throws),
+        )
         if view.seat is not None:
             own = [0] * N_IDS
             for c in view.hand:
@@ -1348,10 +1349,7 @@ class Round:
         if starter is None:
             starter = leader if leader % 2 == declaring_team else (leader + 1) % 4
         _check_seat(starter)
-        rnd = cls(
-            "position", options, trump_rank=trump_rank, starter=starter,
-            declaring_team=declaring_team, round_no=round_no, levels=levels,
-        )
+        _check_setup(trump_rank, starter, declaring_team)
         if len(hands) != 4 or len({len(h) for h in hands}) != 1 or not hands[0]:
             raise IllegalAction("RULES §6: four non-empty hands of the same size are needed")
         if len(kitty) != KITTY_SIZE:
@@ -1363,14 +1361,33 @@ class Round:
                 total[i] += h[i]
         if max(total) > 2:
             raise IllegalAction("RULES §1: a position holds each card at most twice")
-        rnd._hands = counts
-        rnd._sizes = [len(h) for h in hands]
-        rnd._drawn = 4 * HAND_SIZE
-        rnd._kitty = tuple([c.id for c in kitty])
-        rnd._trump = rnd._trump_for(trump_rank, trump_suit)
-        rnd._phase = _PLAY
-        rnd._leader = leader
-        rnd._opponents_points = opponents_points
+        opts = options if options is not None else SEED_RULES
+        kitty_ids = tuple([c.id for c in kitty])
+        rnd = _new_round()
+        rnd._set_state(
+            options=opts,
+            seed="position",
+            trump_rank=trump_rank,
+            first_round=False,
+            starter=starter,
+            declaring_team=declaring_team,
+            round_no=round_no,
+            levels=levels,
+            first_drawer=starter,
+            attempt=0,
+            deck=(),  # no deal led here: the position is all there is
+            hands=counts,
+            sizes=[len(h) for h in hands],
+            drawn=4 * HAND_SIZE,
+            phase=_PLAY,
+            trump=trump_for(
+                trump_rank, trump_suit, opts.gap_tractors == "on", opts.throw_tractors == "on"
+            ),
+            kitty_taken=kitty_ids,  # as far as the position knows, the starter took these
+            kitty=kitty_ids,
+            leader=leader,
+            opponents_points=opponents_points,
+        )
         return rnd
 
     def with_hidden(
@@ -1413,16 +1430,92 @@ class Round:
                 after[i] += new_hands[s][i]
         if before != after:
             raise IllegalAction("hands: the hidden cards must be the same cards, placed otherwise")
-        new = self.clone()
-        new._hands = new_hands
-        new._sorted = [None, None, None, None]
-        new._decl_key = [None, None, None, None]
         if dealing:
-            new._deck = self._deck[: self._drawn] + rest
-            new._kitty_taken = new._deck[4 * HAND_SIZE :]
-        else:
-            new._kitty = rest
-        return new
+            deck = self._deck[: self._drawn] + rest
+            return self._copy(new_hands, deck, deck[4 * HAND_SIZE :], self._kitty)
+        return self._copy(new_hands, self._deck, self._kitty_taken, rest)
+
+
+def build_view(
+    rnd: Round,
+    seat: int | None,
+    *,
+    last_result: RoundResult | None = None,
+    game_over: bool = False,
+    winner: int | None = None,
+) -> View:
+    """Copy what `seat` may see of `rnd` (RULES §11) into a new `View` (`Round.view`;
+    `Game.view` adds the game's part: the last result, whether and who won)."""
+    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
+        raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
+    shown_trump = rnd.display_trump()
+    hand = rnd.sorted_hand(seat) if seat is not None else ()
+    over = rnd._phase is _OVER
+    # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
+    # everyone sees the buried kitty when the round ends.
+    starter_sees = (
+        seat is not None and seat == rnd._starter
+        and rnd._phase in (_KITTY, _PLAY, _OVER)
+    )
+    kitty_taken = cards_from_ids(rnd._kitty_taken) if starter_sees else None
+    kitty = cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None
+    tricks, current = rnd.trick_views()
+    phase = rnd._phase
+    if phase is _PLAY:
+        to_act = rnd.to_act
+    elif phase is _DECLARE:
+        to_act = rnd._ask
+    elif phase is _KITTY:
+        to_act = rnd._starter
+    else:
+        to_act = None
+    last_drawer = (
+        (rnd._first_drawer + rnd._drawn - 1) % 4 if rnd._drawn and phase in (_DEAL, _DECLARE)
+        else None
+    )
+    standing = rnd._standing
+    trump = rnd._trump
+    if trump is not None:
+        trump_rank, trump_suit = trump.rank, trump.suit
+    else:
+        trump_rank = rnd._trump_rank
+        trump_suit = CARDS[standing[2][0]].suit if standing else None
+    return View(
+        seat=seat,
+        phase=rnd._phase,
+        to_act=to_act,
+        round_no=rnd._round_no,
+        hand=hand,
+        hand_sizes=(rnd._sizes[0], rnd._sizes[1], rnd._sizes[2], rnd._sizes[3]),
+        trump_rank=trump_rank,
+        trump_suit=trump_suit,
+        trump=trump,
+        declarations=rnd.declaration_cards(),
+        declarer=standing[0] if standing else None,
+        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
+        starter=rnd._starter,
+        declaring_team=rnd._declaring_team,
+        levels=rnd._levels,
+        cards_left=100 - rnd._drawn if rnd._phase is _DEAL else 0,
+        last_drawer=last_drawer,
+        tricks=tricks,
+        current_trick=current,
+        failed_throws=tuple(rnd._failed_throws),
+        opponents_points=rnd._opponents_points,
+        point_cards=rnd.point_cards_won(),
+        kitty=kitty,
+        kitty_taken=kitty_taken,
+        result=rnd._result,
+        options=rnd._options,
+        last_result=last_result,
+        game_over=game_over,
+        winner=winner,
+        display_trump=shown_trump,
+        # = Hand.trusted(...), without a call into interpreted code
+        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
+        lead_shape=rnd._lead_shape if rnd._current else None,
+    )
+
 
 _DRAW = Draw()
 _FULL_DECK: Final = sorted(list(range(N_IDS)) * 2)
@@ -1482,6 +1575,21 @@ def _without(
     for i in ids:
         counts[i] -= 1
     return (tuple(counts), cached[1], tuple(kept))
+
+
+def _new_round() -> Round:
+    """A round with no fields set yet, for `Round._set_state` to fill (clone, worlds)."""
+    return Round.__new__(Round)
+
+
+def _check_setup(trump_rank: str, starter: int | None, declaring_team: int | None) -> None:
+    """Refuse a round setting the rules do not allow (RULES §3.2, §3.4)."""
+    if trump_rank not in RANKS:
+        raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
+    if (starter is None) != (declaring_team is None):
+        raise IllegalAction("RULES §3.4: starter and declaring team are known together")
+    if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
+        raise IllegalAction("RULES §3.4: the starter belongs to the declaring team")
 
 
 def _check_seat(seat: object) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ._build import picklable
 from .cards import CARDS, ONE_ID, PAIR_ID, Card, as_list
@@ -183,9 +184,9 @@ def shape_of(ids: Sequence[int], t: Trump) -> Shape:
     """
     key = tuple(ids)
     cache = t.shapes
-    shape = cache.get(key)
-    if shape is not None:  # shapes are immutable: one per lead and trump context
-        return shape
+    cached = cache.get(key)
+    if cached is not None:  # shapes are immutable: one per lead and trump context
+        return cast(Shape, cached)  # the cache only ever holds what this function put
     shape = _shape_of(key, t)
     if len(cache) >= _SHAPE_CACHE:
         cache.clear()

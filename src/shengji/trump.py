@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from .cards import BJ_ID, CARDS, N_IDS, RANKS, RJ_ID, SUITS, Card
 from .errors import IllegalAction
-
-if TYPE_CHECKING:
-    from .shapes import Shape
 
 TRUMP = 4
 """Play-suit index of trumps; natural suits are 0-3 in the order S H D C."""
@@ -96,8 +92,10 @@ class Trump:
         self.ids_at_level: list[list[list[int]]] = orders
         self.suit_ids: list[list[int]] = [[i for ids in lv for i in ids] for lv in orders]
         self.sort_key: list[int] = [play_suit[i] * 32 + level[i] for i in range(N_IDS)]
-        # lead shapes already read in this trump context (`shapes.shape_of`)
-        self.shapes: dict[tuple[int, ...], Shape] = {}
+        # lead shapes already read in this trump context: `shapes.shape_of` owns this
+        # cache (its values are `shapes.Shape`s; typed `object` here so that trump stays
+        # below shapes in the package's layers, with no import of it)
+        self.shapes: dict[tuple[int, ...], object] = {}
 
     @property
     def no_trump_suit(self) -> bool:

@@ -1,7 +1,8 @@
 """What one seat may see (RULES §11): the only thing a bot or a client ever gets.
 
-`build_view(round, seat)` copies the public facts and that seat's own cards into
-a frozen `View`; the view holds no reference back to the round.
+`Round.view(seat)` (`round.build_view`) copies the public facts and that seat's own
+cards into a frozen `View`; the view holds no reference back to the round. This module
+sits below `round`: it knows the records (`shengji.results`), never the round itself.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ._build import picklable
 from .actions import Action, Declare, Pass
@@ -25,6 +26,15 @@ from .follow import (
 )
 from .hand import Hand
 from .options import RuleOptions
+from .results import (
+    FailedThrow,
+    RoundResult,
+    TrickView,
+    failed_throw_json,
+    result_json,
+    trick_json,
+)
+from .results import cards_json as _cj
 from .shapes import Shape, count_ids, shape_of
 from .trump import Trump
 from .vocab import Phase
@@ -35,9 +45,6 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
-
-if TYPE_CHECKING:
-    from .round import FailedThrow, Round, RoundResult, TrickView
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -295,16 +302,9 @@ class View:
             "levels": list(self.levels),
             "cards_left": self.cards_left,
             "last_drawer": self.last_drawer,
-            "tricks": [_trick_json(t) for t in self.tricks],
-            "current_trick": _trick_json(self.current_trick) if self.current_trick else None,
-            "failed_throws": [
-                {
-                    "seat": f.seat, "attempted": _cj(f.attempted), "forced": _cj(f.forced),
-                    "blocker": f.blocker, "shown": _cj(f.shown), "penalty": f.penalty,
-                    "trick": f.trick,
-                }
-                for f in self.failed_throws
-            ],
+            "tricks": [trick_json(t) for t in self.tricks],
+            "current_trick": trick_json(self.current_trick) if self.current_trick else None,
+            "failed_throws": [failed_throw_json(f) for f in self.failed_throws],
             "opponents_points": self.opponents_points,
             "point_cards": _cj(self.point_cards),
             "result": result_json(self.result),
@@ -329,119 +329,4 @@ class View:
 picklable(View)
 
 
-def _cj(cards: tuple[Card, ...] | list[Card]) -> list[str]:
-    return [c.text for c in cards]
-
-
-def _trick_json(t: TrickView) -> dict[str, Any]:
-    return {
-        "leader": t.leader,
-        "plays": [[s, _cj(c)] for s, c in t.plays],
-        "winner": t.winner,
-        "points": t.points,
-    }
-
-
-def result_json(r: RoundResult | None) -> dict[str, Any] | None:
-    """A round result as plain JSON."""
-    if r is None:
-        return None
-    return {
-        "opponents_points": r.opponents_points,
-        "kitty": _cj(r.kitty),
-        "kitty_points": r.kitty_points,
-        "multiplier": r.multiplier,
-        "penalties": r.penalties,
-        "last_trick_winner": r.last_trick_winner,
-        "declaring_team": r.declaring_team,
-        "starter": r.starter,
-        "gainer": r.gainer,
-        "levels_gained": r.levels_gained,
-        "next_starter": r.next_starter,
-        "next_declaring_team": r.next_declaring_team,
-        "levels_before": list(r.levels_before),
-        "levels_after": list(r.levels_after),
-    }
-
-
-def build_view(
-    rnd: Round,
-    seat: int | None,
-    *,
-    last_result: RoundResult | None = None,
-    game_over: bool = False,
-    winner: int | None = None,
-) -> View:
-    """Copy what `seat` may see of `rnd` (RULES §11) into a new `View`."""
-    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
-        raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
-    shown_trump = rnd.display_trump()
-    hand = rnd.sorted_hand(seat) if seat is not None else ()
-    over = rnd._phase is _OVER
-    # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
-    # everyone sees the buried kitty when the round ends.
-    starter_sees = (
-        seat is not None and seat == rnd._starter
-        and rnd._phase in (_KITTY, _PLAY, _OVER)
-    )
-    kitty_taken = cards_from_ids(rnd._kitty_taken) if starter_sees else None
-    kitty = cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None
-    tricks, current = rnd.trick_views()
-    phase = rnd._phase
-    if phase is _PLAY:
-        to_act = rnd.to_act
-    elif phase is _DECLARE:
-        to_act = rnd._ask
-    elif phase is _KITTY:
-        to_act = rnd._starter
-    else:
-        to_act = None
-    last_drawer = (
-        (rnd._first_drawer + rnd._drawn - 1) % 4 if rnd._drawn and phase in (_DEAL, _DECLARE)
-        else None
-    )
-    standing = rnd._standing
-    trump = rnd._trump
-    if trump is not None:
-        trump_rank, trump_suit = trump.rank, trump.suit
-    else:
-        trump_rank = rnd._trump_rank
-        trump_suit = CARDS[standing[2][0]].suit if standing else None
-    return View(
-        seat=seat,
-        phase=rnd._phase,
-        to_act=to_act,
-        round_no=rnd._round_no,
-        hand=hand,
-        hand_sizes=(rnd._sizes[0], rnd._sizes[1], rnd._sizes[2], rnd._sizes[3]),
-        trump_rank=trump_rank,
-        trump_suit=trump_suit,
-        trump=trump,
-        declarations=rnd.declaration_cards(),
-        declarer=standing[0] if standing else None,
-        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
-        starter=rnd._starter,
-        declaring_team=rnd._declaring_team,
-        levels=rnd._levels,
-        cards_left=100 - rnd._drawn if rnd._phase is _DEAL else 0,
-        last_drawer=last_drawer,
-        tricks=tricks,
-        current_trick=current,
-        failed_throws=tuple(rnd._failed_throws),
-        opponents_points=rnd._opponents_points,
-        point_cards=rnd.point_cards_won(),
-        kitty=kitty,
-        kitty_taken=kitty_taken,
-        result=rnd._result,
-        options=rnd._options,
-        last_result=last_result,
-        game_over=game_over,
-        winner=winner,
-        display_trump=shown_trump,
-        # = Hand.trusted(...), without a call into interpreted code
-        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
-        lead_shape=rnd._lead_shape if rnd._current else None,
-    )
-
-
-__all__ = ["View", "build_view", "result_json", "format_cards"]
+__all__ = ["View", "format_cards", "result_json"]

@@ -28,7 +28,9 @@ from typing import Protocol
 from ..actions import Declare, Draw, Pass
 from ..cards import CARDS, N_IDS, POINTS
 from ..errors import IllegalAction
-from ..round import Round, TrickView
+from ..results import TrickView
+from ..round import Round
+from ..shapes import shape_of
 from ..trump import TRUMP, Trump
 from ..views import View
 from .knowledge import Knowledge, declared_held

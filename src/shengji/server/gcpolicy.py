@@ -54,7 +54,7 @@ log: never scanned again, still freed by reference counting when dropped) and th
   holds thousands of connections alone (one worker for a whole busy site) should use
   it: `SHENGJI_GC=pace:100`.
 
-Tried and not kept (docs/ARCHITECTURE.md): young passes every 100 ms on a timer
+Tried and not kept (docs/PERF_LOG.md): young passes every 100 ms on a timer
 without the freeze (stop 21: everything that lived a second went to the middle
 generation, whose first pass took 290-460 ms; p99 350-414 ms).
 

@@ -35,7 +35,7 @@ from ..events import (
 )
 from ..game import Game
 from ..options import RuleOptions
-from ..round import RoundResult, TrickView
+from ..results import RoundResult, TrickView
 from ..shapes import shape_of
 from ..trump import Trump, trump_for
 from ..views import View

@@ -9,7 +9,7 @@ from rich.text import Text
 from ..cards import Card
 from ..events import ThrowFailed
 from ..options import RuleOptions
-from ..round import FailedThrow, RoundResult, TrickView
+from ..results import FailedThrow, RoundResult, TrickView
 from ..trump import Trump
 
 SEAT_NAMES = ("South", "East", "North", "West")

@@ -30,7 +30,7 @@ from ..events import (
 )
 from ..game import Game
 from ..record import GameRecord
-from ..round import TrickView
+from ..results import TrickView
 from ..trump import Trump
 from .render import (
     cards_text,
