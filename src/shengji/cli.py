@@ -506,6 +506,7 @@ def serve(check: bool = False, **settings: Any) -> None:
 
     from .server import ServerConfig, default_db_url, run
     from .server.doctor import check_database
+    from .server.schema import server_table_defaults
     from .server.storage import StoreError, preflight
 
     if check:
@@ -514,6 +515,7 @@ def serve(check: bool = False, **settings: Any) -> None:
         raise typer.Exit(0 if ok else 1)
     try:
         config = ServerConfig(**settings)
+        server_table_defaults(config)  # a timing out of range: refused here
         url = config.db or default_db_url()
         config = dataclasses.replace(config, db=url)  # every worker: the same file
         preflight(url)

@@ -30,7 +30,6 @@ from ..cards import CARDS, N_IDS, POINTS
 from ..errors import IllegalAction
 from ..results import TrickView
 from ..round import Round
-from ..shapes import shape_of
 from ..trump import TRUMP, Trump
 from ..views import View
 from .knowledge import Knowledge, declared_held

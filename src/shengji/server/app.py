@@ -40,6 +40,7 @@ from .schema import (
     InputError,
     TableSettings,
     dumps_strict,
+    server_table_defaults,
 )
 from .security import token_matches
 from .storage import Store, is_write_failure
@@ -269,6 +270,7 @@ def create_app(
     `cluster.py`).
     """
     config = config or ServerConfig()
+    server_table_defaults(config)  # a timing out of range is refused now (ValueError)
     url = config.db or default_db_url()
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     from shengji.bots import AGENT_KINDS

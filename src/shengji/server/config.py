@@ -14,10 +14,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .schema import TableSettings
+from typing import Any
 
 MAX_BODY = 16 * 1024  # request bodies above this are refused (413)
 HELLO_TIMEOUT_S = 10.0  # a WebSocket that says no hello within this is closed
@@ -129,23 +126,6 @@ class ServerConfig:
                                  "--db (postgresql+asyncpg://user@host/db)")
             if not self.redis_url:
                 raise ValueError("--workers needs --redis")
-        self.table_defaults()  # a timing out of range, or below the minima, is refused now
-
-    @property
-    def minima(self) -> dict[str, float] | None:
-        """The timings' public minima, or None with `fast_timings`."""
-        from .schema import PUBLIC_MINIMA
-
-        return None if self.fast_timings else PUBLIC_MINIMA
-
-    def table_defaults(self) -> TableSettings:
-        """A new table's default settings, checked (ValueError names the setting)."""
-        from .schema import InputError, check_settings
-
-        try:
-            return check_settings(self.timings(), minima=self.minima)
-        except InputError as exc:
-            raise ValueError(f"server default {exc} (or serve with --fast-timings)") from None
 
     @property
     def limits(self) -> Limits:

@@ -16,16 +16,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from shengji.analysis import hint_kind, suggest
 from shengji.views import View
 
 from .connection import Client, ClientError
+from .schema import TableSettings
 from .status import PLAYING
 
-if TYPE_CHECKING:
-    from .tables import Table
+
+class HintTable(Protocol):
+    """What the hints need of a table (`tables.Table` is one): its settings, seats,
+    game and the hints' own bookkeeping, not the whole table (issue 30)."""
+
+    id: str
+    settings: TableSettings
+    seats: list[Any]
+    store: Any
+    status: str
+    game: Any
+    seq: int
+    seed: int
+    manager: Any
+    hint_cache: dict[int, tuple[int, dict[str, Any]]]
+    hints_in_flight: set[int]
+    hint_tasks: set[asyncio.Task[None]]
+
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +57,7 @@ def compute(view: View, seed: int) -> dict[str, Any]:
     return suggest(view, seed=seed).to_json()
 
 
-def resolve(table: Table) -> bool:
+def resolve(table: HintTable) -> bool:
     """The `hints` setting of `table`: as the host chose it, or (null) on exactly when
     every other seat is a bot (one human seat)."""
     chosen = table.settings.hints
@@ -50,14 +67,14 @@ def resolve(table: Table) -> bool:
     return humans == 1
 
 
-async def freeze(table: Table) -> None:
+async def freeze(table: HintTable) -> None:
     """At the start of the game: a null `hints` setting becomes its resolved value (stored)."""
     if table.settings.hints is None:
         table.settings = table.settings.model_copy(update={"hints": resolve(table)})
         await table.store.update_table(table.id, settings=table.settings.model_dump())
 
 
-async def hint(table: Table, client: Client, msg: dict[str, Any]) -> None:
+async def hint(table: HintTable, client: Client, msg: dict[str, Any]) -> None:
     """A seated player asks for a hint (see the module docstring)."""
     seat = client.seat
     if seat is None:
@@ -87,7 +104,7 @@ async def hint(table: Table, client: Client, msg: dict[str, Any]) -> None:
     task.add_done_callback(table.hint_tasks.discard)
 
 
-async def _answer(table: Table, client: Client, view: View, seat: int, seq: int,
+async def _answer(table: HintTable, client: Client, view: View, seat: int, seq: int,
                   kind: str) -> None:
     """Work the hint out off the loop; send it to the asker if the position still holds
     (a declaration's hint also after the deal's next draws: it names its `seq`)."""

@@ -28,6 +28,8 @@ from .schema import (
     InputError,
     check_options,
     check_settings,
+    server_minima,
+    server_table_defaults,
 )
 from .security import hash_token, new_table_id, new_token
 from .storage import Store, TableRow
@@ -58,8 +60,8 @@ class Manager:
         self.store = store
         self.config = config
         self.seed_source = seed_source or (lambda: random.SystemRandom().getrandbits(62))
-        self.defaults = config.table_defaults()
-        self.minima = config.minima
+        self.defaults = server_table_defaults(config)
+        self.minima = server_minima(config)
         self.rate = config.rate_per_s
         self.burst = config.burst
         self.bot_kinds = bot_kinds

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -21,6 +21,9 @@ from shengji import IllegalAction, RuleOptions
 
 from .config import Limits as Limits  # re-exported: its home was here
 from .config import default_of
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
 
 # Error codes (the client translates `error.code.<code>`).
 BAD_REQUEST = "bad_request"
@@ -287,3 +290,17 @@ def dumps_info(info: dict[str, Any]) -> str:
     values are strings, ints, booleans, None and the settings' finite numbers (the
     schema bounds them); a test compares it with the strict encoder on live tables."""
     return orjson.dumps(info, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def server_minima(config: ServerConfig) -> dict[str, float] | None:
+    """The timings' public minima on a server with `config`, or None with `fast_timings`."""
+    return None if config.fast_timings else PUBLIC_MINIMA
+
+
+def server_table_defaults(config: ServerConfig) -> TableSettings:
+    """A new table's default settings on a server with `config`, checked: a timing out of
+    range, or below the public minima, is a ValueError naming the setting."""
+    try:
+        return check_settings(config.timings(), minima=server_minima(config))
+    except InputError as exc:
+        raise ValueError(f"server default {exc} (or serve with --fast-timings)") from None
