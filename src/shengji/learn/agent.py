@@ -14,10 +14,10 @@ import torch
 from ..actions import Action, Play
 from ..bots.heuristic import HeuristicAgent
 from ..cards import CARDS
-from ..env.encoding import Tracker
+from ..env.encoding import F32, Tracker, view_trump
 from ..views import View
 from .features import Play as Ids
-from .features import decision_features, play_candidates
+from .features import action_features, decision_features, play_candidates
 from .model import QNet, load_model
 
 
@@ -37,13 +37,18 @@ class DMCAgent:
         self.tracker: Tracker | None = None
         self.last_rows: torch.Tensor | None = None  # the chosen row, for training actors
 
-    def choose(self, view: View) -> tuple[Ids, torch.Tensor]:
-        """The chosen play's card ids and its feature row."""
+    def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
+        """The chosen play's card ids and its feature row. `state_np`: the seat's
+        observation now if the caller keeps one (the env's incremental `Observer`, equal
+        to `encode(view)`); encoded from the view otherwise."""
         assert view.seat is not None
-        if self.tracker is None or self.tracker.seat != view.seat:
-            self.tracker = Tracker(view.seat)
         plays = play_candidates(view, self.rng, self.cap)
-        state_np, acts_np = decision_features(view, self.tracker, plays)
+        if state_np is None:
+            if self.tracker is None or self.tracker.seat != view.seat:
+                self.tracker = Tracker(view.seat)
+            state_np, acts_np = decision_features(view, self.tracker, plays)
+        else:
+            acts_np = action_features(plays, view_trump(view))
         state, acts = torch.from_numpy(state_np), torch.from_numpy(acts_np)
         if len(plays) == 1:
             k = 0

@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..actions import Play
 from ..bots import Agent, make_agent
-from ..cards import RANKS
-from ..driver import step
+from ..cards import CARDS, RANKS
+from ..driver import advance
+from ..env.observer import Observer
 from ..round import Round
 from .agent import DMCAgent
 from .features import FEATURE_SIZE
@@ -105,14 +107,18 @@ def play_deals(
                     agents[s] = make_agent(kind, rng.getrandbits(32))
                     learning[s] = False
         chosen: list[list[torch.Tensor]] = [[], [], [], []]
+        obs = Observer(rnd)  # the seats' observations, kept up to date from the events
 
         while not rnd.is_over:
             d = rnd.decision()
-            step(rnd, agents)
-            if d.phase == "play" and d.seat is not None and learning[d.seat]:
-                row = learners[d.seat].last_rows
-                if row is not None:
-                    chosen[d.seat].append(row)
+            seat = d.seat
+            if d.phase == "play" and seat is not None and learning[seat]:
+                ids, row = learners[seat].choose(rnd.view(seat), obs.observation(seat))
+                obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in ids))))
+                chosen[seat].append(row)
+                continue
+            for _action, events in advance(rnd, agents):
+                obs.feed(events)
         res = rnd.result
         assert res is not None
         gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
