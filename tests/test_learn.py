@@ -228,3 +228,63 @@ def test_shengji_train_command_writes_a_checkpoint_for_the_dmc_kind(tmp_path: Pa
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["arena", "--a", "dmc:", "--deals", "1"])
     assert res.exit_code != 0
+
+
+def test_trick_features_say_who_wins_what_is_at_stake_and_throws_are_candidates() -> None:
+    """Feature version 2: column 60 is 'wins the trick now' (RULES §6.3, checked against
+    the engine's winner once the play is made), 61 the points at stake, 62 partner
+    winning, 63 a throw (§6.1), 65 the heuristic's choice (always a candidate)."""
+    from shengji.bots.heuristic import HeuristicAgent
+    from shengji.cards import CARDS, POINTS
+    from shengji.learn.features import FEATURE_VERSION, action_features
+    from shengji.trick import trick_winner
+
+    assert FEATURE_VERSION == 2 and ACTION_SIZE == 66
+    rng = random.Random(3)
+    checked = throws = 0
+    for seed in range(8):
+        rnd = _to_play(seed, 0)
+        heur = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+        while not rnd.is_over:
+            seat = rnd.decision().seat
+            assert seat is not None
+            v = rnd.view(seat)
+            h = heur[seat].act(v)
+            assert isinstance(h, Play)
+            mark = tuple(sorted(c.id for c in h.cards))
+            plays = play_candidates(v, rng, 16, (mark,))
+            assert mark in {tuple(sorted(p)) for p in plays}
+            assert v.trump is not None
+            acts = action_features(plays, v.trump, v, mark)
+            assert acts[:, 65].sum() == 1.0
+            before = v.current_trick.plays if v.current_trick else ()
+            for p, row in zip(plays, acts, strict=True):
+                cards = tuple(CARDS[i] for i in p)
+                if before:
+                    won = trick_winner([c for _s, c in before] + [cards], v.trump) == len(before)
+                    assert row[60] == float(won)
+                    checked += 1
+                pts = sum(POINTS[i] for i in p) + (v.current_trick.points if before else 0)
+                assert abs(row[61] - pts / 50.0) < 1e-6
+            throws += int(acts[:, 63].sum() > 0)
+            rnd.apply(Play(seat, tuple(CARDS[i] for i in rng.choice(plays))))
+    assert checked > 100 and throws > 0
+
+
+def test_old_checkpoints_load_on_their_own_features_and_unknown_ones_are_refused(
+    tmp_path: Path,
+) -> None:
+    torch.manual_seed(0)
+    old = QNet((32, 16), features=1)
+    path = tmp_path / "v1.pt"
+    save_checkpoint(path, old, deals=0, seconds=0.0, history=[], config={})
+    data = torch.load(path, weights_only=True)
+    del data["features"]  # written before versions were recorded
+    torch.save(data, path)
+    rnd = Round(2, trump_rank="2", starter=0, declaring_team=0)
+    play_round(rnd, [make_agent(f"dmc:{path}", s) for s in range(4)])
+    assert rnd.result is not None
+    data["features"] = 99
+    torch.save(data, path)
+    with pytest.raises(ValueError, match="features version 99"):
+        load_checkpoint(path)

@@ -1,7 +1,9 @@
 """The `dmc:PATH` agent: plays the candidate with the highest learned Q, from its view only.
 
 Declarations and the bury are the heuristic agent's (the network scores plays,
-RULES §6); with `epsilon` > 0 it explores with a uniformly random candidate.
+RULES §6); with `epsilon` > 0 it explores with a uniformly random candidate. A model
+on feature version 2 also gets the heuristic's play among its candidates, marked (so
+throws, §6.4, are candidates); version 1 models play as they were trained.
 """
 
 from __future__ import annotations
@@ -36,19 +38,28 @@ class DMCAgent:
         self.heuristic = HeuristicAgent(seed)
         self.tracker: Tracker | None = None
         self.last_rows: torch.Tensor | None = None  # the chosen row, for training actors
+        self.last_plays: list[Ids] = []  # the last decision's candidates
+        self.last_marked: Ids | None = None  # and the heuristic's choice among them
 
     def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
         """The chosen play's card ids and its feature row. `state_np`: the seat's
         observation now if the caller keeps one (the env's incremental `Observer`, equal
         to `encode(view)`); encoded from the view otherwise."""
         assert view.seat is not None
-        plays = play_candidates(view, self.rng, self.cap)
+        marked: Ids | None = None
+        if self.model.features >= 2:
+            h = self.heuristic.act(view)
+            assert isinstance(h, Play)
+            marked = tuple(sorted(c.id for c in h.cards))
+        plays = play_candidates(view, self.rng, self.cap, (marked,) if marked else ())
         if state_np is None:
             if self.tracker is None or self.tracker.seat != view.seat:
                 self.tracker = Tracker(view.seat)
-            state_np, acts_np = decision_features(view, self.tracker, plays)
+            state_np, acts_np = decision_features(view, self.tracker, plays, marked)
         else:
-            acts_np = action_features(plays, view_trump(view))
+            acts_np = action_features(plays, view_trump(view), view, marked)
+        acts_np = acts_np[:, : self.model.action_size]
+        self.last_plays, self.last_marked = plays, marked
         state, acts = torch.from_numpy(state_np), torch.from_numpy(acts_np)
         if len(plays) == 1:
             k = 0

@@ -29,7 +29,7 @@ from ..driver import advance
 from ..env.observer import Observer
 from ..round import Round
 from .agent import DMCAgent
-from .features import FEATURE_SIZE
+from ..env.encoding import OBS_SIZE
 from .model import QNet, save_checkpoint
 
 Weights = dict[str, np.ndarray[Any, Any]]
@@ -132,7 +132,7 @@ def play_deals(
             rewards.append(g)
             rows += chosen[s]
             targets += [g] * len(chosen[s])
-    x = torch.stack(rows).numpy() if rows else np.zeros((0, FEATURE_SIZE), np.float32)
+    x = torch.stack(rows).numpy() if rows else np.zeros((0, OBS_SIZE + model.action_size), np.float32)
     y = np.asarray(targets, dtype=np.float32)
     return x, y, {"deals": float(n), "mean_return": float(np.mean(rewards)) if rewards else 0.0}
 
@@ -238,7 +238,7 @@ def train(
     actors: LocalActors | RayActors = (
         RayActors(cfg.ray, workers) if cfg.ray else LocalActors(workers)
     )
-    buf_x = np.zeros((cfg.buffer, FEATURE_SIZE), dtype=np.float32)
+    buf_x = np.zeros((cfg.buffer, OBS_SIZE + model.action_size), dtype=np.float32)
     buf_y = np.zeros(cfg.buffer, dtype=np.float32)
     filled = 0
     head = 0
