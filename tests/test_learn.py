@@ -288,3 +288,55 @@ def test_old_checkpoints_load_on_their_own_features_and_unknown_ones_are_refused
     torch.save(data, path)
     with pytest.raises(ValueError, match="features version 99"):
         load_checkpoint(path)
+
+
+def test_init_resumes_the_optimiser_and_counters_and_every_setting_is_stored(
+    tmp_path: Path,
+) -> None:
+    first = tmp_path / "a.pt"
+    cfg = {"minutes": 10, "workers": 1, "hidden": (32, 16), "deals_per_task": 2,
+           "batch": 32, "lr": 1e-3, "epsilon": 0.2, "seed": 2}
+    s1 = train(TrainConfig(stop_deals=4, out=str(first), **cfg))
+    a = load_checkpoint(first)
+    assert a["rows"] == s1["rows"] > 0 and a["steps"] == s1["steps"] > 0
+    assert a["features"] == 2 and a["optimizer"]["state"]
+    for key, value in {**cfg, "stop_deals": 4, "mix": TrainConfig().mix, "cap": 48,
+                       "reuse": 2.0, "buffer": 60_000, "pool_size": 8}.items():
+        assert a["config"][key] == value, key
+    more = tmp_path / "b.pt"
+    s2 = train(TrainConfig(stop_deals=4, out=str(more), init=str(first), **cfg))
+    b = load_checkpoint(more)
+    assert b["deals"] == 8 and b["rows"] == s2["rows"] > a["rows"]
+    assert b["steps"] == s2["steps"] > a["steps"]
+    step_a = next(iter(a["optimizer"]["state"].values()))["step"]
+    step_b = next(iter(b["optimizer"]["state"].values()))["step"]
+    assert float(step_b) == float(step_a) + (b["steps"] - a["steps"])  # Adam went on
+
+
+def test_imitation_learns_the_heuristic_choice_and_is_reproducible(tmp_path: Path) -> None:
+    """The warm start (cross-entropy on the heuristic's candidate): after 24 deals the
+    network agrees with the heuristic on held-out decisions far above chance."""
+    import numpy as np
+
+    from shengji.learn.model import model_from_checkpoint
+    from shengji.learn.train import imitation_deals
+
+    cfg = {"minutes": 10, "workers": 1, "hidden": (64, 32), "imitate": 24,
+           "imitate_chunk": 8, "stop_deals": 2, "deals_per_task": 2, "seed": 9,
+           "epsilon": 0.0}
+    for k in range(2):
+        train(TrainConfig(out=str(tmp_path / f"i{k}.pt"), **cfg))
+    w0, w1 = (load_checkpoint(tmp_path / f"i{k}.pt") for k in range(2))
+    assert w0["config"]["imitated"] == 24
+    assert all(torch.equal(w0["model"][k], w1["model"][k]) for k in w0["model"])
+    model = model_from_checkpoint(w0)
+    states, acts, group, target, _ret = imitation_deals(12345, 3, 0.5)
+    with torch.no_grad():
+        q = model.score_groups(torch.from_numpy(states), torch.from_numpy(acts),
+                               torch.from_numpy(group)).numpy()
+    hits = chance = 0.0
+    for d in range(len(states)):
+        rows = np.flatnonzero(group == d)
+        hits += float(int(np.argmax(q[rows])) == int(target[d]))
+        chance += 1.0 / len(rows)
+    assert len(states) > 100 and hits / len(states) > 2 * chance / len(states)

@@ -38,13 +38,14 @@ class DMCAgent:
         self.heuristic = HeuristicAgent(seed)
         self.tracker: Tracker | None = None
         self.last_rows: torch.Tensor | None = None  # the chosen row, for training actors
-        self.last_plays: list[Ids] = []  # the last decision's candidates
-        self.last_marked: Ids | None = None  # and the heuristic's choice among them
 
-    def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
-        """The chosen play's card ids and its feature row. `state_np`: the seat's
-        observation now if the caller keeps one (the env's incremental `Observer`, equal
-        to `encode(view)`); encoded from the view otherwise."""
+    def candidates(
+        self, view: View, state_np: F32 | None = None
+    ) -> tuple[list[Ids], Ids | None, F32, F32]:
+        """The decision's candidate plays, the heuristic's choice among them (feature
+        version 2; None for version 1), the state vector and the candidates' rows.
+        `state_np`: the seat's observation now if the caller keeps one (the env's
+        incremental `Observer`, equal to `encode(view)`); encoded from the view otherwise."""
         assert view.seat is not None
         marked: Ids | None = None
         if self.model.features >= 2:
@@ -58,8 +59,12 @@ class DMCAgent:
             state_np, acts_np = decision_features(view, self.tracker, plays, marked)
         else:
             acts_np = action_features(plays, view_trump(view), view, marked)
-        acts_np = acts_np[:, : self.model.action_size]
-        self.last_plays, self.last_marked = plays, marked
+        return plays, marked, state_np, acts_np[:, : self.model.action_size]
+
+    def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
+        """The chosen play's card ids and its feature row (`state_np`: see `candidates`).
+        All candidates are scored in one batched pass (the state's share once)."""
+        plays, _marked, state_np, acts_np = self.candidates(view, state_np)
         state, acts = torch.from_numpy(state_np), torch.from_numpy(acts_np)
         if len(plays) == 1:
             k = 0

@@ -68,6 +68,23 @@ class QNet(nn.Module):
         return out
 
 
+    def score_groups(
+        self, states: torch.Tensor, actions: torch.Tensor, group: torch.Tensor
+    ) -> torch.Tensor:
+        """Values of many decisions at once: `states` (d, OBS_SIZE), each candidate row
+        of `actions` (n, ACTION_SIZE) belonging to decision `group[j]` (n,); each
+        state's share of the first layer is computed once."""
+        first = self.net[0]
+        assert isinstance(first, nn.Linear)
+        n_state = states.shape[-1]
+        h = torch.nn.functional.linear(actions, first.weight[:, n_state:], first.bias)
+        h = h + (states @ first.weight[:, :n_state].T)[group]
+        for layer in self._tail:
+            h = layer(h)
+        out: torch.Tensor = h.squeeze(-1)
+        return out
+
+
 def save_checkpoint(
     path: str | Path, model: QNet, *, deals: int, seconds: float,
     history: list[dict[str, float]], config: dict[str, Any], rows: int = 0, steps: int = 0,
