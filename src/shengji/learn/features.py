@@ -183,7 +183,6 @@ def decision_rows(
 
 
 __all__ = [
-    "ACTION_SIZE", "ACTION_SIZES", "FEATURE_SIZE", "FEATURE_VERSION", "action_features", "decision_features", "decision_rows",
-    "hand_counts",
-    "lead_candidates", "play_candidates",
+    "ACTION_SIZE", "ACTION_SIZES", "FEATURE_SIZE", "FEATURE_VERSION", "action_features",
+    "decision_features", "decision_rows", "hand_counts", "lead_candidates", "play_candidates",
 ]

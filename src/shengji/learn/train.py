@@ -34,9 +34,9 @@ from ..actions import Play
 from ..bots import Agent, make_agent
 from ..cards import CARDS, RANKS
 from ..driver import advance
+from ..env.encoding import OBS_SIZE
 from ..env.observer import Observer
 from ..round import Round
-from ..env.encoding import OBS_SIZE
 from .agent import DMCAgent
 from .features import ACTION_SIZE, FEATURE_VERSION
 from .model import QNet, save_checkpoint
@@ -190,7 +190,8 @@ def play_deals(
             rewards.append(g)
             rows += chosen[s]
             targets += [g] * len(chosen[s])
-    x = torch.stack(rows).numpy() if rows else np.zeros((0, OBS_SIZE + model.action_size), np.float32)
+    width = OBS_SIZE + model.action_size
+    x = torch.stack(rows).numpy() if rows else np.zeros((0, width), np.float32)
     y = np.asarray(targets, dtype=np.float32)
     return x, y, {"deals": float(n), "mean_return": float(np.mean(rewards)) if rewards else 0.0}
 
