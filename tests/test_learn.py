@@ -340,3 +340,14 @@ def test_imitation_learns_the_heuristic_choice_and_is_reproducible(tmp_path: Pat
         hits += float(int(np.argmax(q[rows])) == int(target[d]))
         chance += 1.0 / len(rows)
     assert len(states) > 100 and hits / len(states) > 2 * chance / len(states)
+
+
+def test_the_shipped_checkpoints_load_and_play() -> None:
+    """models/dmc-v2-seed1.pt (feature version 2, docs/ENV.md's table) and the v1 one."""
+    root = Path(__file__).resolve().parents[1] / "models"
+    v2 = load_checkpoint(root / "dmc-v2-seed1.pt")
+    assert v2["features"] == 2 and v2["config"]["imitated"] == 2000 and v2["deals"] > 0
+    for name in ("dmc-v2-seed1.pt", "dmc-seed1.pt"):
+        rnd = Round(5, trump_rank="2", starter=2, declaring_team=0)
+        play_round(rnd, [make_agent(f"dmc:{root / name}", s) for s in range(4)])
+        assert rnd.result is not None
