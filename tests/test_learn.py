@@ -228,3 +228,126 @@ def test_shengji_train_command_writes_a_checkpoint_for_the_dmc_kind(tmp_path: Pa
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["arena", "--a", "dmc:", "--deals", "1"])
     assert res.exit_code != 0
+
+
+def test_trick_features_say_who_wins_what_is_at_stake_and_throws_are_candidates() -> None:
+    """Feature version 2: column 60 is 'wins the trick now' (RULES §6.3, checked against
+    the engine's winner once the play is made), 61 the points at stake, 62 partner
+    winning, 63 a throw (§6.1), 65 the heuristic's choice (always a candidate)."""
+    from shengji.bots.heuristic import HeuristicAgent
+    from shengji.cards import CARDS, POINTS
+    from shengji.learn.features import FEATURE_VERSION, action_features
+    from shengji.trick import trick_winner
+
+    assert FEATURE_VERSION == 2 and ACTION_SIZE == 66
+    rng = random.Random(3)
+    checked = throws = 0
+    for seed in range(8):
+        rnd = _to_play(seed, 0)
+        heur = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+        while not rnd.is_over:
+            seat = rnd.decision().seat
+            assert seat is not None
+            v = rnd.view(seat)
+            h = heur[seat].act(v)
+            assert isinstance(h, Play)
+            mark = tuple(sorted(c.id for c in h.cards))
+            plays = play_candidates(v, rng, 16, (mark,))
+            assert mark in {tuple(sorted(p)) for p in plays}
+            assert v.trump is not None
+            acts = action_features(plays, v.trump, v, mark)
+            assert acts[:, 65].sum() == 1.0
+            before = v.current_trick.plays if v.current_trick else ()
+            for p, row in zip(plays, acts, strict=True):
+                cards = tuple(CARDS[i] for i in p)
+                if before:
+                    won = trick_winner([c for _s, c in before] + [cards], v.trump) == len(before)
+                    assert row[60] == float(won)
+                    checked += 1
+                pts = sum(POINTS[i] for i in p) + (v.current_trick.points if before else 0)
+                assert abs(row[61] - pts / 50.0) < 1e-6
+            throws += int(acts[:, 63].sum() > 0)
+            rnd.apply(Play(seat, tuple(CARDS[i] for i in rng.choice(plays))))
+    assert checked > 100 and throws > 0
+
+
+def test_old_checkpoints_load_on_their_own_features_and_unknown_ones_are_refused(
+    tmp_path: Path,
+) -> None:
+    torch.manual_seed(0)
+    old = QNet((32, 16), features=1)
+    path = tmp_path / "v1.pt"
+    save_checkpoint(path, old, deals=0, seconds=0.0, history=[], config={})
+    data = torch.load(path, weights_only=True)
+    del data["features"]  # written before versions were recorded
+    torch.save(data, path)
+    rnd = Round(2, trump_rank="2", starter=0, declaring_team=0)
+    play_round(rnd, [make_agent(f"dmc:{path}", s) for s in range(4)])
+    assert rnd.result is not None
+    data["features"] = 99
+    torch.save(data, path)
+    with pytest.raises(ValueError, match="features version 99"):
+        load_checkpoint(path)
+
+
+def test_init_resumes_the_optimiser_and_counters_and_every_setting_is_stored(
+    tmp_path: Path,
+) -> None:
+    first = tmp_path / "a.pt"
+    cfg = {"minutes": 10, "workers": 1, "hidden": (32, 16), "deals_per_task": 2,
+           "batch": 32, "lr": 1e-3, "epsilon": 0.2, "seed": 2}
+    s1 = train(TrainConfig(stop_deals=4, out=str(first), **cfg))
+    a = load_checkpoint(first)
+    assert a["rows"] == s1["rows"] > 0 and a["steps"] == s1["steps"] > 0
+    assert a["features"] == 2 and a["optimizer"]["state"]
+    for key, value in {**cfg, "stop_deals": 4, "mix": TrainConfig().mix, "cap": 48,
+                       "reuse": 2.0, "buffer": 60_000, "pool_size": 8}.items():
+        assert a["config"][key] == value, key
+    more = tmp_path / "b.pt"
+    s2 = train(TrainConfig(stop_deals=4, out=str(more), init=str(first), **cfg))
+    b = load_checkpoint(more)
+    assert b["deals"] == 8 and b["rows"] == s2["rows"] > a["rows"]
+    assert b["steps"] == s2["steps"] > a["steps"]
+    step_a = next(iter(a["optimizer"]["state"].values()))["step"]
+    step_b = next(iter(b["optimizer"]["state"].values()))["step"]
+    assert float(step_b) == float(step_a) + (b["steps"] - a["steps"])  # Adam went on
+
+
+def test_imitation_learns_the_heuristic_choice_and_is_reproducible(tmp_path: Path) -> None:
+    """The warm start (cross-entropy on the heuristic's candidate): after 24 deals the
+    network agrees with the heuristic on held-out decisions far above chance."""
+    import numpy as np
+
+    from shengji.learn.model import model_from_checkpoint
+    from shengji.learn.train import imitation_deals
+
+    cfg = {"minutes": 10, "workers": 1, "hidden": (64, 32), "imitate": 24,
+           "imitate_chunk": 8, "stop_deals": 2, "deals_per_task": 2, "seed": 9,
+           "epsilon": 0.0}
+    for k in range(2):
+        train(TrainConfig(out=str(tmp_path / f"i{k}.pt"), **cfg))
+    w0, w1 = (load_checkpoint(tmp_path / f"i{k}.pt") for k in range(2))
+    assert w0["config"]["imitated"] == 24
+    assert all(torch.equal(w0["model"][k], w1["model"][k]) for k in w0["model"])
+    model = model_from_checkpoint(w0)
+    states, acts, group, target, _ret = imitation_deals(12345, 3, 0.5)
+    with torch.no_grad():
+        q = model.score_groups(torch.from_numpy(states), torch.from_numpy(acts),
+                               torch.from_numpy(group)).numpy()
+    hits = chance = 0.0
+    for d in range(len(states)):
+        rows = np.flatnonzero(group == d)
+        hits += float(int(np.argmax(q[rows])) == int(target[d]))
+        chance += 1.0 / len(rows)
+    assert len(states) > 100 and hits / len(states) > 2 * chance / len(states)
+
+
+def test_the_shipped_checkpoints_load_and_play() -> None:
+    """models/dmc-v2-seed1.pt (feature version 2, docs/ENV.md's table) and the v1 one."""
+    root = Path(__file__).resolve().parents[1] / "models"
+    v2 = load_checkpoint(root / "dmc-v2-seed1.pt")
+    assert v2["features"] == 2 and v2["config"]["imitated"] == 2000 and v2["deals"] > 0
+    for name in ("dmc-v2-seed1.pt", "dmc-seed1.pt"):
+        rnd = Round(5, trump_rank="2", starter=2, declaring_team=0)
+        play_round(rnd, [make_agent(f"dmc:{root / name}", s) for s in range(4)])
+        assert rnd.result is not None

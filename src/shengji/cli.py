@@ -622,10 +622,44 @@ def train(
     save_minutes: Annotated[float, typer.Option(min=0.1, help="Checkpoint interval.")] = 2.0,
     device: Annotated[str, typer.Option(help="Learner device: auto, cpu, cuda.")] = "auto",
     init: Annotated[
-        Path | None, typer.Option(help="Continue from this checkpoint.", exists=True)
+        Path | None, typer.Option(help="Continue from this checkpoint: weights, optimiser "
+                                  "state, deal/row/step counters.", exists=True)
     ] = None,
+    imitate: Annotated[
+        int, typer.Option(min=0, help="Warm start: deals of imitating the heuristic first.")
+    ] = 0,
+    lr: Annotated[float, typer.Option(min=0.0, help="Adam learning rate.")] = 3e-4,
+    batch: Annotated[int, typer.Option(min=1, help="Self-play minibatch (rows).")] = 256,
+    imitate_batch: Annotated[
+        int, typer.Option(min=1, help="Imitation minibatch (decisions).")
+    ] = 32,
+    epsilon: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Exploration: random candidate rate.")
+    ] = 0.1,
+    hidden: Annotated[str, typer.Option(help="Hidden layer sizes, comma-separated.")] = (
+        "256,256,128"
+    ),
+    reuse: Annotated[float, typer.Option(min=0.0, help="SGD rows per new row.")] = 2.0,
+    buffer: Annotated[int, typer.Option(min=1, help="Replay buffer rows.")] = 60_000,
+    reward_points: Annotated[
+        float, typer.Option(help="Return shaping: weight of the point margin.")
+    ] = 0.5,
+    vs_bots: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of deals against --mix opponents.")
+    ] = 0.5,
+    mix: Annotated[
+        str, typer.Option(help="Opponents of --vs-bots deals, KIND=WEIGHT (heuristic, past, "
+                          "random).")
+    ] = "heuristic=0.5,past=0.35,random=0.15",
+    pool_size: Annotated[int, typer.Option(min=1, help="Past selves kept as opponents.")] = 8,
+    pool_every: Annotated[
+        int, typer.Option(min=1, help="Deals between snapshots into the pool.")
+    ] = 200,
+    deals_per_task: Annotated[int, typer.Option(min=1, help="Deals per actor task.")] = 4,
+    cap: Annotated[int, typer.Option(min=1, help="Candidate follows per decision.")] = 48,
 ) -> None:
-    """Train a Deep Monte-Carlo agent by self-play; it plays as agent kind dmc:OUT."""
+    """Train a Deep Monte-Carlo agent (imitation warm start, then self-play); it plays
+    as agent kind dmc:OUT. Every setting is stored in the checkpoint."""
     import os
 
     try:
@@ -634,12 +668,29 @@ def train(
     except ImportError as e:
         console.print(f"[red]training needs the rl extra: pip install 'shengji[rl]' ({e})[/]")
         raise typer.Exit(2) from None
+    from .learn.train import parse_mix
+
     _check_ray(ray)
+    try:
+        sizes = tuple(int(h) for h in hidden.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        console.print(f"[red]--hidden {hidden!r}: give positive sizes like 256,256,128[/]")
+        raise typer.Exit(2)
+    try:
+        parse_mix(mix)
+    except ValueError as e:
+        console.print(f"[red]{e}[/]")
+        raise typer.Exit(2) from None
     n = workers or max(1, (os.cpu_count() or 2) - 1)
     cfg = TrainConfig(
         minutes=minutes, stop_deals=deals, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
-        device=device, init=str(init) if init else None,
+        device=device, init=str(init) if init else None, imitate=imitate, lr=lr,
+        batch=batch, imitate_batch=imitate_batch, epsilon=epsilon, hidden=sizes,
+        reuse=reuse, buffer=buffer, reward_points=reward_points, vs_bots=vs_bots, mix=mix,
+        pool_size=pool_size, pool_every=pool_every, deals_per_task=deals_per_task, cap=cap,
     )
     until = f"{deals} deals (at most {minutes:g} min)" if deals else f"{minutes:g} min"
     console.print(f"training {until} with {n} actor(s){' on Ray' if ray else ''}")

@@ -1,10 +1,14 @@
 """Features of (state, candidate play) pairs for Deep Monte-Carlo, from one seat's view.
 
 The state is the environment's observation (`shengji.env.encoding.encode`); a
-candidate play is its 54 trump-relative slot counts plus a few summary numbers.
-Candidates: when leading, every single, pair and tractor (RULES §6.1; throws are
-left to other agents); when following, every legal follow (§6.2), a seeded random
-sample of `cap` of them when there are more.
+candidate play is its 54 trump-relative slot counts plus summary numbers and (feature
+version 2) what it does to the trick: whether it wins the trick now given the cards
+played so far (RULES §6.3), the points at stake, whether the partner is winning before
+it, whether it is a throw (§6.1), how many seats play after it, and whether it is the
+heuristic agent's choice. Candidates: when leading, every single, pair and tractor
+(§6.1); when following, every legal follow (§6.2), a seeded random sample of `cap` of
+them when there are more; plus any `extra` plays the caller adds (the agent adds the
+heuristic's choice, so throws, §6.4, are among the candidates).
 """
 
 from __future__ import annotations
@@ -18,11 +22,17 @@ import numpy as np
 from ..cards import N_IDS, POINTS
 from ..env.encoding import F32, OBS_SIZE, Tracker, encode, slot_tables
 from ..follow import iter_follows
-from ..shapes import shape_of
+from ..shapes import THROW, shape_of
+from ..trick import winner_index
 from ..trump import TRUMP, Trump
 from ..views import View
 
-ACTION_SIZE = N_IDS + 6
+FEATURE_VERSION = 2
+"""Version of the features; a checkpoint records the one it was trained on."""
+ACTION_SIZES = {1: N_IDS + 6, 2: N_IDS + 12}
+"""Length of a candidate play's feature vector, per feature version (a version's
+columns are the first ones of the next)."""
+ACTION_SIZE = ACTION_SIZES[FEATURE_VERSION]
 """Length of a candidate play's feature vector."""
 FEATURE_SIZE = OBS_SIZE + ACTION_SIZE
 """Length of one (state, play) feature row."""
@@ -62,8 +72,23 @@ def lead_candidates(hand: Sequence[int], t: Trump) -> list[Play]:
     return out
 
 
-def play_candidates(view: View, rng: random.Random, cap: int = 48) -> list[Play]:
-    """The candidate plays of the seat to act (see the module docstring)."""
+def play_candidates(
+    view: View, rng: random.Random, cap: int = 48, extra: Sequence[Play] = ()
+) -> list[Play]:
+    """The candidate plays of the seat to act (see the module docstring); `extra`
+    plays (legal ones, e.g. the heuristic's throw) are added if not there already."""
+    plays = _candidates(view, rng, cap)
+    if extra:
+        have = {tuple(sorted(q)) for q in plays}
+        for p in extra:
+            key = tuple(sorted(p))
+            if key not in have:
+                have.add(key)
+                plays.append(key)
+    return plays
+
+
+def _candidates(view: View, rng: random.Random, cap: int) -> list[Play]:
     t = view.trump
     assert t is not None
     hand = hand_counts(view)
@@ -79,11 +104,18 @@ def play_candidates(view: View, rng: random.Random, cap: int = 48) -> list[Play]
     return follows
 
 
-def action_features(plays: Sequence[Play], t: Trump) -> F32:
+def action_features(
+    plays: Sequence[Play], t: Trump, view: View | None = None, marked: Play | None = None
+) -> F32:
     """Rows of `ACTION_SIZE`: slot counts, then cards/25, points/50, pairs/12, is trump,
-    the highest card's level in its suit/16, and the unit count/12."""
+    the highest card's level in its suit/16, and the unit count/12; then (version 2,
+    from `view`'s current trick) wins the trick now, points at stake (the trick's and
+    the play's)/50, partner winning before it, is a throw, seats still to play/3, and
+    is `marked` (the heuristic's choice)."""
     slot_of, _, _ = slot_tables(t.rank, t.suit)
     out = np.zeros((len(plays), ACTION_SIZE), dtype=np.float32)
+    if view is not None:
+        _trick_features(out, plays, t, view, marked)
     for r, ids in enumerate(plays):
         row = out[r]
         pts = 0
@@ -101,16 +133,49 @@ def action_features(plays: Sequence[Play], t: Trump) -> F32:
     return out
 
 
-def decision_features(view: View, tracker: Tracker, plays: Sequence[Play]) -> tuple[F32, F32]:
+def _trick_features(
+    out: F32, plays: Sequence[Play], t: Trump, view: View, marked: Play | None
+) -> None:
+    trick = view.current_trick
+    before = [[c.id for c in cards] for _s, cards in trick.plays] if trick else []
+    base_points = trick.points if trick is not None else 0
+    me = view.seat
+    partner_winning = 0.0
+    shape = None
+    if before:
+        shape = shape_of(before[0], t)
+        assert trick is not None
+        win_seat = trick.plays[winner_index(before, shape, t)][0]
+        partner_winning = 1.0 if me is not None and win_seat == (me + 2) % 4 else 0.0
+    left = (3 - len(before)) / 3.0
+    mark = tuple(sorted(marked)) if marked is not None else None
+    for r, ids in enumerate(plays):
+        row = out[r]
+        if shape is None:
+            row[60] = 1.0  # a lead wins the trick so far (a throw may still fail, §6.4)
+            row[63] = 1.0 if len(ids) > 1 and shape_of(list(ids), t).kind == THROW else 0.0
+        else:
+            row[60] = 1.0 if winner_index([*before, list(ids)], shape, t) == len(before) else 0.0
+        row[61] = (base_points + sum(POINTS[i] for i in ids)) / 50.0
+        row[62] = partner_winning
+        row[64] = left
+        row[65] = 1.0 if mark is not None and tuple(sorted(ids)) == mark else 0.0
+
+
+def decision_features(
+    view: View, tracker: Tracker, plays: Sequence[Play], marked: Play | None = None
+) -> tuple[F32, F32]:
     """The state vector (OBS_SIZE) and the candidates' rows (len(plays), ACTION_SIZE)."""
     t = view.trump
     assert t is not None
-    return encode(view, (), tracker), action_features(plays, t)
+    return encode(view, (), tracker), action_features(plays, t, view, marked)
 
 
-def decision_rows(view: View, tracker: Tracker, plays: Sequence[Play]) -> F32:
+def decision_rows(
+    view: View, tracker: Tracker, plays: Sequence[Play], marked: Play | None = None
+) -> F32:
     """(len(plays), FEATURE_SIZE) rows: the state repeated, next to each candidate."""
-    state, acts = decision_features(view, tracker, plays)
+    state, acts = decision_features(view, tracker, plays, marked)
     rows = np.empty((len(plays), FEATURE_SIZE), dtype=np.float32)
     rows[:, :OBS_SIZE] = state
     rows[:, OBS_SIZE:] = acts
@@ -118,7 +183,6 @@ def decision_rows(view: View, tracker: Tracker, plays: Sequence[Play]) -> F32:
 
 
 __all__ = [
-    "ACTION_SIZE", "FEATURE_SIZE", "action_features", "decision_features", "decision_rows",
-    "hand_counts",
-    "lead_candidates", "play_candidates",
+    "ACTION_SIZE", "ACTION_SIZES", "FEATURE_SIZE", "FEATURE_VERSION", "action_features",
+    "decision_features", "decision_rows", "hand_counts", "lead_candidates", "play_candidates",
 ]

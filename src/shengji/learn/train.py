@@ -1,10 +1,18 @@
 """Deep Monte-Carlo self-play training (DouZero-style) with local-process or Ray actors.
 
-Actors play whole deals with the current network (epsilon-greedy) and return, for
+An optional warm start first imitates the heuristic agent (`imitate` deals, all four
+seats the heuristic): a cross-entropy loss over each decision's candidate scores with
+the heuristic's choice as the label, plus the squared error of the chosen candidate's
+score against the seat's final return (so the scores start on the return's scale).
+
+Then actors play whole deals with the current network (epsilon-greedy) and return, for
 every play a learning seat made, its (state, play) feature row and the seat's final
 return: signed levels for its team (RULES §8.2) plus `reward_points` x the point
 margin. The learner regresses Q(row) on that return (mean squared error) and sends
-fresh weights with the next task. Actors see only their own views (RULES §11).
+fresh weights with the next task. With probability `vs_bots` a deal pits the learning
+team against a pool of its past selves (a snapshot every `pool_every` deals, the last
+`pool_size` kept), the heuristic or random bots (`mix`). Actors see only their own
+views (RULES §11).
 """
 
 from __future__ import annotations
@@ -22,12 +30,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..actions import Play
 from ..bots import Agent, make_agent
-from ..cards import RANKS
-from ..driver import step
+from ..cards import CARDS, RANKS
+from ..driver import advance
+from ..env.encoding import OBS_SIZE
+from ..env.observer import Observer
 from ..round import Round
 from .agent import DMCAgent
-from .features import FEATURE_SIZE
+from .features import ACTION_SIZE, FEATURE_VERSION
 from .model import QNet, save_checkpoint
 
 Weights = dict[str, np.ndarray[Any, Any]]
@@ -53,6 +64,13 @@ class TrainConfig:
     reward_points: float = 0.5
     vs_bots: float = 0.5
     hidden: tuple[int, ...] = (256, 256, 128)
+    cap: int = 48  # candidate follows sampled per decision (more are sampled down)
+    imitate: int = 0  # warm start: deals of imitating the heuristic before self-play
+    imitate_chunk: int = 16  # imitation deals played per learning round
+    imitate_batch: int = 32  # decisions (each with all its candidates) per imitation step
+    mix: str = "heuristic=0.5,past=0.35,random=0.15"  # opponents of `vs_bots` deals
+    pool_size: int = 8  # past selves kept as opponents
+    pool_every: int = 200  # deals between snapshots into the pool
     save_minutes: float = 2.0
     snapshots: str | None = None
     device: str = "auto"
@@ -67,68 +85,192 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
+def parse_mix(mix: str) -> list[tuple[str, float]]:
+    """`"heuristic=0.5,past=0.35,random=0.15"` → its (kind, weight) pairs; raises
+    `ValueError` naming what is wrong."""
+    out: list[tuple[str, float]] = []
+    for part in mix.split(","):
+        kind, _, w = part.strip().partition("=")
+        if kind not in ("heuristic", "past", "random"):
+            raise ValueError(f"--mix: {kind!r} is not heuristic, past or random")
+        try:
+            weight = float(w)
+        except ValueError:
+            raise ValueError(f"--mix: {part!r} is not KIND=WEIGHT") from None
+        if weight < 0:
+            raise ValueError(f"--mix: {part!r} has a negative weight")
+        out.append((kind, weight))
+    if not out or sum(w for _k, w in out) <= 0:
+        raise ValueError("--mix needs a positive weight")
+    return out
+
+
+def _net(weights: Weights, hidden: tuple[int, ...], features: int) -> QNet:
+    model = QNet(hidden, features)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+    model.eval()
+    return model
+
+
+def _deal(rng: random.Random) -> Round:
+    deal_seed = rng.getrandbits(48)
+    starter = rng.randrange(4)
+    levels = ("2", "2") if rng.random() < 0.5 else (
+        RANKS[rng.randrange(13)], RANKS[rng.randrange(13)]
+    )
+    return Round(
+        deal_seed, trump_rank=levels[starter % 2], starter=starter,
+        declaring_team=starter % 2, levels=levels,
+    )
+
+
+def _seat_return(rnd: Round, seat: int, reward_points: float) -> float:
+    res = rnd.result
+    assert res is not None
+    gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
+    margin = (res.opponents_points - 80) / 80.0
+    team = seat % 2
+    g = float(res.levels_gained if team == gainer else -res.levels_gained)
+    return g + reward_points * (margin if team != res.declaring_team else -margin)
+
+
 def play_deals(
     weights: Weights, hidden: tuple[int, ...], seed: int, n: int, epsilon: float,
-    reward_points: float, vs_bots: float,
+    reward_points: float, vs_bots: float, pool: Weights | None = None,
+    mix: str = "heuristic=0.5,random=0.5", cap: int = 48, features: int = FEATURE_VERSION,
 ) -> Batch:
     """Play `n` deals; return (rows, returns, stats) for the learning seats' plays.
 
-    With probability `vs_bots` a deal pits one learning team against "random" or
-    "heuristic" bots; otherwise all four seats are the learner (self-play).
+    With probability `vs_bots` a deal pits one learning team against opponents drawn
+    from `mix`: "heuristic", "random" or "past" (the `pool` weights, greedy; the
+    heuristic when there are none); otherwise all four seats are the learner.
     """
     torch.set_num_threads(1)
-    model = QNet(hidden)
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
-    model.eval()
+    model = _net(weights, hidden, features)
+    past = _net(pool, hidden, features) if pool is not None else None
+    kinds = parse_mix(mix)
     rng = random.Random(seed)
     rows: list[torch.Tensor] = []
     targets: list[float] = []
     rewards: list[float] = []
     for _ in range(n):
-        deal_seed = rng.getrandbits(48)
-        starter = rng.randrange(4)
-        levels = ("2", "2") if rng.random() < 0.5 else (
-            RANKS[rng.randrange(13)], RANKS[rng.randrange(13)]
-        )
-        rnd = Round(
-            deal_seed, trump_rank=levels[starter % 2], starter=starter,
-            declaring_team=starter % 2, levels=levels,
-        )
-        learners = [DMCAgent(model, rng.getrandbits(32), epsilon) for _ in range(4)]
+        rnd = _deal(rng)
+        learners = [DMCAgent(model, rng.getrandbits(32), epsilon, cap) for _ in range(4)]
         agents: list[Agent] = list(learners)
         learning = [True] * 4
         if rng.random() < vs_bots:
             bot_team = rng.randrange(2)
-            kind = rng.choice(("random", "heuristic"))
+            kind = rng.choices([k for k, _w in kinds], [w for _k, w in kinds])[0]
+            if kind == "past" and past is None:
+                kind = "heuristic"
             for s in range(4):
                 if s % 2 == bot_team:
-                    agents[s] = make_agent(kind, rng.getrandbits(32))
+                    agents[s] = (
+                        DMCAgent(past, rng.getrandbits(32), 0.0, cap) if kind == "past"
+                        and past is not None else make_agent(kind, rng.getrandbits(32))
+                    )
                     learning[s] = False
         chosen: list[list[torch.Tensor]] = [[], [], [], []]
+        obs = Observer(rnd)  # the seats' observations, kept up to date from the events
 
         while not rnd.is_over:
             d = rnd.decision()
-            step(rnd, agents)
-            if d.phase == "play" and d.seat is not None and learning[d.seat]:
-                row = learners[d.seat].last_rows
-                if row is not None:
-                    chosen[d.seat].append(row)
-        res = rnd.result
-        assert res is not None
-        gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
-        margin = (res.opponents_points - 80) / 80.0
+            seat = d.seat
+            if d.phase == "play" and seat is not None and learning[seat]:
+                ids, row = learners[seat].choose(rnd.view(seat), obs.observation(seat))
+                obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in ids))))
+                chosen[seat].append(row)
+                continue
+            for _action, events in advance(rnd, agents):
+                obs.feed(events)
         for s in range(4):
             if not learning[s]:
                 continue
-            team = s % 2
-            g = float(res.levels_gained if team == gainer else -res.levels_gained)
-            g += reward_points * (margin if team != res.declaring_team else -margin)
+            g = _seat_return(rnd, s, reward_points)
             rewards.append(g)
             rows += chosen[s]
             targets += [g] * len(chosen[s])
-    x = torch.stack(rows).numpy() if rows else np.zeros((0, FEATURE_SIZE), np.float32)
+    width = OBS_SIZE + model.action_size
+    x = torch.stack(rows).numpy() if rows else np.zeros((0, width), np.float32)
     y = np.asarray(targets, dtype=np.float32)
     return x, y, {"deals": float(n), "mean_return": float(np.mean(rewards)) if rewards else 0.0}
+
+
+Imitation = tuple[
+    np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any],
+    np.ndarray[Any, Any],
+]
+
+
+def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> Imitation:
+    """Play `n` deals with the heuristic at all four seats; for every play decision
+    with more than one candidate: (states (d, OBS_SIZE), candidate rows (r,
+    ACTION_SIZE), each row's decision (r,), the heuristic's candidate per decision
+    (d,), the seat's final return (d,))."""
+    torch.set_num_threads(1)
+    shell = QNet((8,))  # only its feature version matters: candidates, not scores
+    rng = random.Random(seed)
+    states: list[np.ndarray[Any, Any]] = []
+    acts: list[np.ndarray[Any, Any]] = []
+    group: list[np.ndarray[Any, Any]] = []
+    target: list[int] = []
+    seats: list[int] = []
+    returns: list[float] = []
+    for _ in range(n):
+        rnd = _deal(rng)
+        agents = [DMCAgent(shell, rng.getrandbits(32), 0.0, cap) for _ in range(4)]
+        obs = Observer(rnd)
+        first = len(states)
+        while not rnd.is_over:
+            d = rnd.decision()
+            seat = d.seat
+            if d.phase == "play" and seat is not None:
+                plays, marked, state, a = agents[seat].candidates(
+                    rnd.view(seat), obs.observation(seat)
+                )
+                assert marked is not None
+                if len(plays) > 1:
+                    group.append(np.full(len(plays), len(states), dtype=np.int64))
+                    states.append(state)
+                    acts.append(a)
+                    target.append(next(k for k, p in enumerate(plays)
+                                       if tuple(sorted(p)) == marked))
+                    seats.append(seat)
+                obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in marked))))
+                continue
+            for _action, events in advance(rnd, agents):
+                obs.feed(events)
+        returns += [_seat_return(rnd, s, reward_points) for s in seats[first:]]
+    if not states:
+        return (np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, ACTION_SIZE), np.float32),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    return (np.stack(states), np.concatenate(acts), np.concatenate(group),
+            np.asarray(target, dtype=np.int64), np.asarray(returns, dtype=np.float32))
+
+
+def imitation_loss(
+    model: QNet, data: Imitation, pick: np.ndarray[Any, Any], device: torch.device
+) -> torch.Tensor:
+    """Cross-entropy of the heuristic's choice over the candidate scores of decisions
+    `pick`, plus the squared error of the chosen score against the return."""
+    states, acts, group, target, returns = data
+    starts = np.searchsorted(group, pick)
+    ends = np.searchsorted(group, pick, side="right")
+    rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
+    local = np.concatenate([np.full(b - a, k) for k, (a, b) in
+                            enumerate(zip(starts, ends, strict=True))])
+    pos = rows - np.repeat(starts, ends - starts)
+    g = torch.from_numpy(local).to(device)
+    q = model.score_groups(torch.from_numpy(states[pick]).to(device),
+                           torch.from_numpy(acts[rows]).to(device), g)
+    width = int((ends - starts).max())
+    logits = torch.full((len(pick), width), -1e9, device=device)
+    logits[g, torch.from_numpy(pos).to(device)] = q
+    tgt = torch.from_numpy(target[pick]).to(device)
+    ce = torch.nn.functional.cross_entropy(logits, tgt)
+    chosen = logits[torch.arange(len(pick), device=device), tgt]
+    mse = torch.nn.functional.mse_loss(chosen, torch.from_numpy(returns[pick]).to(device))
+    return ce + mse
 
 
 # ---------------------------------------------------------------- actor pools
@@ -198,14 +340,18 @@ def _device(name: str) -> torch.device:
 def train(
     cfg: TrainConfig, log: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
-    """Train for `cfg.minutes` wall-clock minutes, or until this run has played
-    `cfg.stop_deals` deals if that comes first; write the checkpoint to `cfg.out`.
-    Seeded by `cfg.seed` (the weights, the actors' deals, the minibatches), so a run
-    stopped by deals with one worker is the same run every time.
+    """Imitate the heuristic for `cfg.imitate` deals (a warm start), then train by
+    self-play for `cfg.minutes` wall-clock minutes, or until this run has played
+    `cfg.stop_deals` self-play deals if that comes first; write the checkpoint to
+    `cfg.out`. Seeded by `cfg.seed` (the weights, the actors' deals, the minibatches),
+    so a run stopped by deals with one worker is the same run every time. With
+    `cfg.init` it continues that checkpoint: weights, optimiser state, the deal, row
+    and step counters, the clock and the log (the command line's settings apply).
 
     Returns a summary: deals played, rows learned from, SGD steps, the history.
     """
     say = log or (lambda _m: None)
+    parse_mix(cfg.mix)  # a bad --mix fails before anything starts
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
     batch_rng = np.random.default_rng(cfg.seed)  # the minibatches (not numpy's global one)
@@ -213,48 +359,94 @@ def train(
     if device.type == "cpu":
         torch.set_num_threads(1)  # idle intra-op threads spin and starve the actors
     model = QNet(cfg.hidden)
-    deals = 0
+    deals = rows_seen = steps = imitated = 0
     history: list[dict[str, float]] = []
     earlier = 0.0
-    if cfg.init:  # continue from a checkpoint: its weights, deal count, clock and log
-        from .model import load_checkpoint
+    opt_state: dict[str, Any] | None = None
+    if cfg.init:  # continue from a checkpoint: weights, optimiser, counters, clock, log
+        from .model import load_checkpoint, model_from_checkpoint
 
         data = load_checkpoint(cfg.init)
-        model = QNet(tuple(data["config"].get("hidden", cfg.hidden)))
-        model.load_state_dict(data["model"])
+        model = model_from_checkpoint(data)
         deals, earlier, history = int(data["deals"]), float(data["seconds"]), data["history"]
+        rows_seen, steps = int(data.get("rows", 0)), int(data.get("steps", 0))
+        imitated = int(data["config"].get("imitated", 0))
+        opt_state = data.get("optimizer")
     model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    deals_before = deals
+    if opt_state is not None:
+        opt.load_state_dict(opt_state)
+        for group in opt.param_groups:
+            group["lr"] = cfg.lr  # the command line's rate
+    deals_before, rows_before = deals, rows_seen
     start = time.monotonic()
     end = start + cfg.minutes * 60.0
     workers = max(1, cfg.workers)
-    actors: LocalActors | RayActors = (
-        RayActors(cfg.ray, workers) if cfg.ray else LocalActors(workers)
-    )
-    buf_x = np.zeros((cfg.buffer, FEATURE_SIZE), dtype=np.float32)
+    width = OBS_SIZE + model.action_size
+    buf_x = np.zeros((cfg.buffer, width), dtype=np.float32)
     buf_y = np.zeros(cfg.buffer, dtype=np.float32)
     filled = 0
     head = 0
-    rows_seen = 0
-    steps = 0
     returns: list[float] = []
     losses: list[float] = []
     last_save = start
     last_log = start
     snap_k = 0
-    config = {k: v for k, v in asdict(cfg).items() if k != "extra"}
+    config: dict[str, Any] = {k: v for k, v in asdict(cfg).items() if k != "extra"}
 
     def weights() -> Weights:
         return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
 
+    def checkpoint(path: str | Path) -> None:
+        config["imitated"] = imitated
+        save_checkpoint(path, model, deals=deals, seconds=earlier + time.monotonic() - start,
+                        history=history, config=config, rows=rows_seen, steps=steps,
+                        optimizer=opt.state_dict())
+
+    since = [start]
+
+    def rate(now: float) -> str:
+        dt = max(now - since[0], 1e-9)
+        return (f"{(deals - deals_before) / dt:5.2f} deals/s  "
+                f"{(rows_seen - rows_before) / dt:6.0f} rows/s")
+
+    # ------------------------------------------------ warm start: imitate the heuristic
+    target = cfg.imitate
+    while imitated < target:
+        n = min(cfg.imitate_chunk, target - imitated)
+        data_i = imitation_deals(rng.getrandbits(48), n, cfg.reward_points, cfg.cap)
+        imitated += n
+        d = len(data_i[0])
+        model.train()
+        for _ in range(math.ceil(cfg.reuse * d / cfg.imitate_batch) if d else 0):
+            pick = np.sort(batch_rng.integers(0, d, cfg.imitate_batch))
+            loss = imitation_loss(model, data_i, pick, device)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+            opt.step()
+            losses.append(float(loss.item()))
+            steps += 1
+        model.eval()
+        now = time.monotonic()
+        if now - last_log >= 30 or imitated >= target:
+            dt = max(now - start, 1e-9)
+            say(f"imitation: {imitated}/{target} deals  steps {steps}  "
+                f"loss {np.mean(losses[-200:]):.3f}  {imitated / dt:.2f} deals/s")
+            last_log = now
+    losses.clear()
+    pool: list[Weights] = [weights()]
+    next_pool = deals + cfg.pool_every
+    since[0] = time.monotonic()  # rates count self-play only
+
+    actors: LocalActors | RayActors = (
+        RayActors(cfg.ray, workers) if cfg.ray else LocalActors(workers)
+    )
+
     def task_args(w: Weights) -> tuple[Any, ...]:
         return (w, model.hidden, rng.getrandbits(48), cfg.deals_per_task, cfg.epsilon,
-                cfg.reward_points, cfg.vs_bots)
-
-    def checkpoint(path: str | Path) -> None:
-        save_checkpoint(path, model, deals=deals, seconds=earlier + time.monotonic() - start,
-                        history=history, config=config)
+                cfg.reward_points, cfg.vs_bots, pool[rng.randrange(len(pool))], cfg.mix,
+                cfg.cap, model.features)
 
     try:
         w = weights()
@@ -274,7 +466,6 @@ def train(
             filled = min(cfg.buffer, filled + n)
             if now >= end or (cfg.stop_deals and deals - deals_before >= cfg.stop_deals):
                 break
-            w_new = None
             n_steps = math.ceil(cfg.reuse * n / cfg.batch) if filled >= cfg.batch else 0
             model.train()
             for _ in range(n_steps):
@@ -290,6 +481,10 @@ def train(
                 steps += 1
             model.eval()
             w_new = weights()
+            if deals >= next_pool:  # a past self joins the opponents' pool
+                pool.append(w_new)
+                del pool[: max(0, len(pool) - cfg.pool_size)]
+                next_pool = deals + cfg.pool_every
             pending.append(actors.submit(*task_args(w_new)))
             if now - last_log >= 30 or not history:
                 row = {
@@ -302,7 +497,7 @@ def train(
                 say(
                     f"{row['minutes']:6.1f} min  deals {deals:7d}  rows {rows_seen:8d}  "
                     f"steps {steps:6d}  loss {row['loss']:.3f}  "
-                    f"return {row['mean_return']:+.2f}"
+                    f"return {row['mean_return']:+.2f}  {rate(now)}"
                 )
                 last_log = now
             if now - last_save >= cfg.save_minutes * 60:
@@ -316,12 +511,15 @@ def train(
         say("interrupted: writing the checkpoint")
     finally:
         actors.close()
+    say(f"self-play: {deals - deals_before} deals, {rows_seen - rows_before} rows  "
+        f"{rate(time.monotonic())}")
     checkpoint(cfg.out)
     if cfg.snapshots:
         Path(cfg.snapshots).mkdir(parents=True, exist_ok=True)
         checkpoint(Path(cfg.snapshots) / f"snap{snap_k + 1:03d}-{deals}.pt")
     return {"deals": deals, "rows": rows_seen, "steps": steps, "history": history,
-            "seconds": earlier + time.monotonic() - start}
+            "imitated": imitated, "seconds": earlier + time.monotonic() - start}
 
 
-__all__ = ["LocalActors", "RayActors", "TrainConfig", "play_deals", "train"]
+__all__ = ["LocalActors", "RayActors", "TrainConfig", "imitation_deals", "imitation_loss",
+           "parse_mix", "play_deals", "train"]
