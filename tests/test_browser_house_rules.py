@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from helpers import THROW_HANDS, last_trick_result, position, rigged_deal, round_result
 from shengji import Declare, Game, Play, RoundResult, RuleOptions, parse_cards
 from shengji.views import result_json
 from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
 from test_browser_table import open_table, state_of
-from test_house_rules import THROW_HANDS, last_trick_result, position, rigged_deal, round_result
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
