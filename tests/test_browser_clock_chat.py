@@ -4,7 +4,6 @@ As in test_browser_table.py, the page is served by the real server but its WebSo
 is answered by the test with real engine views, so each check is exact and quick.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
@@ -14,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import NAMES, _advance, _seat_to_act, open_table, state_of
+from browser_helpers import NAMES, _advance, _seat_to_act, new_page, open_table, state_of
 
 browser_only = pytest.mark.browser
 

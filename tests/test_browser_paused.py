@@ -4,7 +4,6 @@ typed ":wow:" is shown as text, a reaction message as the reaction. As in
 test_browser_table.py, the page is served by the real server and its WebSocket is
 answered by the test with a real engine view."""
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
@@ -14,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import FakeServer, _advance, state_of
+from browser_helpers import FakeServer, _advance, new_page, state_of
 
 browser_only = pytest.mark.browser
 

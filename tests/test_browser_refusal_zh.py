@@ -7,7 +7,6 @@ the refusal all in Chinese, with the rule cited once (by the link), never the en
 English sentence nor "RULES §6.1 … 规则 §6.1".
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import itertools
@@ -17,16 +16,19 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import (
+    CORNER,
+    STATIC,
+    FakeServer,
+    _advance,
+    _leads,
+    _seat_to_act,
+    new_page,
+    state_of,
+)
 from shengji import Game, parse_cards
 from shengji.actions import Play
 from shengji.errors import IllegalAction
-from test_browser import STATIC, browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import CORNER, FakeServer, _advance, _seat_to_act, state_of
-
-
-def _leads(g: Game) -> bool:
-    d = g.decision()
-    return d.phase == "play" and d.seat is not None and not g.view(d.seat).lead
 
 
 class EngineChecks(FakeServer):
