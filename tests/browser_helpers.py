@@ -171,14 +171,17 @@ class FakeServer:
             if m["type"] == "hello":
                 ws.send(json.dumps(self.state))
             elif m["type"] == "check":
-                ok = {"type": "check", "cards": m["cards"], "legal": True, "reason": None}
-                ws.send(json.dumps(ok))
+                ws.send(json.dumps(self.check(m["cards"])))
             elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
                 # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
                 ws.send(json.dumps({"type": "error", "message": "follow the led suit",
                                     "rule": "6.2"}))
 
         ws.on_message(on_message)
+
+    def check(self, cards: str) -> dict[str, Any]:
+        """The answer to the client's `check` of `cards` (here: always legal)."""
+        return {"type": "check", "cards": cards, "legal": True, "reason": None}
 
     def actions(self) -> list[list[Any]]:
         return [m["action"] for m in self.sent if m["type"] == "action"]

@@ -39,24 +39,16 @@ class EngineChecks(FakeServer):
         self.game, self.seat = game, seat
         self.refusals: list[dict[str, Any]] = []
 
-    def __call__(self, ws: Any) -> None:
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "check":
-                answer: dict[str, Any] = {"type": "check", "cards": m["cards"], "legal": True,
-                                          "reason": None, "rule": None, "code": None, "facts": {}}
-                try:
-                    self.game.check(Play(self.seat, tuple(parse_cards(m["cards"]))))
-                except IllegalAction as e:
-                    answer.update(legal=False, reason=e.message, rule=e.rule, code=e.code,
-                                  facts=e.facts)
-                    self.refusals.append(answer)
-                ws.send(json.dumps(answer))
-
-        ws.on_message(on_message)
+    def check(self, cards: str) -> dict[str, Any]:
+        """The engine's verdict on `cards`, with the refusal's fields as the server sends them."""
+        answer: dict[str, Any] = {"type": "check", "cards": cards, "legal": True,
+                                  "reason": None, "rule": None, "code": None, "facts": {}}
+        try:
+            self.game.check(Play(self.seat, tuple(parse_cards(cards))))
+        except IllegalAction as e:
+            answer.update(legal=False, reason=e.message, rule=e.rule, code=e.code, facts=e.facts)
+            self.refusals.append(answer)
+        return answer
 
 
 @pytest.mark.browser
