@@ -158,26 +158,41 @@ def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
 
 
 class FakeServer:
-    """Answers the client's WebSocket with one state; records what the client sends."""
+    """Answers the client's WebSocket with one state; records what the client sends.
+
+    A test's own fake overrides `answer` (what to reply to one client message) or
+    `check`, and sends later messages with `push`.
+    """
 
     def __init__(self, state: dict[str, Any]) -> None:
         self.state = state
         self.sent: list[dict[str, Any]] = []
+        self.ws: Any = None
 
     def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
         def on_message(raw: str | bytes) -> None:
             m = json.loads(raw)
             self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "check":
-                ws.send(json.dumps(self.check(m["cards"])))
-            elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
-                # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
-                ws.send(json.dumps({"type": "error", "message": "follow the led suit",
-                                    "rule": "6.2"}))
+            self.answer(m)
 
         ws.on_message(on_message)
+
+    def push(self, msg: dict[str, Any]) -> None:
+        """Send one server message to the client."""
+        self.ws.send(json.dumps(msg))
+
+    def answer(self, m: dict[str, Any]) -> None:
+        """Reply to one client message: the state to hello, `check`'s verdict, and a
+        refusal of the ace of spades citing its rule as a field."""
+        if m["type"] == "hello":
+            self.push(self.state)
+        elif m["type"] == "check":
+            self.push(self.check(m["cards"]))
+        elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
+            # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
+            self.push({"type": "error", "message": "follow the led suit", "rule": "6.2"})
 
     def check(self, cards: str) -> dict[str, Any]:
         """The answer to the client's `check` of `cards` (here: always legal)."""
