@@ -59,7 +59,7 @@ def _cpu(pids: list[int]) -> float:
 
 def _state() -> dict[str, object]:
     sys.path.insert(0, str(HERE / "tests"))
-    from test_browser_table import _advance, _seat_to_act, state_of
+    from browser_helpers import _advance, _seat_to_act, state_of
 
     g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
     return state_of(g, _seat_to_act(g))

@@ -13,140 +13,25 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from server_harness import skip_or_fail
-
-ROOT = Path(__file__).resolve().parent.parent
-STATIC = ROOT / "src" / "shengji" / "server" / "static"
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-LANGS = ["en", "zh", "vi", "th", "ko", "sq", "mn"]
+from browser_helpers import (
+    ARTIFACTS,
+    LANGS,
+    STATE_JS,
+    STATIC,
+    choose_play,
+    create_and_sit,
+    new_page,
+)
 
 browser_only = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not os.path.exists(CHROMIUM):
-        skip_or_fail(f"{CHROMIUM} is missing")
-    tmp = tmp_path_factory.mktemp("browser")
-    port = _free_port()
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "shengji.server",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite+aiosqlite:///{tmp / 'x.db'}",
-            "--rate",
-            "1000",
-            "--burst",
-            "1000",
-            "--fast-timings",  # the tests' tables deal in ms (below a public server's minima)
-            "--create-per-min",
-            "1000",
-            "--log-level",
-            "warning",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 40
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/api/tables", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                raise RuntimeError("server did not start:\n" + (tmp / "server.log").read_text())
-            time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture
-def browser(server: str, _playwright: Any) -> Iterator[Any]:
-    """A fresh Chromium for each test: a test that fails, hangs or crashes its browser
-    never leaves a broken browser or page to the next test (issue #29 item 13). The
-    Playwright driver (`_playwright`, tests/conftest.py) is shared by a file's tests."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    b = _playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    try:
-        yield b
-    finally:
-        with contextlib.suppress(Exception):  # a browser that crashed is already gone
-            b.close()
-
-
-@contextlib.contextmanager
-def new_page(browser: Any, **ctx: Any) -> Iterator[Any]:
-    ctx.setdefault("locale", "en-US")
-    context = browser.new_context(**ctx)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    try:
-        yield page
-    finally:
-        context.close()
-    assert not errors, f"errors in the page: {errors}"
-
-
-def create_and_sit(page: Any, base: str, name: str, title: str = "test table") -> str:
-    """Lobby -> new table with fast timings -> sit at seat 0. Returns the table id."""
-    page.goto(base + "/")
-    page.wait_for_selector("#create-form")
-    page.fill("input[name=table-name]", f"{name}'s {title}")
-    page.click("details.options summary")
-    page.fill("input[name=deal_ms]", "0.003")
-    page.fill("input[name=window_ms]", "0.8")
-    page.fill("input[name=bot_delay_ms]", "0.02")
-    page.fill("input[name=round_pause_ms]", "600")
-    page.click("#create-btn")
-    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table_id = str(page.url.rsplit("/", 1)[1])
-    page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
-    page.fill("#name-input", name)
-    page.click(".seat[data-seat='0'] .sit-btn")
-    page.wait_for_selector(".seat[data-seat='0'] .you")
-    return table_id
 
 
 def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
@@ -158,49 +43,6 @@ def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
         page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
         page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
     return table_id
-
-
-STATE_JS = """() => {
-  const m = document.querySelector('main.table-page');
-  if (!m) return null;
-  const hand = [...document.querySelectorAll('#hand .card')].map(e => ({
-    i: Number(e.dataset.index), card: e.dataset.card, ps: e.dataset.ps,
-    sel: e.classList.contains('sel')}));
-  const q = (s) => document.querySelector(s);
-  return {
-    phase: m.dataset.phase, me: m.dataset.me, toAct: m.dataset.toAct,
-    lead: m.dataset.lead, leadSuit: m.dataset.leadSuit, hand,
-    summary: !!q('#summary'),
-    decl: [...document.querySelectorAll('.decl-btn')].map(b => b.dataset.cards),
-    pass: !!q('#pass-btn'), bury: !!q('#bury-btn'),
-    play: q('#play-btn') ? !q('#play-btn').disabled : null,
-  };
-}"""
-
-
-def choose_play(hand: list[dict[str, Any]], lead: str, lead_suit: str) -> list[int]:
-    """A legal play from the DOM (RULES §6.2): follow suit and pairs as far as possible."""
-    if not lead:
-        return [hand[0]["i"]]  # a single is always a legal lead
-    led = lead.split()
-    n = len(led)
-    need_pairs = sum(v // 2 for v in Counter(led).values())
-    in_suit = [h for h in hand if h["ps"] == lead_suit]
-    others = [h for h in hand if h["ps"] != lead_suit]
-    chosen: list[int] = []
-    by_card: dict[str, list[int]] = {}
-    for h in in_suit:
-        by_card.setdefault(h["card"], []).append(h["i"])
-    for idx in by_card.values():
-        if need_pairs and len(idx) >= 2 and len(chosen) + 2 <= n:
-            chosen += idx[:2]
-            need_pairs -= 1
-    for h in in_suit + others:
-        if len(chosen) == n:
-            break
-        if h["i"] not in chosen:
-            chosen.append(h["i"])
-    return chosen
 
 
 def click_cards(page: Any, indices: list[int]) -> None:
@@ -673,7 +515,6 @@ def test_house_rules_chosen_in_the_create_form_are_stored_with_the_table(
 ) -> None:
     """RULES §10: the create form offers the house rules, and the table keeps what was chosen."""
     import json
-    import urllib.request
 
     with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
         page.goto(server + "/")

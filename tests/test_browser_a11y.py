@@ -8,7 +8,6 @@ heading order around the chat. The table is answered by a fake WebSocket with re
 engine views (as in tests/test_browser_table.py).
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import re
@@ -17,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import FakeServer, _advance, _seat_to_act, open_table, state_of
+from browser_helpers import FakeServer, _advance, _seat_to_act, new_page, open_table, state_of
 
 AXE = Path(__file__).resolve().parent / "data" / "axe" / "axe.min.js"
 RULES = [

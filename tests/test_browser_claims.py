@@ -4,7 +4,6 @@ player of the accepting team gets Accept / Refuse and sends `accept_claim`, the 
 own team is not asked, and the table's own chat lines are not shown as a spectator's.
 The page is the real client; its WebSocket is answered by the test (test_browser_table).
 """
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import json
@@ -12,9 +11,8 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import FakeServer, _advance, new_page, open_table, state_of
 from shengji import Game
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import FakeServer, _advance, open_table, state_of
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,6 @@ As in test_browser_table.py, the page is served by the real server but its WebSo
 is answered by the test with real engine views, so each check is exact and quick.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
@@ -14,8 +13,15 @@ from typing import Any
 
 import pytest
 
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import NAMES, _advance, _seat_to_act, open_table, state_of
+from browser_helpers import (
+    NAMES,
+    FakeServer,
+    _advance,
+    _seat_to_act,
+    new_page,
+    open_table,
+    state_of,
+)
 
 browser_only = pytest.mark.browser
 
@@ -118,37 +124,31 @@ def test_the_lobby_lists_finished_games_with_result_and_replay_link(
         assert item.locator("a.replay-link").get_attribute("href") == "/games/done1"
 
 
-class ChatServer:
+class ChatServer(FakeServer):
     """Answers hello with a state and the chat history; echoes chat like the server does."""
 
     def __init__(self, state: dict[str, Any], history: list[dict[str, Any]]) -> None:
-        self.state = state
+        super().__init__(state)
         self.history = history
-        self.sent: list[dict[str, Any]] = []
-        self.ws: Any = None
 
-    def __call__(self, ws: Any) -> None:
-        self.ws = ws
-
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-                ws.send(json.dumps({"type": "chat", "history": True, "messages": self.history}))
-            elif m["type"] == "chat" and "reaction" in m:
-                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
-                           "name": "me", "text": f":{m['reaction']}:",
-                           "reaction": m["reaction"]})
-            elif m["type"] == "chat":
-                self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
-                           "name": "me", "text": m["text"]})
-
-        ws.on_message(on_message)
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state and the history to hello; a chat line or reaction echoed as the
+        server's (nothing else is answered)."""
+        if m["type"] == "hello":
+            super().push(self.state)
+            super().push({"type": "chat", "history": True, "messages": self.history})
+        elif m["type"] == "chat" and "reaction" in m:
+            self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                       "name": "me", "text": f":{m['reaction']}:",
+                       "reaction": m["reaction"]})
+        elif m["type"] == "chat":
+            self.push({"n": len(self.history), "at": "", "seat": self.state["you"],
+                       "name": "me", "text": m["text"]})
 
     def push(self, msg: dict[str, Any]) -> None:
+        """Send one chat line (and keep it in the history)."""
         self.history.append(msg)
-        self.ws.send(json.dumps({"type": "chat", "messages": [msg]}))
+        super().push({"type": "chat", "messages": [msg]})
 
 
 XSS = '<img src=x onerror="window.pwned=1"><b>bold</b>'

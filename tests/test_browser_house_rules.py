@@ -9,7 +9,6 @@ engine does under each); the declaration rules (§3.3) change the declarations t
 offers.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
@@ -18,11 +17,10 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import new_page, open_table, state_of
+from helpers import THROW_HANDS, last_trick_result, position, rigged_deal, round_result
 from shengji import Declare, Game, Play, RoundResult, RuleOptions, parse_cards
 from shengji.views import result_json
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import open_table, state_of
-from test_house_rules import THROW_HANDS, last_trick_result, position, rigged_deal, round_result
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 

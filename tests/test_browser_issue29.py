@@ -3,10 +3,9 @@
 Like tests/test_browser_table.py, the page is served by the real server and its WebSocket
 is answered by the test with real engine views, so each check is exact and quick. Each
 test opens its own browser context; the browser itself is rebuilt for each test
-(tests/test_browser.py `browser`), so one failure never breaks another test's page.
+(tests/conftest.py `browser`), so one failure never breaks another test's page.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
@@ -17,15 +16,17 @@ from typing import Any
 
 import pytest
 
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+from browser_helpers import (
     ARTIFACTS,
     LANGS,
     STATIC,
-    browser,
+    FakeServer,
+    _advance,
+    _seat_to_act,
     new_page,
-    server,
+    open_table,
+    state_of,
 )
-from test_browser_table import _advance, _seat_to_act, open_table, state_of
 
 browser_only = pytest.mark.browser
 DESKTOP = {"width": 1366, "height": 800}
@@ -262,8 +263,6 @@ def waiting_state(filled: int = 4) -> dict[str, Any]:
 
 
 def open_waiting(page: Any, base: str, state: dict[str, Any]) -> None:
-    from test_browser_table import FakeServer
-
     page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(state))
     page.goto(base + "/t/fake")
     page.wait_for_selector("main.table-page[data-status='waiting']")
@@ -305,8 +304,6 @@ def test_after_game_over_no_hand_toolbar_stands_over_an_empty_hand(
     st["view"].update(game_over=True, winner=0, hand=[], to_act=None)
     st["table"]["status"] = "finished"
     with new_page(browser, viewport=size) as page:
-        from test_browser_table import FakeServer
-
         page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(st))
         page.goto(server + "/t/fake")
         page.wait_for_selector("main.table-page[data-status='finished']")
@@ -396,33 +393,13 @@ def test_a_declare_button_is_clickable_while_the_summary_shows(
 # ------------------------------------------------ item 1: the throw question and the clock
 
 
-class PushServer:
+class PushServer(FakeServer):
     """Answers hello with a state, records what the client sends, and pushes later states."""
 
-    def __init__(self, state: dict[str, Any]) -> None:
-        self.state = state
-        self.sent: list[dict[str, Any]] = []
-        self.ws: Any = None
-
-    def __call__(self, ws: Any) -> None:
-        self.ws = ws
-
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "check":
-                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True,
-                                    "reason": None}))
-
-        ws.on_message(on_message)
-
-    def push(self, state: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(state))
-
-    def actions(self) -> list[list[Any]]:
-        return [m["action"] for m in self.sent if m["type"] == "action"]
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state to hello and every check legal; no action is refused."""
+        if m["type"] in ("hello", "check"):
+            super().answer(m)
 
 
 @browser_only
@@ -431,7 +408,7 @@ class PushServer:
 def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
     server: str, browser: Any, size: dict[str, int]
 ) -> None:
-    from test_browser_table import CORNER, _lead_state
+    from browser_helpers import CORNER, _lead_state
 
     st, two = _lead_state(11)
     me = st["you"]
@@ -513,7 +490,7 @@ def test_the_hand_does_not_move_while_cards_are_chosen(
 ) -> None:
     # A reason ("play 2 cards") or a note that appears in the action bar after a click
     # must not push the hand down under the next click (a lost click, issue #29 item 13).
-    from test_browser_table import CORNER, _lead_state
+    from browser_helpers import CORNER, _lead_state
 
     st, two = _lead_state(11)
     with new_page(browser, viewport=size) as page:

@@ -25,15 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
-    ARTIFACTS,
-    STATE_JS,
-    browser,
-    choose_play,
-    create_and_sit,
-    new_page,
-    server,
-)
+from browser_helpers import ARTIFACTS, STATE_JS, choose_play, create_and_sit, new_page
 
 VIEWPORT = {"width": 1280, "height": 860}
 

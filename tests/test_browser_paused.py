@@ -4,18 +4,15 @@ typed ":wow:" is shown as text, a reaction message as the reaction. As in
 test_browser_table.py, the page is served by the real server and its WebSocket is
 answered by the test with a real engine view."""
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
-import json
 import re
 from typing import Any
 
 import pytest
 
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import FakeServer, _advance, state_of
+from browser_helpers import FakeServer, _advance, new_page, state_of
 
 browser_only = pytest.mark.browser
 
@@ -23,24 +20,15 @@ browser_only = pytest.mark.browser
 class PausedServer(FakeServer):
     """The fake server, answering `resume` with the state unpaused, and able to `push`."""
 
-    def __call__(self, ws: Any) -> None:
-        self.ws = ws
-
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "resume":
-                st = copy.deepcopy(self.state)
-                st["table"]["paused"] = None
-                st["seq"] += 1
-                ws.send(json.dumps(st))
-
-        ws.on_message(on_message)
-
-    def push(self, msg: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(msg))
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state to hello; to `resume`, the state unpaused (nothing else is answered)."""
+        if m["type"] == "hello":
+            self.push(self.state)
+        elif m["type"] == "resume":
+            st = copy.deepcopy(self.state)
+            st["table"]["paused"] = None
+            st["seq"] += 1
+            self.push(st)
 
 
 def open_table(page: Any, base: str, state: dict[str, Any]) -> PausedServer:

@@ -10,110 +10,31 @@ hand, the mute switch remembered, the throw confirmation and its penalty
 (RULES §6.4), auto-play of a forced move (RULES §6.2).
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import copy
 import json
-import random
-import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from shengji import Game
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+from browser_helpers import (
+    CORNER,
     LANGS,
+    NAMES,
     STATIC,
-    browser,
+    _advance,
+    _lead_state,
+    _leads,
+    _seat_to_act,
     new_page,
-    server,
+    open_table,
+    state_of,
 )
 
 browser_only = pytest.mark.browser
 SIZES = [(1280, 720), (1366, 800), (390, 844)]
-NAMES = ["Alice", "Bao", "Chen", "Dara"]
-CORNER = {"x": 8, "y": 24}  # the corner index of a hand card: the part no neighbour covers
 
-
-def _advance(seed: int, stop: Callable[[Game], bool], limit: int = 5000) -> Game:
-    """Random legal actions from a seeded game until `stop` holds."""
-    g = Game(seed=seed)
-    rng = random.Random(seed)
-    for _ in range(limit):
-        if stop(g):
-            return g
-        g.apply(g.random_action(rng))
-    raise AssertionError("position not reached")
-
-
-def _seat_to_act(g: Game) -> int:
-    seat = g.decision().seat
-    assert seat is not None
-    return seat
-
-
-def _leads(g: Game) -> bool:
-    """The player to act leads a trick."""
-    return g.decision().phase == "play" and not g.view(_seat_to_act(g)).lead
-
-
-def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
-    """A server `state` message (docs/WEB_PROTOCOL.md) for seat `you`."""
-    view = g.view(you).to_json()
-    return {
-        "type": "state",
-        "seq": 1,
-        "table": {
-            "id": "fake",
-            "name": "Fake table",
-            "host_seat": 0,
-            "seats": [{"name": n, "kind": "human", "connected": True} for n in NAMES],
-            "status": "playing",
-            "options": view["options"],
-            "settings": {},
-            **table,
-        },
-        "you": you,
-        "is_host": False,
-        "view": view,
-    }
-
-
-class FakeServer:
-    """Answers the client's WebSocket with one state; records what the client sends."""
-
-    def __init__(self, state: dict[str, Any]) -> None:
-        self.state = state
-        self.sent: list[dict[str, Any]] = []
-
-    def __call__(self, ws: Any) -> None:
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "check":
-                ok = {"type": "check", "cards": m["cards"], "legal": True, "reason": None}
-                ws.send(json.dumps(ok))
-            elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
-                # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
-                ws.send(json.dumps({"type": "error", "message": "follow the led suit",
-                                    "rule": "6.2"}))
-
-        ws.on_message(on_message)
-
-    def actions(self) -> list[list[Any]]:
-        return [m["action"] for m in self.sent if m["type"] == "action"]
-
-
-def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
-    fake = FakeServer(state)
-    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-    page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='playing']")
-    return fake
 
 
 def boxes(page: Any, selector: str) -> list[dict[str, float]]:
@@ -342,21 +263,6 @@ def test_mute_is_remembered(server: str, browser: Any) -> None:
 
 
 # ---------------------------------------------------------------- throws and forced moves
-
-
-def _lead_state(seed: int) -> tuple[dict[str, Any], list[str]]:
-    """A position where the player to act leads and holds two different cards of a plain suit."""
-    for s in range(seed, seed + 50):
-        g = _advance(s, _leads)
-        seat = _seat_to_act(g)
-        view = g.view(seat)
-        trump = view.trump
-        assert trump is not None
-        for suit in "SHDC":
-            cards = sorted({c.text for c in view.hand if trump.play_suit_of(c) == suit})
-            if len(cards) >= 2:
-                return state_of(g, seat), cards[:2]
-    raise AssertionError("no lead with two cards of one suit")
 
 
 @browser_only

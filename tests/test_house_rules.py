@@ -3,92 +3,36 @@ as RULES says, shown on hand-built positions (one example per option value)."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from conftest import C
+from helpers import (
+    THROW_HANDS,
+    last_trick_result,
+    play_trick,
+    position,
+    rigged_deal,
+    round_result,
+)
 from shengji import (
     Bury,
     CloseWindow,
     Declare,
-    Draw,
     Game,
     IllegalAction,
     Pass,
     Play,
-    Round,
-    RoundResult,
     RuleOptions,
     Trump,
     classify_lead,
     trick_winner,
 )
 from shengji.bots import make_agent
-from shengji.cards import CARDS, RANKS
+from shengji.cards import RANKS
 from shengji.driver import play_game
 from shengji.options import OPTION_CHOICES, OPTION_INFO, PRESETS
 from shengji.round import level_index
 from shengji.scoring import kitty_multiplier, new_level
-
-# ---------------------------------------------------------------- positions
-
-
-def rigged_deal(
-    hands: dict[int, str], kitty: str = "", options: RuleOptions | None = None, **kw: object
-) -> Round:
-    """A round whose deal gives each seat the listed cards (the rest filled with low plain
-    cards of no trump rank) and the kitty the listed cards, drawn through real `Draw`s."""
-    rnd = Round(0, options, **kw)  # type: ignore[arg-type]
-    rank = rnd.trump_rank
-    pool = Counter({i: 2 for i in range(54)})
-    want = {s: [c.id for c in C(hands.get(s, ""))] for s in range(4)}
-    kit = [c.id for c in C(kitty)]
-    for ids in [*want.values(), kit]:
-        pool.subtract(ids)
-    assert min(pool.values()) >= 0, "a card is wanted more than twice"
-    filler = sorted(
-        (i for i, n in pool.items() for _ in range(n)),
-        key=lambda i: (CARDS[i].is_joker or CARDS[i].rank == rank, i),
-    )
-    for s in range(4):
-        while len(want[s]) < 25:
-            want[s].append(filler.pop(0))
-    while len(kit) < 8:
-        kit.append(filler.pop(0))
-    deck = [want[(rnd.first_drawer + k) % 4].pop(0) for k in range(100)] + kit
-    rnd = Round(0, options, deck=deck, **kw)  # type: ignore[arg-type]
-    while rnd.phase == "deal":
-        rnd.apply(Draw())
-    return rnd
-
-
-def position(
-    hands: list[str],
-    *,
-    rank: str = "2",
-    suit: str | None = "H",
-    kitty: str = "3C 3C 4C 4C 6C 6C 7C 7C",
-    declaring_team: int = 0,
-    leader: int = 0,
-    levels: tuple[str, str] = ("2", "2"),
-    opponents_points: int = 0,
-    options: RuleOptions | None = None,
-) -> Round:
-    """A round in its play phase with these (short) hands: the last tricks of a round."""
-    return Round.from_position(
-        [C(h) for h in hands], kitty=C(kitty), trump_rank=rank, trump_suit=suit,
-        leader=leader, declaring_team=declaring_team, levels=levels,
-        opponents_points=opponents_points, options=options,
-    )
-
-
-def play_trick(rnd: Round, *plays: str) -> None:
-    leader = rnd.to_act
-    assert leader is not None
-    for k, p in enumerate(plays):
-        rnd.apply(Play((leader + k) % 4, tuple(C(p))))
-
 
 # ---------------------------------------------------------------- §3.3 declarations
 
@@ -205,9 +149,6 @@ def test_throw_tractors_off_lets_pairs_ruff_a_throw_rules_6_1_6_3():
 # ---------------------------------------------------------------- §6.4 failed throws
 
 
-THROW_HANDS = ["AH AH QH", "KH 3D 4D", "5D 6D 7D", "8D 9D 10D"]
-
-
 @pytest.mark.parametrize(
     ("mode", "per_card", "paid"),
     [("returned", 10, 20), ("attempted", 10, 30), ("none", 10, 0), ("attempted", 5, 15)],
@@ -226,24 +167,6 @@ def test_throw_penalty_counts_returned_attempted_or_no_cards_rules_6_4(mode, per
 
 
 # ---------------------------------------------------------------- §8.1 the kitty
-
-
-KITTY = "KS 10H 5D 3C 3C 4C 6C 7C"  # 25 points
-
-
-FOLLOWERS = {0: "8D 8D 9D 9D JD JD", 2: "6D 6D 7D 7D 8C 8C", 3: "3S 3S 4S 6S 7S 8S"}
-
-
-def last_trick_result(lead: str, option: str) -> RoundResult:
-    """The last trick: opponent seat 1 leads `lead` and wins it; the round's result."""
-    n = len(C(lead))
-    hands = [" ".join(FOLLOWERS[s].split()[:n]) if s != 1 else lead for s in range(4)]
-    rnd = position(hands, kitty=KITTY, leader=1,
-                   options=RuleOptions(kitty_multiplier=option))
-    play_trick(rnd, lead, hands[2], hands[3], hands[0])
-    r = rnd.result
-    assert r is not None and r.last_trick_winner == 1  # the opponents win the last trick
-    return r
 
 
 def last_trick_kitty(lead: str, option: str) -> tuple[int, int]:
@@ -286,27 +209,6 @@ def round_levels(
 ) -> tuple[str, str]:
     """The levels after `round_result`."""
     return round_result(opponents_points, levels, declaring_team, **opts).levels_after
-
-
-def round_result(
-    opponents_points: int, levels: tuple[str, str], declaring_team: int, **opts: object
-) -> RoundResult:
-    """Finish a round with the opponents at `opponents_points` (the last trick, a single,
-    is won by the declarers) and return its result."""
-    rank = levels[declaring_team]
-    trump_suit = "H"
-    hands = ["AS", "7D", "9D", "JD"]
-    leader = declaring_team  # seat 0 or 1 leads the top spade and wins
-    if leader == 1:
-        hands = ["7D", "AS", "9D", "JD"]
-    if rank == "A":
-        hands = [h.replace("AS", "KS") for h in hands]
-    rnd = position(hands, rank=rank, suit=trump_suit, declaring_team=declaring_team,
-                   leader=leader, levels=levels, opponents_points=opponents_points,
-                   options=RuleOptions(**opts))  # type: ignore[arg-type]
-    play_trick(rnd, *(hands[(leader + k) % 4] for k in range(4)))
-    assert rnd.result is not None and rnd.result.last_trick_winner == leader
-    return rnd.result
 
 
 def test_win_at_a_as_declarers_stops_opponents_at_a_rules_9():

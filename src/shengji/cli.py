@@ -17,11 +17,9 @@ from rich.console import Console
 from .cards import Card
 from .events import (
     Declared,
-    Event,
     GameOver,
     KittyBuried,
     KittyFlipped,
-    Played,
     Redealt,
     RoundOver,
     RoundStarted,
@@ -30,6 +28,7 @@ from .events import (
     TrumpFixed,
 )
 from .game import Game
+from .narrate import Narrator
 from .options import OPTION_INFO, PRESETS, RuleOptions
 
 app = typer.Typer(help="Tractor (拖拉机, Shengji): play, watch and measure.", no_args_is_help=True)
@@ -88,7 +87,7 @@ def demo(
     rng = random.Random(seed)
     console.print(f"[bold]Tractor demo[/] seed {seed}, preset {preset}, rules: "
                   f"{options_text(game.options)}", highlight=False)
-    log = _DemoLog()
+    log = _DemoLog().narrate
     log(game.round_started())
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
         for event in game.apply(game.random_action(rng)):
@@ -96,61 +95,52 @@ def demo(
                 log(event)
 
 
-class _DemoLog:
+class _DemoLog(Narrator):
     """The demo's log, written from events only (the demo shows every hand: all is public)."""
 
-    def __init__(self) -> None:
-        self.trick: list[str] = []  # the plays of the current trick
-        self.declaring_team: int | None = None  # known once the trump is fixed
-
-    def __call__(self, e: Event) -> None:
-        """Print what one event says."""
-        from .tui.render import trick_points_note
-
-        if isinstance(e, Played):
-            self.trick.append(f"{SEAT_NAMES[e.seat][0]} {_cards(e.cards)}")
-        elif isinstance(e, TrickWon):
-            note = trick_points_note(e.winner, e.points, self.declaring_team,
-                                     e.opponents_points)
-            console.print(
-                f"  trick {e.trick + 1:2}: {', '.join(self.trick)} → {SEAT_NAMES[e.winner]}"
-                + (f" ({note})" if note else ""), highlight=False,
-            )
-            self.trick.clear()
-        else:
-            if isinstance(e, TrumpFixed):
-                self.declaring_team = e.declaring_team
-            _narrate_demo(e)
-
-
-def _narrate_demo(e: Event) -> None:
-    """One line of the demo's log for an event other than a play or a trick."""
-    if isinstance(e, RoundStarted):
+    def on_round_started(self, e: RoundStarted) -> None:
         console.rule(
             f"Round {e.round_no + 1} — levels {e.levels[0]}/{e.levels[1]}, "
             f"trump rank {e.trump_rank}"
         )
-    elif isinstance(e, Redealt):
+
+    def on_redealt(self, e: Redealt) -> None:
         console.print("[yellow]Nobody declared: redeal (RULES §3.5)[/]")
-    elif isinstance(e, Declared):
+
+    def on_declared(self, e: Declared) -> None:
         console.print(f"  {SEAT_NAMES[e.seat]} declares {_cards(e.cards)}")
-    elif isinstance(e, KittyFlipped):
+
+    def on_kitty_flipped(self, e: KittyFlipped) -> None:
         console.print(f"  kitty turned up: {_cards(e.cards)}")
-    elif isinstance(e, TrumpFixed):
+
+    def on_trump_fixed(self, e: TrumpFixed) -> None:
         console.print(
             f"  trump: rank {e.rank or '-'} suit {e.suit or 'none (jokers)'}; "
             f"starter {SEAT_NAMES[e.starter]}"
         )
-    elif isinstance(e, KittyBuried):
+
+    def on_kitty_buried(self, e: KittyBuried) -> None:
         assert e.cards is not None
         console.print(f"  {SEAT_NAMES[e.seat]} buries {_cards(e.cards)}")
-    elif isinstance(e, ThrowFailed):
+
+    def on_throw_failed(self, e: ThrowFailed) -> None:
         console.print(
             f"  [red]{SEAT_NAMES[e.seat]}'s throw {_cards(e.attempted)} fails[/]: "
             f"{SEAT_NAMES[e.blocker]} shows {_cards(e.shown)}; "
             f"{_cards(e.forced)} is led instead (penalty {abs(e.penalty)})"
         )
-    elif isinstance(e, RoundOver):
+
+    def on_trick_won(self, e: TrickWon) -> None:
+        from .tui.render import trick_points_note
+
+        plays = ", ".join(f"{SEAT_NAMES[s][0]} {_cards(c)}" for s, c in self.close_trick(e).plays)
+        note = trick_points_note(e.winner, e.points, self.declaring_team, e.opponents_points)
+        console.print(
+            f"  trick {e.trick + 1:2}: {plays} → {SEAT_NAMES[e.winner]}"
+            + (f" ({note})" if note else ""), highlight=False,
+        )
+
+    def on_round_over(self, e: RoundOver) -> None:
         r = e.result
         console.print(
             f"  [bold]opponents' points {r.opponents_points}[/] (kitty {_cards(r.kitty)}: "
@@ -158,7 +148,8 @@ def _narrate_demo(e: Event) -> None:
             f"{r.gainer} +{r.levels_gained}; levels {r.levels_after[0]}/{r.levels_after[1]}; "
             f"next starter {SEAT_NAMES[r.next_starter]}"
         )
-    elif isinstance(e, GameOver):
+
+    def on_game_over(self, e: GameOver) -> None:
         console.print(
             f"[bold green]Team {e.winner} (seats {e.winner} and {e.winner + 2}) wins, "
             f"levels {e.levels[0]}/{e.levels[1]}[/]"

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..cards import BJ_ID, N_IDS, RANKS, RJ_ID, SUITS, Card
+from ..round import level_index
 from ..shapes import shape_of
 from ..trump import TRUMP, Trump, trump_for
 from ..views import View
@@ -196,10 +197,6 @@ def _rel(seat: int, me: int) -> int:
     return (seat - me) % 4
 
 
-def _level_index(name: str) -> int:
-    return 13 if name == "A+" else RANKS.index(name)
-
-
 class Tracker:
     """Per-seat memory of completed tricks (played cards, shown voids), from views only.
 
@@ -333,8 +330,8 @@ def encode(
     else:
         obs[o["trump_kind"]] = 1.0
     my_team = me % 2
-    obs[o["levels"] + _level_index(view.levels[my_team])] = 1.0
-    obs[o["levels"] + 14 + _level_index(view.levels[1 - my_team])] = 1.0
+    obs[o["levels"] + level_index(view.levels[my_team])] = 1.0
+    obs[o["levels"] + 14 + level_index(view.levels[1 - my_team])] = 1.0
 
     s = o["scalars"]
     dt = view.declaring_team

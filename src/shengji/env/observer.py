@@ -45,7 +45,7 @@ from ..events import (
     TrickWon,
     TrumpFixed,
 )
-from ..round import Round
+from ..round import Round, level_index
 from .arrays import gather_runs
 from .encoding import F32, OBS_SIZE, PHASES, slot_tables
 
@@ -93,10 +93,6 @@ BURY = _field("bury_left", 4)  # by seat
 TURN = _field("to_act", 4)  # by seat
 STATE_SIZE = _STATE_SIZE
 _CARDS_END = DECLARED + N_IDS  # HAND .. DECLARED: the 26 card blocks, one after another
-
-
-def _level_index(name: str) -> int:
-    return 13 if name == "A+" else RANKS.index(name)
 
 
 @functools.cache
@@ -548,8 +544,8 @@ class Observer:
         b[STARTER + (rnd.starter if rnd.starter is not None else 4)] = 1.0
         b[TRUMP_RANK + RANKS.index(rnd.trump_rank)] = 1.0
         b[TRUMP_KIND + 2] = 1.0
-        b[LEVELS + _level_index(rnd.levels[0])] = 1.0
-        b[LEVELS + 14 + _level_index(rnd.levels[1])] = 1.0
+        b[LEVELS + level_index(rnd.levels[0])] = 1.0
+        b[LEVELS + 14 + level_index(rnd.levels[1])] = 1.0
         if rnd.declaring_team is not None:
             b[DT + rnd.declaring_team] = 1.0
         b[CARDS_LEFT] = 1.0

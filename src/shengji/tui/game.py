@@ -22,10 +22,8 @@ from ..driver import advance
 from ..errors import IllegalAction
 from ..events import (
     Declared,
-    Event,
     KittyBuried,
     KittyFlipped,
-    Played,
     Redealt,
     RoundOver,
     RoundStarted,
@@ -34,8 +32,9 @@ from ..events import (
     TrumpFixed,
 )
 from ..game import Game
+from ..narrate import Narrator
 from ..options import RuleOptions
-from ..results import RoundResult, TrickView
+from ..results import RoundResult
 from ..shapes import shape_of
 from ..trump import Trump, trump_for
 from ..views import View
@@ -69,7 +68,7 @@ class QuitGame(Exception):
     """The human typed `quit`, or the input ended."""
 
 
-class TerminalGame:
+class TerminalGame(Narrator):
     """Runs a `Game` with a human at `human` (default seat 0) and agents elsewhere."""
 
     def __init__(
@@ -86,6 +85,7 @@ class TerminalGame:
     ) -> None:
         if human in agents or sorted([*agents, human]) != [0, 1, 2, 3]:
             raise ValueError("agents must cover the three seats other than the human's")
+        super().__init__()
         self.game = game
         self.console = console
         self.stdin = stdin
@@ -93,9 +93,7 @@ class TerminalGame:
         self.save = save
         self.max_rounds = max_rounds
         self._header_shown = -1  # the round whose header was printed
-        self._trick_plays: list[tuple[int, tuple[Card, ...]]] = []  # the trick so far
         self._trump: Trump | None = None  # the final trump of this round, once fixed
-        self._declaring_team: int | None = None  # this round's, once the trump is fixed
         self.hint_agent = make_agent("heuristic", hint_seed)
         self.player = _HumanAgent(self)
         self.agents: list[Agent] = [
@@ -170,44 +168,55 @@ class TerminalGame:
             self._round_header(g.round_started())
         for _, events in advance(g, self.agents):
             for event in events:
-                self._narrate(event.for_seat(self.human))
+                self.narrate(event.for_seat(self.human))
 
-    def _narrate(self, e: Event) -> None:
-        """Say what one event means to the player (events and views only, never the round)."""
+    # ------------------------------------------------------------ narration (events and
+    # views only, never the round: what each event means to the player)
+    def on_redealt(self, e: Redealt) -> None:
+        """Nobody declared: the redeal (RULES §3.5)."""
+        self.say(Text("Nobody declared: all cards are reshuffled and dealt again (RULES §3.5).",
+                      style="yellow"))
+
+    def on_declared(self, e: Declared) -> None:
+        """A declaration, as the player sees it (RULES §3.3)."""
+        self._announce_declaration(e)
+
+    def on_kitty_flipped(self, e: KittyFlipped) -> None:
+        """Nobody declared: the kitty turned up (RULES §3.5)."""
+        self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
+                               cards_text(e.cards), " (RULES §3.5)."))
+
+    def on_trump_fixed(self, e: TrumpFixed) -> None:
+        """The final trump, the declaring team and the starter (RULES §3.2)."""
         me = self.human
-        if isinstance(e, Redealt):
-            self.say(Text("Nobody declared: all cards are reshuffled and dealt again (RULES §3.5).",
-                          style="yellow"))
-        elif isinstance(e, Declared):
-            self._announce_declaration(e)
-        elif isinstance(e, KittyFlipped):
-            self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
-                                   cards_text(e.cards), " (RULES §3.5)."))
-        elif isinstance(e, TrumpFixed):
-            self._trump = trump_for(e.rank, e.suit)
-            self._declaring_team = e.declaring_team
-            self.say(
-                Text.assemble(
-                    ("Trump is final: ", "bold"),
-                    trump_text(e.rank, e.suit, final=True),
-                    f". Declaring team {team_name(e.declaring_team, me)}, "
-                    f"starter {seat_name(e.starter, me)}.",
-                )
+        self._trump = trump_for(e.rank, e.suit)
+        self.say(
+            Text.assemble(
+                ("Trump is final: ", "bold"),
+                trump_text(e.rank, e.suit, final=True),
+                f". Declaring team {team_name(e.declaring_team, me)}, "
+                f"starter {seat_name(e.starter, me)}.",
             )
-        elif isinstance(e, KittyBuried) and e.seat != me:
-            self.say(f"{seat_name(e.seat, me)} takes the kitty and buries 8 cards.")
-        elif isinstance(e, ThrowFailed):
-            self.say(failed_throw_text(e, me))
-        elif isinstance(e, Played):
-            self._trick_plays.append((e.seat, e.cards))
-        elif isinstance(e, TrickWon):
-            plays, self._trick_plays = tuple(self._trick_plays), []
-            trick = TrickView(plays[0][0], plays, e.winner, e.points)
-            self.say(trick_text(trick, e.trick + 1, me,
-                                declaring_team=self._declaring_team,
-                                opponents_points=e.opponents_points))
-        elif isinstance(e, RoundOver):
-            self._round_over(e.result, self._trump)
+        )
+
+    def on_kitty_buried(self, e: KittyBuried) -> None:
+        """Another seat buried the kitty (which cards stays hidden, RULES §11)."""
+        if e.seat != self.human:
+            self.say(f"{seat_name(e.seat, self.human)} takes the kitty and buries 8 cards.")
+
+    def on_throw_failed(self, e: ThrowFailed) -> None:
+        """A failed throw and its penalty (RULES §6.4)."""
+        self.say(failed_throw_text(e, self.human))
+
+    def on_trick_won(self, e: TrickWon) -> None:
+        """The closed trick, its winner and its points (RULES §6.3, §7)."""
+        self.say(trick_text(self.close_trick(e), e.trick + 1, self.human,
+                            declaring_team=self.declaring_team,
+                            opponents_points=e.opponents_points))
+
+    def on_round_over(self, e: RoundOver) -> None:
+        """The round's result; waits for Enter before the next round (RULES §8)."""
+        self._round_over(e.result, self._trump)
 
     # ------------------------------------------------------------ announcements
     def _round_header(self, e: RoundStarted) -> None:

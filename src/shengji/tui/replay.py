@@ -13,14 +13,12 @@ from rich.console import Console
 from rich.text import Text
 
 from ..actions import action_from_json
-from ..cards import Card
 from ..events import (
     Declared,
     Event,
     GameOver,
     KittyBuried,
     KittyFlipped,
-    Played,
     Redealt,
     RoundOver,
     RoundStarted,
@@ -29,8 +27,8 @@ from ..events import (
     TrumpFixed,
 )
 from ..game import Game
+from ..narrate import Narrator
 from ..record import GameRecord
-from ..results import TrickView
 from ..trump import Trump
 from .render import (
     cards_text,
@@ -109,7 +107,7 @@ class Replay:
         return 0
 
 
-class _Narrator:
+class _Narrator(Narrator):
     """Prints a replay from the game's events (a record shows everything, RULES §11).
 
     Called with each event and the one after it in the same action (or None); sets
@@ -118,40 +116,28 @@ class _Narrator:
     """
 
     def __init__(self, console: Console, game: Game) -> None:
+        super().__init__()
         self.console = console
         self.say = console.print
         self.game = game  # read through views only, for the hands and the trump order
         self.trump: Trump | None = None
-        self.declaring_team: int | None = None
-        self.plays: list[tuple[int, tuple[Card, ...]]] = []  # the current trick so far
         self.rounds = 0
         self.wants_pause = False
+        self._after: Event | None = None
 
     def __call__(self, e: Event, after: Event | None) -> None:
         """Print one event; `after` is the next event of the same action, if any."""
-        if isinstance(e, Played):
-            self.plays.append((e.seat, e.cards))
-        elif isinstance(e, TrickWon):
-            self._trick(e)
-            self.wants_pause = not isinstance(after, RoundOver)
-        elif isinstance(e, KittyBuried):
-            self._buried(e)
-            self.wants_pause = True
-        elif isinstance(e, RoundOver):
-            self.rounds += 1
-            self.say(result_text(e.result, None, self.trump))
-            self.wants_pause = not isinstance(after, GameOver)
-        else:
-            self._other(e)
+        self._after = after
+        self.narrate(e)
 
-    def _trick(self, e: TrickWon) -> None:
-        trick = TrickView(self.plays[0][0], tuple(self.plays), e.winner, e.points)
-        self.plays = []
+    def on_trick_won(self, e: TrickWon) -> None:
+        trick = self.close_trick(e)
         assert self.declaring_team is not None  # the trump is fixed before any trick
         self.say(trick_text(trick, e.trick + 1, None, declaring_team=self.declaring_team,
                             opponents_points=e.opponents_points))
+        self.wants_pause = not isinstance(self._after, RoundOver)
 
-    def _buried(self, e: KittyBuried) -> None:
+    def on_kitty_buried(self, e: KittyBuried) -> None:
         assert e.cards is not None and self.trump is not None  # a record hides nothing
         self.say(Text.assemble(f"{seat_name(e.seat, None)} buries ",
                                cards_text(self.trump.sort(e.cards))))
@@ -159,30 +145,39 @@ class _Narrator:
             text, _ = hand_text(self.game.view(s).hand, self.trump, indexed=False)
             self.say(Text(f"{seat_name(s, None)}'s hand:", style="bold"))
             self.say(text)
+        self.wants_pause = True
 
-    def _other(self, e: Event) -> None:
-        say = self.say
-        if isinstance(e, RoundStarted):
-            self.console.rule(f"Round {e.round_no + 1}")
-            say(f"Levels: {team_name(0, None)} {e.levels[0]}, {team_name(1, None)} "
-                f"{e.levels[1]}; trump rank {e.trump_rank}.")
-        elif isinstance(e, Redealt):
-            say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
-        elif isinstance(e, Declared):
-            say(Text.assemble((seat_name(e.seat, None), "bold"), " declares ",
-                              cards_text(e.cards)))
-        elif isinstance(e, KittyFlipped):
-            say(Text.assemble("Kitty turned up: ", cards_text(e.cards)))
-        elif isinstance(e, TrumpFixed):
-            self.trump = self.game.view(None).trump
-            self.declaring_team = e.declaring_team
-            say(Text.assemble(("Trump: ", "bold"), trump_text(e.rank, e.suit, True),
-                              f"; starter {seat_name(e.starter, None)}."))
-        elif isinstance(e, ThrowFailed):
-            say(failed_throw_text(e, None))
-        elif isinstance(e, GameOver):
-            say(Text(f"{team_name(e.winner, None)} win the game after {self.rounds} "
-                     f"rounds (levels {e.levels[0]} / {e.levels[1]}).", style="bold green"))
+    def on_round_over(self, e: RoundOver) -> None:
+        self.rounds += 1
+        self.say(result_text(e.result, None, self.trump))
+        self.wants_pause = not isinstance(self._after, GameOver)
+
+    def on_round_started(self, e: RoundStarted) -> None:
+        self.console.rule(f"Round {e.round_no + 1}")
+        self.say(f"Levels: {team_name(0, None)} {e.levels[0]}, {team_name(1, None)} "
+                 f"{e.levels[1]}; trump rank {e.trump_rank}.")
+
+    def on_redealt(self, e: Redealt) -> None:
+        self.say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
+
+    def on_declared(self, e: Declared) -> None:
+        self.say(Text.assemble((seat_name(e.seat, None), "bold"), " declares ",
+                               cards_text(e.cards)))
+
+    def on_kitty_flipped(self, e: KittyFlipped) -> None:
+        self.say(Text.assemble("Kitty turned up: ", cards_text(e.cards)))
+
+    def on_trump_fixed(self, e: TrumpFixed) -> None:
+        self.trump = self.game.view(None).trump
+        self.say(Text.assemble(("Trump: ", "bold"), trump_text(e.rank, e.suit, True),
+                               f"; starter {seat_name(e.starter, None)}."))
+
+    def on_throw_failed(self, e: ThrowFailed) -> None:
+        self.say(failed_throw_text(e, None))
+
+    def on_game_over(self, e: GameOver) -> None:
+        self.say(Text(f"{team_name(e.winner, None)} win the game after {self.rounds} "
+                      f"rounds (levels {e.levels[0]} / {e.levels[1]}).", style="bold green"))
 
 
 def replay_terminal(

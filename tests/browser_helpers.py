@@ -1,0 +1,225 @@
+"""Helpers for the browser tests (headless Chromium through Playwright): the paths,
+a checked page, the lobby steps, and engine positions served to the client by a fake
+WebSocket server. The `server` and `browser` fixtures are in conftest.py."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import socket
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from shengji import Game
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "src" / "shengji" / "server" / "static"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+LANGS = ["en", "zh", "vi", "th", "ko", "sq", "mn"]
+NAMES = ["Alice", "Bao", "Chen", "Dara"]
+CORNER = {"x": 8, "y": 24}  # the corner index of a hand card: the part no neighbour covers
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def new_page(browser: Any, **ctx: Any) -> Iterator[Any]:
+    ctx.setdefault("locale", "en-US")
+    context = browser.new_context(**ctx)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def create_and_sit(page: Any, base: str, name: str, title: str = "test table") -> str:
+    """Lobby -> new table with fast timings -> sit at seat 0. Returns the table id."""
+    page.goto(base + "/")
+    page.wait_for_selector("#create-form")
+    page.fill("input[name=table-name]", f"{name}'s {title}")
+    page.click("details.options summary")
+    page.fill("input[name=deal_ms]", "0.003")
+    page.fill("input[name=window_ms]", "0.8")
+    page.fill("input[name=bot_delay_ms]", "0.02")
+    page.fill("input[name=round_pause_ms]", "600")
+    page.click("#create-btn")
+    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+    table_id = str(page.url.rsplit("/", 1)[1])
+    page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
+    page.fill("#name-input", name)
+    page.click(".seat[data-seat='0'] .sit-btn")
+    page.wait_for_selector(".seat[data-seat='0'] .you")
+    return table_id
+
+
+STATE_JS = """() => {
+  const m = document.querySelector('main.table-page');
+  if (!m) return null;
+  const hand = [...document.querySelectorAll('#hand .card')].map(e => ({
+    i: Number(e.dataset.index), card: e.dataset.card, ps: e.dataset.ps,
+    sel: e.classList.contains('sel')}));
+  const q = (s) => document.querySelector(s);
+  return {
+    phase: m.dataset.phase, me: m.dataset.me, toAct: m.dataset.toAct,
+    lead: m.dataset.lead, leadSuit: m.dataset.leadSuit, hand,
+    summary: !!q('#summary'),
+    decl: [...document.querySelectorAll('.decl-btn')].map(b => b.dataset.cards),
+    pass: !!q('#pass-btn'), bury: !!q('#bury-btn'),
+    play: q('#play-btn') ? !q('#play-btn').disabled : null,
+  };
+}"""
+
+
+def choose_play(hand: list[dict[str, Any]], lead: str, lead_suit: str) -> list[int]:
+    """A legal play from the DOM (RULES §6.2): follow suit and pairs as far as possible."""
+    if not lead:
+        return [hand[0]["i"]]  # a single is always a legal lead
+    led = lead.split()
+    n = len(led)
+    need_pairs = sum(v // 2 for v in Counter(led).values())
+    in_suit = [h for h in hand if h["ps"] == lead_suit]
+    others = [h for h in hand if h["ps"] != lead_suit]
+    chosen: list[int] = []
+    by_card: dict[str, list[int]] = {}
+    for h in in_suit:
+        by_card.setdefault(h["card"], []).append(h["i"])
+    for idx in by_card.values():
+        if need_pairs and len(idx) >= 2 and len(chosen) + 2 <= n:
+            chosen += idx[:2]
+            need_pairs -= 1
+    for h in in_suit + others:
+        if len(chosen) == n:
+            break
+        if h["i"] not in chosen:
+            chosen.append(h["i"])
+    return chosen
+
+
+# ---------------------------------------------------------------- positions for a fake server
+
+
+def _advance(seed: int, stop: Callable[[Game], bool], limit: int = 5000) -> Game:
+    """Random legal actions from a seeded game until `stop` holds."""
+    g = Game(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if stop(g):
+            return g
+        g.apply(g.random_action(rng))
+    raise AssertionError("position not reached")
+
+
+def _seat_to_act(g: Game) -> int:
+    seat = g.decision().seat
+    assert seat is not None
+    return seat
+
+
+def _leads(g: Game) -> bool:
+    """The player to act leads a trick."""
+    return g.decision().phase == "play" and not g.view(_seat_to_act(g)).lead
+
+
+def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
+    """A server `state` message (docs/WEB_PROTOCOL.md) for seat `you`."""
+    view = g.view(you).to_json()
+    return {
+        "type": "state",
+        "seq": 1,
+        "table": {
+            "id": "fake",
+            "name": "Fake table",
+            "host_seat": 0,
+            "seats": [{"name": n, "kind": "human", "connected": True} for n in NAMES],
+            "status": "playing",
+            "options": view["options"],
+            "settings": {},
+            **table,
+        },
+        "you": you,
+        "is_host": False,
+        "view": view,
+    }
+
+
+class FakeServer:
+    """Answers the client's WebSocket with one state; records what the client sends.
+
+    A test's own fake overrides `answer` (what to reply to one client message) or
+    `check`, and sends later messages with `push`.
+    """
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.sent: list[dict[str, Any]] = []
+        self.ws: Any = None
+
+    def __call__(self, ws: Any) -> None:
+        self.ws = ws
+
+        def on_message(raw: str | bytes) -> None:
+            m = json.loads(raw)
+            self.sent.append(m)
+            self.answer(m)
+
+        ws.on_message(on_message)
+
+    def push(self, msg: dict[str, Any]) -> None:
+        """Send one server message to the client."""
+        self.ws.send(json.dumps(msg))
+
+    def answer(self, m: dict[str, Any]) -> None:
+        """Reply to one client message: the state to hello, `check`'s verdict, and a
+        refusal of the ace of spades citing its rule as a field."""
+        if m["type"] == "hello":
+            self.push(self.state)
+        elif m["type"] == "check":
+            self.push(self.check(m["cards"]))
+        elif m["type"] == "action" and m["action"][0] == "play" and m["action"][2] == "AS":
+            # The rule comes as a field (the engine's IllegalAction.rule), not in the text.
+            self.push({"type": "error", "message": "follow the led suit", "rule": "6.2"})
+
+    def check(self, cards: str) -> dict[str, Any]:
+        """The answer to the client's `check` of `cards` (here: always legal)."""
+        return {"type": "check", "cards": cards, "legal": True, "reason": None}
+
+    def actions(self) -> list[list[Any]]:
+        return [m["action"] for m in self.sent if m["type"] == "action"]
+
+
+def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
+    fake = FakeServer(state)
+    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
+    page.goto(base + "/t/fake")
+    page.wait_for_selector("main.table-page[data-status='playing']")
+    return fake
+
+
+def _lead_state(seed: int) -> tuple[dict[str, Any], list[str]]:
+    """A position where the player to act leads and holds two different cards of a plain suit."""
+    for s in range(seed, seed + 50):
+        g = _advance(s, _leads)
+        seat = _seat_to_act(g)
+        view = g.view(seat)
+        trump = view.trump
+        assert trump is not None
+        for suit in "SHDC":
+            cards = sorted({c.text for c in view.hand if trump.play_suit_of(c) == suit})
+            if len(cards) >= 2:
+                return state_of(g, seat), cards[:2]
+    raise AssertionError("no lead with two cards of one suit")
