@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import events as ev
 from .cards import Card
-from .round import TrickView
+from .results import TrickView
 
 # The hook each narrated event type calls; other events (draws, passes, the kitty
 # taken) carry nothing a log words.
