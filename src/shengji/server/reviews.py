@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from shengji.analysis import Budget, review_round
-from shengji.record import GameRecord
 from shengji.options import RuleOptions
+from shengji.record import GameRecord
 
 #: the search each reviewed decision gets on the server (about 2 s for one seat's round
 #: on one core; `shengji analyse` defaults to the same counts)

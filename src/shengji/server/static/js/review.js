@@ -8,7 +8,7 @@
 import { useState, useEffect } from "../vendor/preact-hooks.mjs";
 import { html, Cards } from "./ui.js";
 import { t, has } from "./i18n.js";
-import { cardList } from "./cards.js";
+import { cardList, prettyCards } from "./cards.js";
 import { getToken } from "./net.js";
 
 export const CLASSES = ["best", "good", "inaccuracy", "mistake", "blunder"];
@@ -21,7 +21,7 @@ const num = (x, d = 1) => Number(x ?? 0).toFixed(d);
 export function reasonText(reading) {
   const r = reading.reason || {};
   const best = reading.candidates[reading.best];
-  const bestCards = best && best.cards.length ? best.cards.join(" ") : t("review.pass");
+  const bestCards = best && best.cards.length ? prettyCards(cardList(best.cards)) : t("review.pass");
   const figures = {
     best: bestCards,
     loss_points: num(r.loss_points),
