@@ -91,7 +91,7 @@ function Verdict({ reading, label }) {
   const best = reading.candidates[reading.best];
   return html`<div class="review-verdict">
     <span class="muted">${label}</span>
-    <span class=${"review-badge cls-" + reading.verdict}>${t("review.class." + reading.verdict)}</span>
+    <span class=${"review-badge cls-" + reading.verdict}>${t(`review.class.${reading.verdict}`)}</span>
     ${reading.best !== reading.played && html`<span class="review-loss">${t("review.loss", { points: num(reading.loss_points), levels: num(reading.loss_levels, 2) })}</span>
       <span class="review-better">${t("review.better")} ${best.cards.length ? html`<${Cards} cards=${cardList(best.cards)} size="xs" overlap=${false} />` : t("review.pass")}</span>`}
   </div>`;
@@ -159,7 +159,7 @@ export function ReviewPanel({ id, ri, finished, tricks, seatName }) {
         ${rv.hindsight_accuracy != null && html` · ${t("review.hindsight_accuracy", { value: num(rv.hindsight_accuracy) })}`}
         <small class="muted"> · ${t("review.budget", { worlds: rv.budget.worlds, rollouts: rv.budget.rollouts })}</small>
       </p>
-      <p class="review-counts">${counts.map(([c, n]) => html`<span class=${"review-badge cls-" + c} data-class=${c}>${t("review.class." + c)} ${n}</span> `)}</p>
+      <p class="review-counts">${counts.map(([c, n]) => html`<span class=${"review-badge cls-" + c} data-class=${c}>${t(`review.class.${c}`)} ${n}</span> `)}</p>
       ${decisions.length > 0 && html`<${LossGraph} decisions=${decisions} tricks=${tricks} />`}
       <label class="review-all"><input type="checkbox" id="review-all" checked=${all} onChange=${(e) => setAll(e.target.checked)} /> ${t("review.all", { n: decisions.length })}</label>
       ${shown.length ? html`<ol class="review-list" id="review-list">${shown.map((d) => html`<${DecisionRow} key=${d.action_index} d=${d} />`)}</ol>` : html`<p class="muted" id="review-clean">${t(decisions.length ? "review.clean" : "review.none")}</p>`}
