@@ -104,3 +104,32 @@ def test_the_review_runs_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.
                        headers={"Authorization": f"Bearer {p.token}"})
         assert r.status_code == 200
         assert threads and threads[0] != loop_thread
+
+
+def test_with_a_worker_pool_the_review_is_computed_there_and_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+    with serve(tmp_path / "db.sqlite", bot_workers=1) as client:
+        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
+        Human(p, table, seed=3).play_until(
+            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
+        freeze(p, table)
+        manager: Any = client.app.state.manager  # type: ignore[attr-defined]
+        submitted: list[str] = []
+        pool = manager._pool()
+        real_submit = pool.submit
+
+        def submit(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            submitted.append(fn.__name__)
+            return real_submit(fn, *args, **kwargs)
+
+        monkeypatch.setattr(pool, "submit", submit)
+        r = client.get(f"/api/tables/{table.id}/review", params={"seat": 0, "round": 1},
+                       headers={"Authorization": f"Bearer {p.token}"})
+        assert r.status_code == 200, r.text
+        assert "compute" in submitted  # in the worker process, not a thread of the loop
+        seed, options = p.call(lambda: (table.seed, table.options))
+        actions = p.call(lambda: [a.to_json() for a in table.game.actions])
+        direct = reviews_module.compute(seed, options, actions, 0, 0, SMALL, 0)
+        assert r.json() == direct
