@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -31,6 +31,7 @@ from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
+from .reviews import REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewCache
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
@@ -462,6 +463,51 @@ def create_app(
             replay_cache.put(key, steps)
         # the table's last messages (not cached: chat does not grow the log)
         return {**steps, "chat": table.chat.history()["messages"]}
+
+    review_cache = ReviewCache()
+    review_limit = WindowLimit(config.replays_per_min)
+
+    @app.get("/api/tables/{table_id}/review", response_model=None)
+    async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=3),
+                     round: int = Query(ge=1)) -> JSONResponse | dict[str, Any]:
+        """One seat's review of a finished round (`round` 1-based; see `reviews`):
+        computed once in the bots' pool, cached by (table, round, seat, log length), rate
+        limited per address like the replay."""
+        from . import reviews
+
+        manager = manager_of(app)
+        wait = review_limit.admit(request.client.host if request.client else "")
+        if wait:
+            return JSONResponse(
+                InputError(f"too many reviews from your address (limit "
+                           f"{review_limit.count} a minute): try again later",
+                           code=RATE_LIMITED).to_json(),
+                status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        table = await manager.read(table_id)
+        if table is None:
+            raise HTTPException(404, "no such table")
+        if table.status in (WAITING, ERROR):
+            return JSONResponse({"detail": "there is no finished round to review at this "
+                                 "table", "code": ROUND_UNFINISHED}, status_code=409)
+        game = table.game
+        round_no = round - 1
+        if not (round_no < game.round_no or (game.is_over and round_no == game.round_no)):
+            return JSONResponse({"detail": f"round {round} is not finished: a review comes "
+                                 "only after the round (RULES §11)", "code": ROUND_UNFINISHED},
+                                status_code=409)
+        if table.status != FINISHED:
+            auth = request.headers.get("authorization", "")
+            token = auth[7:] if auth.lower().startswith("bearer ") else None
+            mine = table.seats[seat]
+            if mine is None or not token_matches(token, mine.get("token_hash")):
+                return JSONResponse({"detail": "while the game is on, a round's review goes "
+                                     "only to the seat it reviews (RULES §11)",
+                                     "code": REVIEW_OWN_SEAT}, status_code=403)
+        actions = [a.to_json() for a in game.actions]
+        key = (table.id, round_no, seat, len(actions))
+        return await review_cache.get_or_compute(key, lambda: manager.review(
+            table.seed, table.options, actions, round_no, seat, reviews.REVIEW_BUDGET,
+            reviews.REVIEW_SEED))
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:

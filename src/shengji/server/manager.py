@@ -121,6 +121,16 @@ class Manager:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), compute, view, seed)
 
+    async def review(self, *args: Any) -> dict[str, Any]:
+        """A round review's JSON (`reviews.compute(*args)`), worked out in the bots' pool;
+        with `bot_workers=0` in a thread: never on the event loop."""
+        from .reviews import compute
+
+        if self.bot_workers <= 0:
+            return await asyncio.to_thread(compute, *args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool(), compute, *args)
+
     async def start(self) -> None:
         """Restore every unfinished table by replaying its log; resume their drivers.
 

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { cardList, trickOf, playSuit, cardLevel, declEntry, prettyCards } from "./cards.js";
 import { displayName } from "./table.js";
 import { First, Prev, Next, Last, Robot } from "./icons.js";
+import { ReviewPanel } from "./review.js";
 
 const POS = ["bottom", "right", "top", "left"];
 const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3, T: 4 };
@@ -154,6 +155,7 @@ export function Replay({ id }) {
       <p>${t("summary.opp_points")}: <b>${res.opponents_points}</b> · ${t("summary.kitty")}: <${Cards} cards=${cardList(res.kitty)} size="xs" overlap=${false} /></p>
       <p>${[0, 1].map((team) => html`<span class=${"chip team-chip team" + team}>${teamLetter(team)} ${(res.levels_before || [])[team]} → ${(res.levels_after || [])[team]}</span> `)}</p>
     </section>`}
+    <${ReviewPanel} id=${id} ri=${ri} finished=${!!res} tricks=${tricks.length} seatName=${seatName} />
     ${(data.chat || []).length > 0 &&
     html`<section class="side-box chat-box" id="replay-chat">
       <h3>${t("chat.title")}</h3>
