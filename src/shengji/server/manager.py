@@ -101,6 +101,25 @@ class Manager:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), _think, agent, view)
 
+    def bot_budgets(self) -> dict[str, Any]:
+        """The searching bots' budgets over this process's live tables (`/api/cluster`'s
+        `bots`): decisions, degraded ones (cut by `bot_cap_ms`), the mean share of the
+        rollouts asked that were done, and the tables with a degraded decision."""
+        decisions = degraded = counted = 0
+        share = 0.0
+        hit: list[str] = []
+        for tid, t in self.tables.items():
+            for b in t.bots.budgets.values():
+                decisions += b.decisions
+                degraded += b.degraded
+                counted += b.counted
+                share += b.share_sum
+            if any(b.degraded for b in t.bots.budgets.values()):
+                hit.append(tid)
+        return {"decisions": decisions, "degraded": degraded,
+                "rollouts_share": round(share / counted, 4) if counted else None,
+                "cap_ms": self.config.bot_cap_ms, "degraded_tables": hit}
+
     def _pool(self) -> Executor:
         """The bots' process pool (started on first use)."""
         if self.pool is None:
