@@ -28,6 +28,6 @@ from .random_agent import RandomAgent
 
 __all__ = [
     "AGENT_KINDS", "LEVEL_ITERS", "LEVELS", "RESEARCH_KINDS", "Agent", "ExpertAgent",
-    "HeuristicAgent", "OmniscientAgent", "RandomAgent", "agent_label", "agent_spec_error", "make_agent",
-    "parse_agent_spec", "table_spec_error",
+    "HeuristicAgent", "OmniscientAgent", "RandomAgent", "agent_label", "agent_spec_error",
+    "make_agent", "parse_agent_spec", "table_spec_error",
 ]

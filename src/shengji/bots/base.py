@@ -20,8 +20,8 @@ from __future__ import annotations
 from ..agent import Agent
 
 __all__ = [
-    "AGENT_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent", "agent_label", "agent_spec_error",
-    "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
+    "AGENT_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent", "agent_label",
+    "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
 ]
 
 #: the milliseconds per decision of the expert's named levels (no `ms`/`iters` given)

@@ -12,12 +12,12 @@ utility is half the levels won (§8.2) and half a smooth reading of the points.
 The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds per
 decision (250 when neither is given). `cap_ms` is a safety cap on the wall clock over
 either: a count budget that the cap cuts short is a *degraded* decision, recorded with
-the rollouts done and asked in `last_search` (what web tables report, issue 35). The kitty is buried the same way (candidates
-from the heuristic's ranking, §4). Declarations (§3.3) are searched too: "not now"
-(a pass) and every legal declaration or overturn meet the same sampled deals — the
-others' cards so far and the rest of the deck, the seat's own later cards included
-(`worlds.sample_deal`) — each finished by the heuristic (declaring, burying,
-playing) on a cloned round.
+the rollouts done and asked in `last_search` (what web tables report, issue 35). The
+kitty is buried the same way (candidates from the heuristic's ranking, §4).
+Declarations (§3.3) are searched too: "not now" (a pass) and every legal
+declaration or overturn meet the same sampled deals — the others' cards so far and
+the rest of the deck, the seat's own later cards included (`worlds.sample_deal`) —
+each finished by the heuristic (declaring, burying, playing) on a cloned round.
 """
 
 from __future__ import annotations
