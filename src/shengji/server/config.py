@@ -123,6 +123,8 @@ class ServerConfig:
                              f"not {self.sqlite_writer!r}")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
+        if self.bot_cap_ms < 1:
+            raise ValueError("bot_cap_ms must be at least 1 (ms)")
         if self.redis_url or self.workers > 1:
             if not (self.db or "").startswith(("postgresql", "postgres:")):
                 raise ValueError("several processes (--redis, --workers) need a PostgreSQL "
