@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .base import (
     AGENT_KINDS,
+    LEVEL_ITERS,
     LEVELS,
     RESEARCH_KINDS,
     Agent,
@@ -26,7 +27,7 @@ from .omniscient import OmniscientAgent
 from .random_agent import RandomAgent
 
 __all__ = [
-    "AGENT_KINDS", "LEVELS", "RESEARCH_KINDS", "Agent", "ExpertAgent", "HeuristicAgent",
-    "OmniscientAgent", "RandomAgent", "agent_label", "agent_spec_error", "make_agent",
-    "parse_agent_spec", "table_spec_error",
+    "AGENT_KINDS", "LEVEL_ITERS", "LEVELS", "RESEARCH_KINDS", "Agent", "ExpertAgent",
+    "HeuristicAgent", "OmniscientAgent", "RandomAgent", "agent_label", "agent_spec_error",
+    "make_agent", "parse_agent_spec", "table_spec_error",
 ]

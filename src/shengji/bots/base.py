@@ -8,7 +8,9 @@ only (`parse_agent_spec`), wherever agents are named (`shengji play`,
 The expert comes at named levels, its search budget per decision (`LEVELS`):
 `fast` (50 ms), `expert` (250 ms) and `master` (1 s); each takes the expert's
 settings (`master:worlds=40`; `workers=2` searches each decision's worlds in two
-processes, the default one). `omniscient` is a research bot that sees every hand
+processes, the default one). Web tables play the levels by rollout count instead
+(`LEVEL_ITERS`, `make_agent(counted=True)`): the same strength however busy the
+machine, under a wall-clock safety cap. `omniscient` is a research bot that sees every hand
 (bots/omniscient.py): the arena and the benchmarks only, refused at tables
 (`table_spec_error`) and labelled as cheating wherever it prints (`agent_label`).
 """
@@ -18,12 +20,18 @@ from __future__ import annotations
 from ..agent import Agent
 
 __all__ = [
-    "AGENT_KINDS", "LEVELS", "RESEARCH_KINDS", "Agent", "agent_label", "agent_spec_error",
-    "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
+    "AGENT_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent", "agent_label",
+    "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
 ]
 
 #: the milliseconds per decision of the expert's named levels (no `ms`/`iters` given)
 LEVELS: dict[str, int] = {"fast": 50, "expert": 250, "master": 1000}
+
+#: the same levels as rollout counts per decision (the honest budget of web tables,
+#: issue 35): LEVELS' milliseconds over the per-rollout CPU measured by
+#: `python bench/search.py --quick` (pure-Python engine, 2026-12-03: 1.82 ms a rollout,
+#: world sampling included; 250 ms -> 137), rounded. A compiled engine does them faster.
+LEVEL_ITERS: dict[str, int] = {"fast": 27, "expert": 140, "master": 550}
 
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
@@ -122,12 +130,17 @@ def agent_spec_error(spec: str) -> str | None:
     return None
 
 
-def make_agent(kind: str, seed: int) -> Agent:
+def make_agent(kind: str, seed: int, *, counted: bool = False,
+               cap_ms: int | None = None) -> Agent:
     """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]",
     the levels "fast" and "master", the arena's "omniscient"), deterministic given `seed`
     (the expert only with an iteration budget); `dmc:PATH` is a trained checkpoint
     (`shengji.learn`, extra `[rl]`); `exec:[ms=N:]COMMAND` an external bot speaking
-    docs/BOT_PROTOCOL.md (`shengji.bots.external`)."""
+    docs/BOT_PROTOCOL.md (`shengji.bots.external`).
+
+    `counted`: a named level given no `ms`/`iters` searches its `LEVEL_ITERS` rollouts
+    rather than its `LEVELS` milliseconds (web tables); `cap_ms`: the expert's wall-clock
+    safety cap (`ExpertAgent.cap_ms`: a search it cuts short is degraded)."""
     if kind.startswith("dmc:") and len(kind) > 4:
         from ..learn.agent import DMCAgent
 
@@ -147,14 +160,18 @@ def make_agent(kind: str, seed: int) -> Agent:
 
         return HeuristicAgent(seed)
     if "ms" not in settings and "iters" not in settings:
-        settings["ms"] = LEVELS.get(name, LEVELS["expert"])
+        if counted:
+            settings["iters"] = LEVEL_ITERS.get(name, LEVEL_ITERS["expert"])
+        else:
+            settings["ms"] = LEVELS.get(name, LEVELS["expert"])
+    extra: dict[str, int] = {} if cap_ms is None else {"cap_ms": cap_ms}
     if name in RESEARCH_KINDS:
         from .omniscient import OmniscientAgent
 
-        return OmniscientAgent(seed, **settings)
+        return OmniscientAgent(seed, **settings, **extra)
     from .expert import ExpertAgent
 
-    return ExpertAgent(seed, **settings)
+    return ExpertAgent(seed, **settings, **extra)
 
 
 def is_agent_kind(kind: str) -> bool:

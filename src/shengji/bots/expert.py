@@ -10,12 +10,14 @@ are paired; clearly worse candidates are dropped as worlds accrue, and the
 heuristic's own move stands unless another beats it by a standard error. The
 utility is half the levels won (§8.2) and half a smooth reading of the points.
 The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds per
-decision (250 when neither is given). The kitty is buried the same way (candidates
-from the heuristic's ranking, §4). Declarations (§3.3) are searched too: "not now"
-(a pass) and every legal declaration or overturn meet the same sampled deals — the
-others' cards so far and the rest of the deck, the seat's own later cards included
-(`worlds.sample_deal`) — each finished by the heuristic (declaring, burying,
-playing) on a cloned round.
+decision (250 when neither is given). `cap_ms` is a safety cap on the wall clock over
+either: a count budget that the cap cuts short is a *degraded* decision, recorded with
+the rollouts done and asked in `last_search` (what web tables report, issue 35). The
+kitty is buried the same way (candidates from the heuristic's ranking, §4).
+Declarations (§3.3) are searched too: "not now" (a pass) and every legal
+declaration or overturn meet the same sampled deals — the others' cards so far and
+the rest of the deck, the seat's own later cards included (`worlds.sample_deal`) —
+each finished by the heuristic (declaring, burying, playing) on a cloned round.
 """
 
 from __future__ import annotations
@@ -93,11 +95,16 @@ class ExpertAgent:
         infer: int = 4,
         endgame: int = 0,
         workers: int = 1,
+        cap_ms: int | None = None,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         self.ms = ms if ms is not None or iters is not None else DEFAULT_MS
         self.iters = iters
+        self.cap_ms = cap_ms
+        # the last decision's search: rollouts asked (None: a time budget) and done, and
+        # whether `cap_ms` cut it short (`_pimc`); None when it did not search
+        self.last_search: dict[str, int | bool | None] | None = None
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
@@ -120,6 +127,7 @@ class ExpertAgent:
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
         self.decisions += 1
+        self.last_search = None
         # Each decision gets its own generator, so that one decision's search does not
         # depend on how much time an earlier one had.
         rng = random.Random(f"{self.seed}:{self.decisions}")
@@ -211,9 +219,13 @@ class ExpertAgent:
         omniscient.py) returns the real round instead."""
         return None
 
-    def _budget(self) -> tuple[int | None, float | None]:
-        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000
-        return self.iters, deadline
+    def _budget(self) -> tuple[int | None, float | None, float | None]:
+        """The rollouts allowed, the time budget's deadline and the safety cap's (either
+        deadline None when not set; `time.perf_counter()` seconds)."""
+        now = time.perf_counter()
+        deadline = None if self.ms is None else now + self.ms / 1000
+        cap = None if self.cap_ms is None else now + self.cap_ms / 1000
+        return self.iters, deadline, cap
 
     def _search_play(self, view: View, rng: random.Random) -> Ids:
         t = view.trump
@@ -272,7 +284,9 @@ class ExpertAgent:
         than `DEVIATE_Z` standard errors of the paired difference: picking the best of
         several noisy means otherwise favours lucky candidates.
         """
-        iters, deadline = self._budget()
+        iters, deadline, cap = self._budget()
+        asked = None if iters is None else iters * scale
+        cut = False
         n = len(cands)
         vals: list[list[float]] = [[] for _ in range(n)]
         active = list(range(n))
@@ -288,13 +302,13 @@ class ExpertAgent:
             done = False
             while not done:
                 seeds = [rng.getrandbits(64) for _ in range(1 + len(helpers))]
-                asked = list(active)
+                which = list(active)
                 for h, seed in zip(helpers, seeds[1:], strict=True):
-                    h.ask(seed, asked)
-                batch = [_one_world(make_world, evaluate, seeds[0], asked)]
+                    h.ask(seed, which)
+                batch = [_one_world(make_world, evaluate, seeds[0], which)]
                 batch += [h.answer() for h in helpers]
                 for got in batch:
-                    kept = [(j, v) for j, v in zip(asked, got, strict=True) if j in active]
+                    kept = [(j, v) for j, v in zip(which, got, strict=True) if j in active]
                     for j, v in kept:
                         vals[j].append(v)
                     n_worlds += 1
@@ -313,10 +327,14 @@ class ExpertAgent:
                         break
                     if deadline is not None and time.perf_counter() >= deadline:
                         break
+                    if cap is not None and time.perf_counter() >= cap:
+                        cut = True  # the count (or time) budget was not spent: degraded
+                        break
                     done = False
         finally:
             for h in helpers:
                 h.close()
+        self.last_search = {"asked": asked, "done": spent, "degraded": cut}
         return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[Knowledge], me: int, seed: int) -> float:

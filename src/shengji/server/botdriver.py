@@ -5,7 +5,9 @@ draw, closing the declaration window, a bot's move after `bot_delay_ms`, a stand
 move once a human's clock runs out, see `clock.TableClock.deadline`) or sleeps until
 then, or until the table's `wake` event. Bots think in a process pool (`Manager.think`);
 a bot that fails or answers with an illegal move is replaced by a legal fallback, so a
-table never freezes.
+table never freezes. Each searching bot's decisions are counted (`BotBudget`): rollouts
+done against those asked, and the degraded ones, cut short by the wall-clock cap (the
+table's `bots`, docs/WEB_PROTOCOL.md).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import logging
 import math
 import os
 import random
+import statistics
 import time
-from typing import TYPE_CHECKING
+from collections import deque
+from typing import TYPE_CHECKING, Any
 
 from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
 from shengji.bots import Agent
@@ -34,6 +38,42 @@ STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has p
 STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
 
 
+KEEP_DECISIONS = 200  # the recent decisions a seat's median of rollouts done is taken over
+
+
+class BotBudget:
+    """One bot seat's search budget as played: its decisions, the rollouts asked and done
+    (`ExpertAgent.last_search`) and how many the wall-clock cap cut short (degraded)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.decisions = 0
+        self.degraded = 0
+        self.asked: int | None = None  # the last decision's (None: a time budget)
+        self.share_sum = 0.0  # sum of done/asked over counted decisions
+        self.counted = 0  # decisions with a rollout count asked
+        self.done: deque[int] = deque(maxlen=KEEP_DECISIONS)
+
+    def record(self, search: dict[str, Any]) -> None:
+        """Count one searched decision (`ExpertAgent.last_search`)."""
+        asked, done = search.get("asked"), int(search.get("done") or 0)
+        self.decisions += 1
+        self.degraded += bool(search.get("degraded"))
+        self.asked = asked if isinstance(asked, int) else None
+        self.done.append(done)
+        if self.asked:
+            self.counted += 1
+            self.share_sum += min(1.0, done / self.asked)
+
+    def json(self, seat: int) -> dict[str, Any]:
+        """This seat's entry of the table's `bots.seats`."""
+        return {
+            "seat": seat, "level": self.kind, "decisions": self.decisions,
+            "degraded": self.degraded, "rollouts_asked": self.asked,
+            "rollouts_done_median": statistics.median(self.done) if self.done else None,
+        }
+
+
 class BotDriver:
     """The bots of one table (by seat), the stand-ins for its humans, and its driver task."""
 
@@ -41,6 +81,7 @@ class BotDriver:
         self.table = table
         self.agents: dict[int, Agent] = {}  # seats played by a bot
         self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
+        self.budgets: dict[int, BotBudget] = {}  # searching bots' decisions, by seat
         self.rng = random.Random(table.seed ^ 0x5EED)  # the fallbacks' random plays
         self.task: asyncio.Task[None] | None = None
         # while the task sleeps: until when (time.monotonic(); inf: no timer, only a
@@ -197,6 +238,17 @@ class BotDriver:
         for agents in (self.agents, self.standin_agents):  # keep the agent's new state
             if agents.get(seat) is agent:
                 agents[seat] = thought
+        search = getattr(thought, "last_search", None) if by is None else None
+        if isinstance(search, dict) and self.agents.get(seat) is thought:
+            seat_info = t.seats[seat]
+            budget = self.budgets.get(seat)
+            kind = seat_info["kind"] if seat_info is not None else "?"
+            if budget is None or budget.kind != kind:
+                budget = self.budgets[seat] = BotBudget(kind)
+            budget.record(search)
+            if search.get("degraded"):
+                log.info("table %s: bot at seat %d: degraded decision (%s of %s rollouts "
+                         "within the cap)", t.id, seat, search.get("done"), search.get("asked"))
         if t.status != PLAYING:
             return
         if deal:
@@ -217,6 +269,19 @@ class BotDriver:
                 log.error(
                     "table %s: fallback at seat %d refused: %s", t.id, seat, err.log_text()
                 )
+
+    def budget_json(self) -> dict[str, Any]:
+        """The table's `bots`: decisions searched, degraded ones, the mean share of the
+        rollouts asked that were done, and each searching seat's entry (`BotBudget`)."""
+        bs = self.budgets
+        counted = sum(b.counted for b in bs.values())
+        return {
+            "decisions": sum(b.decisions for b in bs.values()),
+            "degraded": sum(b.degraded for b in bs.values()),
+            "rollouts_share": (round(sum(b.share_sum for b in bs.values()) / counted, 4)
+                               if counted else None),
+            "seats": [bs[s].json(s) for s in sorted(bs)],
+        }
 
     def _fallback(self, seat: int) -> Action | None:
         t = self.table

@@ -1165,6 +1165,7 @@ class Cluster:
             "relayed": len(self._relayed),
             "remote": len(self._remote),
             "metrics": self.metrics(),
+            "bots": self.manager.bot_budgets(),
         }
 
 

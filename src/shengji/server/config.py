@@ -92,6 +92,9 @@ class ServerConfig:
     bot_workers: int | None = _setting(
         None, "Bot processes (default: one per CPU; 0: bots think on the event loop; "
         "-1: the default).")
+    bot_cap_ms: int = _setting(
+        2000, "Wall-clock cap on one expert decision (ms): web bots search a rollout count "
+        "(bots.LEVEL_ITERS); a search this cuts short is reported as degraded.")
     sqlite_writer: str = _setting(
         "inline", "SQLite writes on the event loop (inline) or through aiosqlite (async).")
     ws_compression: bool = _setting(
@@ -120,6 +123,8 @@ class ServerConfig:
                              f"not {self.sqlite_writer!r}")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
+        if self.bot_cap_ms < 1:
+            raise ValueError("bot_cap_ms must be at least 1 (ms)")
         if self.redis_url or self.workers > 1:
             if not (self.db or "").startswith(("postgresql", "postgres:")):
                 raise ValueError("several processes (--redis, --workers) need a PostgreSQL "

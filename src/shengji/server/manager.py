@@ -80,7 +80,8 @@ class Manager:
 
     def make_agent(self, kind: str, seed: int) -> Agent:
         """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
-        server runs with test bots)."""
+        server runs with test bots); the expert's levels by rollout count
+        (`bots.LEVEL_ITERS`) under the `bot_cap_ms` safety cap."""
         if kind == SLOW_KIND:
             from .slowbot import SlowAgent
 
@@ -88,7 +89,9 @@ class Manager:
         err = table_spec_error(kind)
         if err is not None and kind.partition(":")[0] in RESEARCH_KINDS:
             raise ValueError(err)  # a bot that sees every hand never plays at a table (§11)
-        return make_agent(kind, seed)
+        # the honest budget (issue 35): a named level searches its rollout count, its
+        # strength the same however busy the pool; the cap bounds a person's wait
+        return make_agent(kind, seed, counted=True, cap_ms=self.config.bot_cap_ms)
 
     async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
         """Ask `agent` for its move off the event loop (a process pool sized to the machine;
@@ -97,6 +100,25 @@ class Manager:
             return _think(agent, view)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), _think, agent, view)
+
+    def bot_budgets(self) -> dict[str, Any]:
+        """The searching bots' budgets over this process's live tables (`/api/cluster`'s
+        `bots`): decisions, degraded ones (cut by `bot_cap_ms`), the mean share of the
+        rollouts asked that were done, and the tables with a degraded decision."""
+        decisions = degraded = counted = 0
+        share = 0.0
+        hit: list[str] = []
+        for tid, t in self.tables.items():
+            for b in t.bots.budgets.values():
+                decisions += b.decisions
+                degraded += b.degraded
+                counted += b.counted
+                share += b.share_sum
+            if any(b.degraded for b in t.bots.budgets.values()):
+                hit.append(tid)
+        return {"decisions": decisions, "degraded": degraded,
+                "rollouts_share": round(share / counted, 4) if counted else None,
+                "cap_ms": self.config.bot_cap_ms, "degraded_tables": hit}
 
     def _pool(self) -> Executor:
         """The bots' process pool (started on first use)."""

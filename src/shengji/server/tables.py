@@ -252,7 +252,8 @@ class Table:
 
     def table_info(self) -> dict[str, Any]:
         """The table's public JSON (the `table` of a `state` message): seats, status,
-        options, settings, the running countdown and this round's stand-in actions."""
+        options, settings, the running countdown, this round's stand-in actions and the bots'
+        search budgets as played (`bots`, `BotDriver.budget_json`)."""
         return {
             "id": self.id,
             "name": self.name,
@@ -276,6 +277,7 @@ class Table:
             "claims": [{"seat": c.seat, "name": c.name, "team": seats.accepting_team(self, c.seat)}
                        for c in self.claims.values()],
             "paused": self.paused(),
+            "bots": self.bots.budget_json(),
         }
 
     def paused(self) -> str | None:
