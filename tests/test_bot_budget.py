@@ -132,7 +132,7 @@ def _bots(msg: dict[str, Any]) -> dict[str, Any]:
 def test_a_cut_decision_is_reported_over_the_websocket_and_http(
     tmp_path: Path, workers: int,
 ) -> None:
-    # a 1 ms cap: no expert decision spends its 140 rollouts (one world of several
+    # a 1 ms cap: no expert decision spends its 400 rollouts (one world of several
     # candidates takes longer), so each searched one is degraded; bot_workers=1 thinks
     # in the process pool (the record travels back with the agent)
     with serve(tmp_path / "db.sqlite", bot_cap_ms=1, bot_workers=workers) as client:

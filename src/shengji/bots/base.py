@@ -28,10 +28,11 @@ __all__ = [
 LEVELS: dict[str, int] = {"fast": 50, "expert": 250, "master": 1000}
 
 #: the same levels as rollout counts per decision (the honest budget of web tables,
-#: issue 35): LEVELS' milliseconds over the per-rollout CPU measured by
-#: `python bench/search.py --quick` (pure-Python engine, 2026-12-03: 1.82 ms a rollout,
-#: world sampling included; 250 ms -> 137), rounded. A compiled engine does them faster.
-LEVEL_ITERS: dict[str, int] = {"fast": 27, "expert": 140, "master": 550}
+#: issue 35): LEVELS' milliseconds over the per-rollout CPU of the compiled engine, as
+#: installed, measured by `python bench/search.py --quick` (2026-12-03: 0.61 ms a
+#: rollout, world sampling included; 250 ms -> 410), rounded down. The pure-Python
+#: engine (SHENGJI_PURE=1) takes about 3x as long for the same count (1.82 ms a rollout).
+LEVEL_ITERS: dict[str, int] = {"fast": 80, "expert": 400, "master": 1600}
 
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
