@@ -14,9 +14,9 @@ from shengji.actions import Bury, Declare, Play
 from shengji.analysis import Budget, review_lines, review_round
 from shengji.bots import make_agent
 from shengji.trump import Trump
-from shengji.views import View
 from shengji.tui import Replay, TerminalGame, agents_for, parse_selection
 from shengji.tui.render import cards_text, hand_text
+from shengji.views import View
 
 
 class ScriptedPlayer(io.TextIOBase):
