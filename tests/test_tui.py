@@ -11,10 +11,12 @@ from rich.console import Console
 
 from shengji import Game, GameRecord, IllegalAction, RuleOptions, parse_cards, replay
 from shengji.actions import Bury, Declare, Play
+from shengji.analysis import Budget, review_lines, review_round
 from shengji.bots import make_agent
 from shengji.trump import Trump
 from shengji.tui import Replay, TerminalGame, agents_for, parse_selection
-from shengji.tui.render import hand_text
+from shengji.tui.render import cards_text, hand_text
+from shengji.views import View
 
 
 class ScriptedPlayer(io.TextIOBase):
@@ -71,6 +73,10 @@ class ScriptedPlayer(io.TextIOBase):
         return " ".join(map(str, idx))
 
 
+#: the coach's search in these tests: small, so that a hint or a review takes well under a second
+COACH = Budget(worlds=2, rollouts=1)
+
+
 def run_scripted(seed: int, tmp_path: Path, mistakes: list[str], max_rounds: int = 1,
                  declare: bool = True) -> tuple[TerminalGame, str, ScriptedPlayer]:
     out = io.StringIO()
@@ -80,6 +86,7 @@ def run_scripted(seed: int, tmp_path: Path, mistakes: list[str], max_rounds: int
         game, agents_for("heuristic", "heuristic", seed),
         console=Console(file=out, width=120, color_system=None),
         stdin=cast(TextIO, player), save=tmp_path / "game.json", max_rounds=max_rounds,
+        coach_budget=COACH,
     )
     player.ui = ui
     assert ui.run() == 0
@@ -95,7 +102,7 @@ def test_a_whole_round_through_the_terminal(tmp_path: Path) -> None:
     # The rejected inputs showed the rule and the player tried again.
     assert "there is no card number 99" in text
     assert "'7X' is not a card" in text
-    assert "RULES §6" in text and "The heuristic bot would play" in text
+    assert "RULES §6" in text and "Hint: play " in text
     # The round was shown: declarations, trump, tricks, the summary.
     assert "You declare 2♦" in text and "overturns with" in text and "Trump is final" in text
     assert "Trick  1:" in text and "Round over." in text and "Opponents' points" in text
@@ -300,3 +307,135 @@ def test_replay_of_a_finished_game_narrates_every_round_from_events() -> None:
     winner = ("South+North", "East+West")[game.winner]
     assert f"{winner} win the game after {n} rounds" in text
     assert "End of the record" not in text
+
+
+# ---------------------------------------------------------------- the coach (issue 32)
+class HintFollower(ScriptedPlayer):
+    """Asks for a hint at every decision and then types what the hint printed (the card
+    numbers, the declaration's option, or Enter for "do not declare now"); at the round
+    summary it asks for the review once."""
+
+    def __init__(self, out: io.StringIO, tty: bool = False) -> None:
+        super().__init__(out)
+        self.tty = tty
+        self.hints: list[tuple[str, View]] = []  # each hint line and the view it answered
+        self.reviews = 0
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        line = super().readline(size)
+        if self.tty:
+            self.out.write(line)  # a terminal echoes what is typed
+        return line
+
+    def _answer(self) -> str:
+        assert self.ui is not None
+        lines = self.out.getvalue().rstrip("\n").split("\n")
+        prompt = lines[-1]
+        if prompt.startswith(("Press Enter", "Review this round?")):
+            if self.reviews == 0:
+                self.reviews += 1
+                return "review" if prompt.startswith("Press") else "y"
+            return ""
+        if prompt.startswith("Throw anyway?"):
+            return "y"
+        if not prompt.startswith(("Declare?", "Bury 8 cards", "Your play")):
+            return super()._answer()
+        last = lines[-2] if len(lines) > 1 else ""
+        view = self.ui.game.view(0)
+        if not last.startswith("Hint: "):
+            if self.hints and _same_decision(self.hints[-1][1], view):
+                raise AssertionError("the hint typed was refused:\n" + "\n".join(lines[-4:]))
+            return "hint"
+        self.hints.append((last, view))
+        if last.startswith("Hint: do not declare now"):
+            return ""
+        if last.startswith("Hint: declare "):
+            return last.split("(option ", 1)[1].split(")", 1)[0]
+        return last.split("(cards ", 1)[1].split(")", 1)[0]
+
+
+def _same_decision(a: View, b: View) -> bool:
+    """Whether two views wait for the same decision (nothing was applied in between)."""
+    return (a.phase, a.hand, len(a.tricks), a.cards_left, len(a.declarations)) == (
+        b.phase, b.hand, len(b.tricks), b.cards_left, len(b.declarations))
+
+
+def _coach_run(seed: int, max_rounds: int = 1, tty: bool = False,
+               options: RuleOptions | None = None) -> tuple[TerminalGame, str, HintFollower]:
+    out = io.StringIO()
+    player = HintFollower(out, tty=tty)
+    ui = TerminalGame(
+        Game(seed, options or RuleOptions()), agents_for("heuristic", "heuristic", seed),
+        console=Console(file=out, width=400, color_system=None),
+        stdin=cast(TextIO, player), max_rounds=max_rounds, coach_budget=COACH,
+    )
+    player.ui = ui
+    assert ui.run() == 0
+    return ui, out.getvalue(), player
+
+
+def test_following_every_hint_plays_a_legal_round() -> None:
+    """`hint` at every decision (declarations, the bury when South starts, every play):
+    the suggestion is printed with its reason, and typing it is accepted (legal)."""
+    seen: set[str] = set()
+    for seed in range(8):
+        ui, text, player = _coach_run(seed)
+        assert len(ui.game.results) == 1
+        # (HintFollower fails at once if a hint it typed was refused)
+        kinds = {ln.split()[1] for ln, _ in player.hints}
+        seen |= kinds
+        plays = [(ln, v) for ln, v in player.hints if ln.startswith("Hint: play ")]
+        assert len(plays) == len(_finished_tricks(text))  # one per trick: all followed
+        assert all("points better than the next option" in ln or "only legal choice" in ln
+                   for ln, _ in plays)
+        # the hint matches the search from South's view alone (the web Hint's `suggest`)
+        from shengji.analysis import suggest
+
+        ln, v = plays[0]
+        h = suggest(v, COACH, seed=ui.hint_seed)
+        assert ln.startswith("Hint: play " + cards_text(parse_cards(" ".join(h.cards))).plain)
+        assert h.text in ln
+        if {"bury", "declare"} <= seen:
+            break
+    assert {"play", "bury", "declare"} <= seen, seen
+
+
+def test_review_at_the_round_summary_prints_the_analyse_lines(tmp_path: Path) -> None:
+    """`review` at the summary prints, with a progress line, the lines of `shengji
+    analyse` for that round and seat: classes, the better play, and the accuracy."""
+    ui, text, player = _coach_run(3, max_rounds=2)
+    assert player.reviews == 1 and len(ui.game.results) == 2
+    assert "analysing 0/" in text and "analysing 5/" in text
+    review = review_round(ui.game.record, 0, 0, COACH, seed=ui.hint_seed)
+    lines = review_lines(review)
+    assert lines[0].startswith("Round 1, seat 0:") and lines[-1].startswith("Accuracy: ")
+    assert "with hindsight" in lines[-1]  # the round is over: hindsight is shown
+    assert all(ln in text for ln in lines)
+    assert text.index(lines[-1]) < text.index("Round 2")  # before the next round starts
+    classes = {d.knowledge.verdict for d in review.decisions}
+    assert classes and all(f" {c} " in text for c in classes)
+    # the same text as `shengji analyse` on the saved record
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    path = tmp_path / "g.json"
+    ui.game.record.save(path)
+    res = CliRunner().invoke(app, ["analyse", str(path), "--round", "1", "--worlds", "2",
+                                   "--rollouts", "1", "--seed", str(ui.hint_seed)],
+                             env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    assert [ln.rstrip() for ln in res.output.splitlines()] == lines
+
+
+def test_the_last_round_offers_the_review_at_a_terminal_only() -> None:
+    """After the last round a person at a terminal is asked "Review this round? [y/N]";
+    piped input is never asked (a script's input is not consumed)."""
+    _, text, player = _coach_run(2, tty=True)
+    assert "Review this round? [y/N]" in text and player.reviews == 1
+    assert "analysing 0/" in text and "Accuracy: " in text
+    _, text, player = _coach_run(2, tty=False)
+    assert "Review this round?" not in text and player.reviews == 0

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -527,19 +527,25 @@ def _positions(record: GameRecord, round_no: int, seat: int
 
 
 def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | None = None,
-                 seed: int = 0, hindsight: bool = True) -> RoundReview:
+                 seed: int = 0, hindsight: bool = True,
+                 progress: Callable[[int, int], None] | None = None) -> RoundReview:
     """Review `seat`'s bury and plays in round `round_no` (0-based) of `record`.
 
     The hindsight reading is added only when the record finishes the round (and
     `hindsight` is true). Decisions with a single legal move are skipped (nothing to
-    choose). Raises `IllegalAction` for a record that does not replay or lacks the round.
+    choose). `progress(done, total)` is called before the first and after each of the
+    seat's decisions in the round (forced ones included), for a line such as
+    "analysing 12/27". Raises `IllegalAction` for a record that does not replay or
+    lacks the round.
     """
     if seat not in range(4):
         raise IllegalAction(f"no seat {seat}: seats are 0-3")
     budget = budget or Budget()
     positions, finished = _positions(record, round_no, seat)
     review = RoundReview(seat, round_no, seed, budget, finished)
-    for i, kind, view, true, a in positions:
+    for n, (i, kind, view, true, a) in enumerate(positions, 1):
+        if progress is not None:
+            progress(n - 1, len(positions))
         played = () if isinstance(a, Pass) else tuple(sorted(c.id for c in a.cards))
         dseed = hash_seed(seed, i)
         cands = candidates(view, kind, played, budget, dseed)
@@ -558,6 +564,8 @@ def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | 
             position = 0 if cur is None else len(cur.plays)
         review.decisions.append(Decision(i, kind, trick, position,
                                          [str(CARDS[x]) for x in played], k, h))
+    if progress is not None:
+        progress(len(positions), len(positions))
     return review
 
 

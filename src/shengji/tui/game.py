@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -52,6 +52,9 @@ from .render import (
     trump_text,
 )
 
+if TYPE_CHECKING:  # the analysis layer is imported when the coach is first asked
+    from ..analysis import Budget, RoundReview
+
 HELP = """\
 Commands at any prompt:
   cards        by notation (10H 10H, as, bj) or by the numbers shown next to your cards (3 4);
@@ -59,8 +62,10 @@ Commands at any prompt:
                BJ is the black joker, RJ the red joker (the highest trump)
   last         the last trick          tricks   every trick of this round
   hand         your hand               score    points and levels
-  hint         what the heuristic bot would do in your place
+  hint         the coach's suggestion and its reason (searched from your view only)
   help         this text               quit     save (with --save) and stop
+At a round's end:
+  review       the coach's review of your decisions in that round (as `shengji analyse`)
 """
 
 
@@ -82,6 +87,7 @@ class TerminalGame(Narrator):
         save: Path | None = None,
         max_rounds: int | None = None,
         hint_seed: int = 0,
+        coach_budget: Budget | None = None,
     ) -> None:
         if human in agents or sorted([*agents, human]) != [0, 1, 2, 3]:
             raise ValueError("agents must cover the three seats other than the human's")
@@ -94,7 +100,10 @@ class TerminalGame(Narrator):
         self.max_rounds = max_rounds
         self._header_shown = -1  # the round whose header was printed
         self._trump: Trump | None = None  # the final trump of this round, once fixed
-        self.hint_agent = make_agent("heuristic", hint_seed)
+        self.hint_seed = hint_seed
+        # the search of the hint and the review (None: the analysis layer's defaults)
+        self.coach_budget = coach_budget
+        self._reviews: dict[int, RoundReview] = {}  # round (0-based) -> its review
         self.player = _HumanAgent(self)
         self.agents: list[Agent] = [
             self.player if s == human else agents[s] for s in range(4)
@@ -262,10 +271,46 @@ class TerminalGame(Narrator):
         self.say("")
         self.say(result_text(result, self.human, trump))
         self._save(announce=False)
+        round_no = len(self.game.results) - 1
         if not self.game.is_over and (
             self.max_rounds is None or len(self.game.results) < self.max_rounds
         ):
-            self.ask("Press Enter for the next round (or 'quit')> ")
+            while self.ask(
+                "Press Enter for the next round, 'review' for the coach's review of this "
+                "one (or 'quit')> "
+            ).lower() == "review":
+                self.show_review(round_no)
+        elif self._tty:  # the last round: offered only to a person at a terminal
+            try:
+                answer = self.ask("Review this round? [y/N]> ").lower()
+            except QuitGame:
+                return
+            if answer in ("y", "yes", "review"):
+                self.show_review(round_no)
+
+    def show_review(self, round_no: int) -> RoundReview:
+        """Print the coach's review of the human's decisions in round `round_no` (0-based),
+        the same lines as `shengji analyse`, with a progress line while it runs. The
+        round is over, so the hindsight reading is shown too (the seat's own round)."""
+        from ..analysis import Budget, review_lines, review_round
+
+        review = self._reviews.get(round_no)
+        if review is None:
+            live = self.console.is_terminal
+
+            def progress(done: int, total: int) -> None:
+                # a terminal redraws one line; a log gets one line per 5 decisions
+                if live or done in (0, total) or done % 5 == 0:
+                    self.console.print(Text(f"analysing {done}/{total}", style="dim"),
+                                       end="\r" if live and done < total else "\n")
+
+            review = review_round(self.game.record, round_no, self.human,
+                                  self.coach_budget or Budget(), seed=self.hint_seed,
+                                  progress=progress)
+            self._reviews[round_no] = review
+        for line in review_lines(review):
+            self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+        return review
 
     def _save(self, announce: bool = True) -> None:
         if self.save is not None:
@@ -352,14 +397,46 @@ class TerminalGame(Narrator):
                 self.say(Text.assemble("Point cards taken by the opponents: ",
                                        cards_text(view.point_cards)))
         elif low == "hint":
-            action = self.hint_agent.act(view)
-            if isinstance(action, (Play, Bury, Declare)):
-                self.say(Text.assemble("The heuristic bot would play ", cards_text(action.cards)))
-            else:
-                self.say("The heuristic bot would pass.")
+            self.show_hint(view)
         else:
             return False
         return True
+
+    def show_hint(self, view: View) -> None:
+        """Print the coach's suggestion for the decision in `view` (the human's view only:
+        `analysis.suggest`, the web Hint's search) with its measured reason."""
+        from ..analysis import HINT_BUDGET, suggest
+
+        try:
+            hint = suggest(view, self.coach_budget or HINT_BUDGET, seed=self.hint_seed)
+        except IllegalAction as e:
+            self.say(Text(str(e), style="yellow"))
+            return
+        line = Text("Hint: ", style="bold")
+        cards = parse_cards(" ".join(hint.cards)) if hint.cards else []
+        if not cards:
+            line.append("do not declare now")
+        else:
+            line.append(f"{hint.kind} ")
+            line.append_text(cards_text(cards))
+            if hint.kind == "declare":
+                ids = sorted(c.id for c in cards)
+                options = view.legal_declarations()
+                k = next((k for k, o in enumerate(options, 1)
+                          if sorted(c.id for c in o) == ids), None)
+                if k is not None:
+                    line.append(f" (option {k})", style="dim")
+            else:
+                numbers = self.hand_numbers(view)
+                picked: list[int] = []
+                for c in cards:
+                    n = next((n for n, x in numbers.items() if x == c and n not in picked),
+                             None)
+                    if n is not None:
+                        picked.append(n)
+                line.append(f" (cards {' '.join(map(str, picked))})", style="dim")
+        line.append(f" — {hint.text}.")
+        self.say(line)
 
 
 def parse_selection(text: str, order: Sequence[Card] | Mapping[int, Card]) -> list[Card]:
@@ -591,8 +668,10 @@ def play_terminal(
     console: Console | None = None,
     stdin: TextIO | None = None,
     max_rounds: int | None = None,
+    coach_budget: Budget | None = None,
 ) -> int:
-    """Entry point of `shengji play`: a whole game with the human at South (seat 0)."""
+    """Entry point of `shengji play`: a whole game with the human at South (seat 0);
+    `coach_budget` is the search of the `hint` and `review` commands."""
     import sys
 
     assert isinstance(options, RuleOptions)
@@ -605,6 +684,7 @@ def play_terminal(
         save=save,
         max_rounds=max_rounds,
         hint_seed=seed,
+        coach_budget=coach_budget,
     )
     return ui.run()
 
