@@ -67,6 +67,17 @@ def create_and_sit(page: Any, base: str, name: str, title: str = "test table") -
     return table_id
 
 
+def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
+    """Lobby -> new table (fast timings) -> sit at seat 0 -> three bots. Returns the table id."""
+    table_id = create_and_sit(page, base, name)
+    token = page.evaluate(f"localStorage.getItem('shengji.token.{table_id}')")
+    assert token, "the seat token is kept in localStorage"
+    for seat, kind in ((1, "heuristic"), (2, "random"), (3, "heuristic")):
+        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
+        page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+    return table_id
+
+
 STATE_JS = """() => {
   const m = document.querySelector('main.table-page');
   if (!m) return null;

@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import FakeServer, _advance, new_page, state_of
 from shengji import Game
 from shengji.counter import card_counter
-from test_browser import browser, new_page, server  # noqa: F401 (pytest fixtures)
-from test_browser_table import FakeServer, _advance, state_of
 
 browser_only = pytest.mark.browser
 

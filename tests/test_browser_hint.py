@@ -19,15 +19,17 @@ from typing import Any
 
 import pytest
 
-from shengji.analysis import suggest
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
+from browser_helpers import (
+    CORNER,
     STATIC,
-    browser,
+    _advance,
+    _leads,
+    _seat_to_act,
     create_table_and_sit,
     new_page,
-    server,
+    state_of,
 )
-from test_browser_table import CORNER, _advance, _leads, _seat_to_act, state_of
+from shengji.analysis import suggest
 
 browser_only = pytest.mark.browser
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import new_page
 from shengji import Game
 from shengji.analysis import Budget, review_round
 from shengji.bots.heuristic import HeuristicAgent
@@ -27,11 +28,6 @@ from shengji.bots.random_agent import RandomAgent
 from shengji.driver import step
 from shengji.record import GameRecord
 from shengji.server.replay import replay_payload
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
-    browser,
-    new_page,
-    server,
-)
 
 browser_only = pytest.mark.browser
 SMALL = Budget(worlds=2, rollouts=1, candidates=3)
