@@ -481,3 +481,42 @@ def stored_chat(db_path: str | os.PathLike[str], table_id: str) -> int:
         return int(row.fetchone()[0])
     finally:
         con.close()
+
+
+class StoreMirror:
+    """The game as a test reads it back from a store, to pick legal moves for seat 0.
+
+    A subclass says how its store lists the actions (`stored`); the moves are the same
+    for every store: pass in the deal, bury the first eight, play a random legal play."""
+
+    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+        from shengji import Game, RuleOptions
+
+        self.game = Game(seed, RuleOptions.from_json(options))
+        self.rng = random.Random(0)
+
+    def stored(self, start: int, stop: int) -> list[Any]:
+        """The stored actions `start` to `stop` (as JSON), in order."""
+        raise NotImplementedError
+
+    def catch_up(self, seq: int) -> None:
+        """Apply the stored actions up to `seq`."""
+        from shengji.actions import action_from_json
+
+        for a in self.stored(len(self.game.actions), seq):
+            self.game.apply(action_from_json(a))
+        assert len(self.game.actions) == seq
+
+    def move(self, msg: Msg) -> list[Any] | None:
+        """Seat 0's move for this state, if it is seat 0's turn."""
+        v = msg["view"]
+        if v["to_act"] != 0:
+            return None
+        if v["phase"] == "declare":
+            return ["pass", 0]
+        if v["phase"] == "kitty":
+            return ["bury", 0, " ".join(v["hand"][:8])]
+        if v["phase"] == "play":
+            self.catch_up(msg["seq"])
+            return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
+        return None
