@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from browser_helpers import create_and_sit, new_page
 from server_harness import WSPlayer, new_table, serve, table_of
 from shengji import Round
 from shengji.arena import play_game_outcome, results_table, run_pairing
@@ -24,7 +25,6 @@ from shengji.bots import (
     table_spec_error,
 )
 from shengji.cli import app
-from test_browser import browser, create_and_sit, new_page, server  # noqa: F401 (fixtures)
 
 OMNI = "omniscient:iters=8,candidates=3"
 
@@ -125,7 +125,7 @@ def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> Non
 
 
 def test_the_web_host_seats_the_fast_and_master_levels(
-    server: str, browser: Any,  # noqa: F811 (the fixtures of test_browser)
+    server: str, browser: Any,
 ) -> None:
     with new_page(browser) as page:
         create_and_sit(page, server, "Ana")

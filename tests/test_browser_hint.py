@@ -10,7 +10,6 @@ search's (`shengji.analysis.suggest` on that seat's view). Clicking Hint sends
 player's language; a table with hints off shows no button.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import json
@@ -19,15 +18,9 @@ from typing import Any
 
 import pytest
 
+from browser_helpers import CORNER, STATIC, _advance, _leads, _seat_to_act, new_page, state_of
 from shengji.analysis import suggest
-from test_browser import (  # noqa: F401 (server and browser are pytest fixtures)
-    STATIC,
-    browser,
-    create_table_and_sit,
-    new_page,
-    server,
-)
-from test_browser_table import CORNER, _advance, _leads, _seat_to_act, state_of
+from test_browser import create_table_and_sit
 
 browser_only = pytest.mark.browser
 
