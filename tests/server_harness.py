@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import random
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -236,6 +237,18 @@ def new_table(client: TestClient, **body: Any) -> tuple[str, str]:
     assert r.status_code == 200, r.text
     data = r.json()
     return str(data["id"]), str(data["host_token"])
+
+
+def bots_table(client: TestClient, kind: str = "random") -> tuple[str, str, WSPlayer]:
+    """A table with `kind` bots in all four seats, its host connected to watch (not
+    seated): (id, host token, the host's connection). Not started yet."""
+    tid, host = new_table(client)
+    h = WSPlayer(client, tid)
+    h.hello(host)
+    for seat in range(4):
+        h.send({"type": "bot", "seat": seat, "kind": kind})
+        h.until(lambda m: m["type"] == "state")
+    return tid, host, h
 
 
 def host_table(
@@ -520,3 +533,13 @@ class StoreMirror:
             self.catch_up(msg["seq"])
             return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
         return None
+
+
+def end_process(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
+    """Stop a server the test started: SIGTERM, `grace` seconds to exit, then SIGKILL."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)

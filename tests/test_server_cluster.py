@@ -35,7 +35,7 @@ import_or_skip("redis", "the cluster extra (redis-py) is not installed")
 import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
-from server_harness import StoreMirror, service_or_skip, skip_or_fail  # noqa: E402
+from server_harness import StoreMirror, end_process, service_or_skip, skip_or_fail  # noqa: E402
 from server_harness import next_state as state  # noqa: E402
 from server_harness import recv_json as recv  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
@@ -138,12 +138,7 @@ class Worker:
         if self.proc is None or self.proc.poll() is not None:
             return
         os.kill(self.proc.pid, signal.SIGCONT)
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+        end_process(self.proc, 15)
 
 
 @pytest.fixture()

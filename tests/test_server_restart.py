@@ -17,7 +17,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from server_harness import StoreMirror
+from server_harness import StoreMirror, end_process
 from server_harness import next_state as state
 from server_harness import recv_json as recv
 
@@ -68,12 +68,7 @@ class Server:
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+            end_process(self.proc)
 
 
 @pytest.fixture()

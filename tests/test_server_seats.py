@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from server_harness import WSPlayer, new_table, serve
+from server_harness import WSPlayer, bots_table, new_table, serve
 
 
 def is_state(m: dict[str, Any]) -> bool:
@@ -87,12 +87,7 @@ def test_a_bot_seat_claimed_with_no_opponent_to_ask_waits_for_the_round_end(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite") as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)  # the host watches with its token; four bots play
-        for seat in range(4):
-            h.send({"type": "bot", "seat": seat, "kind": "random"})
-            h.until(is_state)
+        tid, host, h = bots_table(client)  # the host watches with its token; four bots play
         h.send({"type": "start"})
         h.until(playing)
         h.send({"type": "seat_link", "seat": 2})
