@@ -18,34 +18,35 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import CORNER, STATIC, _advance, _leads, _seat_to_act, new_page, state_of
+from browser_helpers import (
+    CORNER,
+    STATIC,
+    FakeServer,
+    _advance,
+    _leads,
+    _seat_to_act,
+    new_page,
+    state_of,
+)
 from shengji.analysis import suggest
 from test_browser import create_table_and_sit
 
 browser_only = pytest.mark.browser
 
 
-class HintServer:
+class HintServer(FakeServer):
     """One state, then a real hint for that seat's view whenever the client asks."""
 
     def __init__(self, state: dict[str, Any], hint: dict[str, Any]) -> None:
-        self.state = state
+        super().__init__(state)
         self.hint = hint
-        self.sent: list[dict[str, Any]] = []
 
-    def __call__(self, ws: Any) -> None:
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "hint":
-                ws.send(json.dumps({"type": "hint", "seq": self.state["seq"], **self.hint}))
-            elif m["type"] == "check":
-                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True,
-                                    "reason": None}))
-
-        ws.on_message(on_message)
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state to hello, the hint to hint, always legal to check; nothing else."""
+        if m["type"] == "hint":
+            self.push({"type": "hint", "seq": self.state["seq"], **self.hint})
+        elif m["type"] in ("hello", "check"):
+            super().answer(m)
 
 
 def _open(page: Any, base: str, fake: HintServer) -> None:
