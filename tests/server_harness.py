@@ -239,6 +239,18 @@ def new_table(client: TestClient, **body: Any) -> tuple[str, str]:
     return str(data["id"]), str(data["host_token"])
 
 
+def seated_host(
+    client: TestClient, seat: int = 0, name: str = "Host"
+) -> tuple[str, str, WSPlayer]:
+    """A new table with its host connected and seated at `seat` as `name`:
+    (id, host token, the host's connection)."""
+    tid, host = new_table(client)
+    p = WSPlayer(client, tid)
+    p.hello(host)
+    p.sit(seat, name)
+    return tid, host, p
+
+
 def bots_table(client: TestClient, kind: str = "random") -> tuple[str, str, WSPlayer]:
     """A table with `kind` bots in all four seats, its host connected to watch (not
     seated): (id, host token, the host's connection). Not started yet."""
@@ -474,6 +486,20 @@ def recv_json(ws: Any, timeout: float = 20.0) -> dict[str, Any]:
     """The next message of a synchronous `websockets` client connection, parsed."""
     msg: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
     return msg
+
+
+def sit_with_bots(ws: Any, host: str) -> str:
+    """On a raw WebSocket client: the host says hello, sits at seat 0 as "Me", puts
+    random bots in seats 1-3 and starts; returns seat 0's token."""
+    ws.send(json.dumps({"type": "hello", "token": host}))
+    next_state(ws)
+    ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
+    token = next(m for m in iter(lambda: recv_json(ws), None) if m["type"] == "seated")["token"]
+    for seat in (1, 2, 3):
+        ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
+        next_state(ws)
+    ws.send(json.dumps({"type": "start"}))
+    return str(token)
 
 
 def next_state(ws: Any) -> dict[str, Any]:

@@ -35,7 +35,13 @@ import_or_skip("redis", "the cluster extra (redis-py) is not installed")
 import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
-from server_harness import StoreMirror, end_process, service_or_skip, skip_or_fail  # noqa: E402
+from server_harness import (  # noqa: E402
+    StoreMirror,
+    end_process,
+    service_or_skip,
+    sit_with_bots,
+    skip_or_fail,
+)
 from server_harness import next_state as state  # noqa: E402
 from server_harness import recv_json as recv  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
@@ -281,14 +287,7 @@ def test_kill_9_of_an_owner_moves_its_tables_losing_and_repeating_nothing(
     bot_tables = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(6)]
     tid, host = new_table(a, bots=0)
     with connect(c.ws(tid)) as ws:  # a human on C at a table A owns
-        ws.send(json.dumps({"type": "hello", "token": host}))
-        state(ws)
-        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
-        token = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")["token"]
-        for seat in (1, 2, 3):
-            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
-            state(ws)
-        ws.send(json.dumps({"type": "start"}))
+        token = sit_with_bots(ws, host)
         mirror = Mirror(db, tid)
         m = play_seat0(ws, mirror, until_seq=120)
         seen = m["seq"]

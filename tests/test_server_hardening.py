@@ -18,6 +18,7 @@ from server_harness import (
     bots_table,
     new_table,
     on_loop,
+    seated_host,
     serve,
     stored_actions,
     table_of,
@@ -237,10 +238,7 @@ def test_a_vacated_seat_is_taken_only_with_a_one_time_link_by_someone_new(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite", deal_ms=20, window_ms=60_000) as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        h.sit(0, "Host")
+        tid, host, h = seated_host(client, 0, "Host")
         guest, other = WSPlayer(client, tid), WSPlayer(client, tid)
         guest.hello()
         guest.sit(1, "Guest")

@@ -17,9 +17,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from server_harness import StoreMirror, end_process
+from server_harness import StoreMirror, end_process, sit_with_bots
 from server_harness import next_state as state
-from server_harness import recv_json as recv
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -107,14 +106,7 @@ def test_kill_9_mid_trick_then_restart_resumes_the_same_table(server: Server) ->
     tid, host = r.json()["id"], r.json()["host_token"]
     url = f"ws://127.0.0.1:{server.port}/ws/{tid}"
     with connect(url) as ws:
-        ws.send(json.dumps({"type": "hello", "token": host}))
-        state(ws)
-        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
-        token = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")["token"]
-        for seat in (1, 2, 3):
-            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
-            state(ws)
-        ws.send(json.dumps({"type": "start"}))
+        token = sit_with_bots(ws, host)
         mirror = Mirror(server.db, tid)
         acted = -1
         while True:  # play seat 0 until it must follow in the middle of a trick
