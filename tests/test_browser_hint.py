@@ -26,6 +26,7 @@ from browser_helpers import (
     _leads,
     _seat_to_act,
     new_page,
+    show_fake,
     state_of,
 )
 from shengji.analysis import suggest
@@ -49,12 +50,6 @@ class HintServer(FakeServer):
             super().answer(m)
 
 
-def _open(page: Any, base: str, fake: HintServer) -> None:
-    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-    page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='playing']")
-
-
 @browser_only
 @pytest.mark.timeout(90)
 def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, browser: Any) -> None:
@@ -66,7 +61,7 @@ def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, brow
     en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = HintServer(st, hint)
-        _open(page, server, fake)
+        show_fake(page, server, fake)
         # a card picked by hand first: the hint replaces the selection
         page.locator("#hand .card").first.click(position=CORNER)
         page.click("#hint-btn")
@@ -89,7 +84,7 @@ def test_no_hint_button_where_hints_are_off(server: str, browser: Any) -> None:
     seat = _seat_to_act(g)
     st = state_of(g, seat, settings={"hints": False})
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        _open(page, server, HintServer(st, {}))
+        show_fake(page, server, HintServer(st, {}))
         page.wait_for_selector("#play-btn")
         assert page.locator("#hint-btn").count() == 0
 

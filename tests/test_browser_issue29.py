@@ -25,6 +25,7 @@ from browser_helpers import (
     _seat_to_act,
     new_page,
     open_table,
+    show_fake,
     state_of,
 )
 
@@ -415,9 +416,7 @@ def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
     st["table"]["clock"] = {"kind": "turn", "seat": me, "remaining_ms": 25_000, "total_ms": 30_000}
     fake = PushServer(st)
     with new_page(browser, viewport=size) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("main.table-page[data-status='playing']")
+        show_fake(page, server, fake)
         for c in two:
             page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)
         page.wait_for_selector("#play-btn:not([disabled])")
