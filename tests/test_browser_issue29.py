@@ -22,7 +22,6 @@ from browser_helpers import (
     STATIC,
     FakeServer,
     _advance,
-    _seat_to_act,
     new_page,
     open_table,
     show_fake,
@@ -50,12 +49,6 @@ def wait_until(page: Any, pred: Any, timeout_s: float = 10) -> None:
 def set_lang(page: Any, base: str, lang: str) -> None:
     page.goto(base + "/")
     page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
-
-
-@pytest.fixture(scope="module")
-def play_state() -> dict[str, Any]:
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
-    return state_of(g, _seat_to_act(g))
 
 
 # ------------------------------------------------ item 2: "declarers" is the team only
