@@ -12,7 +12,7 @@ import socket
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from shengji import Game
 
@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "shengji" / "server" / "static"
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
+F = TypeVar("F")  # a fake server: what answers the page's WebSocket
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 LANGS = ["en", "zh", "vi", "th", "ko", "sq", "mn"]
 NAMES = ["Alice", "Bao", "Chen", "Dara"]
@@ -213,12 +214,18 @@ class FakeServer:
         return [m["action"] for m in self.sent if m["type"] == "action"]
 
 
-def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
-    fake = FakeServer(state)
+def show_fake(page: Any, base: str, fake: F) -> F:
+    """Route the page's WebSocket to `fake`, open the fake table and wait until it shows
+    a game in play; returns `fake`."""
     page.route_web_socket(re.compile(r".*/ws/.*"), fake)
     page.goto(base + "/t/fake")
     page.wait_for_selector("main.table-page[data-status='playing']")
     return fake
+
+
+def open_table(page: Any, base: str, state: dict[str, Any]) -> FakeServer:
+    """The fake table answering with `state` (see `show_fake`)."""
+    return show_fake(page, base, FakeServer(state))
 
 
 def _lead_state(seed: int) -> tuple[dict[str, Any], list[str]]:

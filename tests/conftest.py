@@ -81,11 +81,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        from server_harness import end_process
+
+        end_process(proc)
         log.close()
 
 
@@ -103,3 +101,13 @@ def browser(server: str, _playwright: Any) -> Iterator[Any]:
     finally:
         with contextlib.suppress(Exception):  # a browser that crashed is already gone
             b.close()
+
+
+@pytest.fixture(scope="module")
+def play_state() -> dict[str, Any]:
+    """A browser test file's mid-round state: five tricks played, for the seat to act
+    (who leads or follows). Per file; a test that changes it deep-copies it first."""
+    from browser_helpers import _advance, _seat_to_act, state_of
+
+    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    return state_of(g, _seat_to_act(g))

@@ -140,3 +140,25 @@ def round_result(
     play_trick(rnd, *(hands[(leader + k) % 4] for k in range(4)))
     assert rnd.result is not None and rnd.result.last_trick_winner == leader
     return rnd.result
+
+
+def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
+    """The round with every card `seat` may not see (other hands, the kitty if it is
+    not the starter) shuffled among those places; hand sizes are kept."""
+    pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
+            for _ in range(n)]
+    hide_kitty = seat != rnd.starter
+    if hide_kitty:
+        pool += list(rnd.kitty)
+    rng.shuffle(pool)
+    hands = [list(rnd.hand_counts(s)) for s in range(4)]
+    k = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        h = [0] * 54
+        for i in pool[k : k + rnd.hand_sizes[s]]:
+            h[i] += 1
+        hands[s] = h
+        k += rnd.hand_sizes[s]
+    return rnd.with_hidden(hands, kitty=pool[k : k + 8] if hide_kitty else None)

@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import random
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -238,6 +239,30 @@ def new_table(client: TestClient, **body: Any) -> tuple[str, str]:
     return str(data["id"]), str(data["host_token"])
 
 
+def seated_host(
+    client: TestClient, seat: int = 0, name: str = "Host"
+) -> tuple[str, str, WSPlayer]:
+    """A new table with its host connected and seated at `seat` as `name`:
+    (id, host token, the host's connection)."""
+    tid, host = new_table(client)
+    p = WSPlayer(client, tid)
+    p.hello(host)
+    p.sit(seat, name)
+    return tid, host, p
+
+
+def bots_table(client: TestClient, kind: str = "random") -> tuple[str, str, WSPlayer]:
+    """A table with `kind` bots in all four seats, its host connected to watch (not
+    seated): (id, host token, the host's connection). Not started yet."""
+    tid, host = new_table(client)
+    h = WSPlayer(client, tid)
+    h.hello(host)
+    for seat in range(4):
+        h.send({"type": "bot", "seat": seat, "kind": kind})
+        h.until(lambda m: m["type"] == "state")
+    return tid, host, h
+
+
 def host_table(
     client: TestClient, bots: dict[int, str], human_seat: int = 0, *, start: bool = True,
     **body: Any,
@@ -463,6 +488,20 @@ def recv_json(ws: Any, timeout: float = 20.0) -> dict[str, Any]:
     return msg
 
 
+def sit_with_bots(ws: Any, host: str) -> str:
+    """On a raw WebSocket client: the host says hello, sits at seat 0 as "Me", puts
+    random bots in seats 1-3 and starts; returns seat 0's token."""
+    ws.send(json.dumps({"type": "hello", "token": host}))
+    next_state(ws)
+    ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
+    token = next(m for m in iter(lambda: recv_json(ws), None) if m["type"] == "seated")["token"]
+    for seat in (1, 2, 3):
+        ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
+        next_state(ws)
+    ws.send(json.dumps({"type": "start"}))
+    return str(token)
+
+
 def next_state(ws: Any) -> dict[str, Any]:
     """The next `state` message of a synchronous client connection (others skipped)."""
     while True:
@@ -481,3 +520,52 @@ def stored_chat(db_path: str | os.PathLike[str], table_id: str) -> int:
         return int(row.fetchone()[0])
     finally:
         con.close()
+
+
+class StoreMirror:
+    """The game as a test reads it back from a store, to pick legal moves for seat 0.
+
+    A subclass says how its store lists the actions (`stored`); the moves are the same
+    for every store: pass in the deal, bury the first eight, play a random legal play."""
+
+    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+        from shengji import Game, RuleOptions
+
+        self.game = Game(seed, RuleOptions.from_json(options))
+        self.rng = random.Random(0)
+
+    def stored(self, start: int, stop: int) -> list[Any]:
+        """The stored actions `start` to `stop` (as JSON), in order."""
+        raise NotImplementedError
+
+    def catch_up(self, seq: int) -> None:
+        """Apply the stored actions up to `seq`."""
+        from shengji.actions import action_from_json
+
+        for a in self.stored(len(self.game.actions), seq):
+            self.game.apply(action_from_json(a))
+        assert len(self.game.actions) == seq
+
+    def move(self, msg: Msg) -> list[Any] | None:
+        """Seat 0's move for this state, if it is seat 0's turn."""
+        v = msg["view"]
+        if v["to_act"] != 0:
+            return None
+        if v["phase"] == "declare":
+            return ["pass", 0]
+        if v["phase"] == "kitty":
+            return ["bury", 0, " ".join(v["hand"][:8])]
+        if v["phase"] == "play":
+            self.catch_up(msg["seq"])
+            return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
+        return None
+
+
+def end_process(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
+    """Stop a server the test started: SIGTERM, `grace` seconds to exit, then SIGKILL."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)

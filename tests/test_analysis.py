@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from helpers import scramble
 from shengji import Game, Round
 from shengji.actions import Bury, Declare, Play, action_from_json
 from shengji.analysis import (
@@ -49,27 +50,6 @@ def _record(seed: int = 5) -> GameRecord:
     while g.round_no == 0:
         step(g, bots)
     return g.record
-
-
-def _scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
-    """The round with the cards `seat` cannot see shuffled among their places."""
-    pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
-            for _ in range(n)]
-    hide_kitty = seat != rnd.starter
-    if hide_kitty:
-        pool += list(rnd.kitty)
-    rng.shuffle(pool)
-    hands = [list(rnd.hand_counts(s)) for s in range(4)]
-    k = 0
-    for s in range(4):
-        if s == seat:
-            continue
-        h = [0] * 54
-        for i in pool[k : k + rnd.hand_sizes[s]]:
-            h[i] += 1
-        hands[s] = h
-        k += rnd.hand_sizes[s]
-    return rnd.with_hidden(hands, kitty=pool[k : k + 8] if hide_kitty else None)
 
 
 def test_classes_and_accuracy_follow_the_documented_thresholds() -> None:
@@ -134,7 +114,7 @@ def test_the_knowledge_reading_ignores_the_hidden_cards_rules_11() -> None:
         first = knowledge_reading(view, "play", played, SMALL, 9, cands)
         true_h = hindsight_reading(rnd, seat, "play", cands, SMALL, 9)
         for _ in range(2):
-            other = _scramble(rnd, seat, rng)
+            other = scramble(rnd, seat, rng)
             moved += any(other.hand_counts(s) != rnd.hand_counts(s) for s in range(4))
             assert other.view(seat) == view
             ocands = candidates(other.view(seat), "play", played, SMALL, 9)

@@ -7,12 +7,13 @@ import random
 
 import pytest
 
+from helpers import scramble
 from shengji import Game
 from shengji.actions import Bury, Play, action_from_json
 from shengji.analysis import Budget, hint_kind, suggest
 from shengji.cards import CARDS
 from shengji.errors import IllegalAction
-from test_analysis import _record, _scramble
+from test_analysis import _record
 
 SMALL = Budget(worlds=3, rollouts=2, candidates=4)
 BY_NAME = {str(c): c for c in CARDS}
@@ -35,7 +36,7 @@ def test_a_hint_is_legal_and_ignores_the_hidden_cards_rules_11() -> None:
             g.check((Bury if h.kind == "bury" else Play)(1, cards))  # legal (§4, §6)
             assert h.text  # worded from the figures
             assert suggest(view, SMALL, seed=4) == h  # deterministic
-            other = _scramble(g.round, 1, rng)
+            other = scramble(g.round, 1, rng)
             assert other.view(1) == view
             assert suggest(other.view(1), SMALL, seed=4) == h  # the same, whatever is hidden
         g.apply(a)

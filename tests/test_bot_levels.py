@@ -125,7 +125,7 @@ def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> Non
 
 
 def test_the_web_host_seats_the_fast_and_master_levels(
-    server: str, browser: Any,  # noqa: F811 (the fixtures of test_browser)
+    server: str, browser: Any,
 ) -> None:
     with new_page(browser) as page:
         create_and_sit(page, server, "Ana")

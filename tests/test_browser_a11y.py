@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, _advance, _seat_to_act, new_page, open_table, state_of
+from browser_helpers import FakeServer, new_page, open_table, state_of
 
 AXE = Path(__file__).resolve().parent / "data" / "axe" / "axe.min.js"
 RULES = [
@@ -49,12 +49,6 @@ def axe(page: Any) -> dict[str, Any]:
 def a11y_page(browser: Any, size: dict[str, int]) -> Any:
     # bypass_csp: the server's CSP (script-src 'self') would refuse the injected axe script.
     return new_page(browser, viewport=size, bypass_csp=True)
-
-
-@pytest.fixture(scope="module")
-def play_state() -> dict[str, Any]:
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
-    return state_of(g, _seat_to_act(g))
 
 
 @pytest.mark.browser

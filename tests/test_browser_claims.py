@@ -6,7 +6,6 @@ The page is the real client; its WebSocket is answered by the test (test_browser
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -55,20 +54,15 @@ def test_only_the_accepting_team_is_asked(server: str, browser: Any) -> None:
 class ClaimantServer(FakeServer):
     """Answers hello with a spectator's state, then the claim's `claim_pending`."""
 
-    def __call__(self, ws: Any) -> None:
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-                ws.send(json.dumps({"type": "claim_pending", "seat": 3,
-                                    "waiting_for": "acceptance"}))
-                ws.send(json.dumps({"type": "chat", "messages": [
-                    {"n": 1, "at": "2026-12-02T00:00:00+00:00", "seat": None,
-                     "name": "Table", "system": True,
-                     "text": "Mallory asks for seat 3 with a seat link"}]}))
-
-        ws.on_message(on_message)
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state, the claim and the table's line to hello; nothing else."""
+        if m["type"] == "hello":
+            self.push(self.state)
+            self.push({"type": "claim_pending", "seat": 3, "waiting_for": "acceptance"})
+            self.push({"type": "chat", "messages": [
+                {"n": 1, "at": "2026-12-02T00:00:00+00:00", "seat": None,
+                 "name": "Table", "system": True,
+                 "text": "Mallory asks for seat 3 with a seat link"}]})
 
 
 def test_the_claimant_is_told_it_waits_and_the_tables_lines_are_the_tables(

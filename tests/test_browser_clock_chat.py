@@ -26,12 +26,6 @@ from browser_helpers import (
 browser_only = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def play_state() -> dict[str, Any]:
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
-    return state_of(g, _seat_to_act(g))
-
-
 @browser_only
 @pytest.mark.timeout(60)
 def test_the_turn_clock_counts_down_from_the_servers_deadline(

@@ -6,10 +6,8 @@ add (`shengji.counter.card_counter`); then a later state, one trick on, must cha
 numbers on screen. The lobby's switch is checked against the real server.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -20,14 +18,6 @@ from shengji import Game
 from shengji.counter import card_counter
 
 browser_only = pytest.mark.browser
-
-
-class PushServer(FakeServer):
-    """A `FakeServer` that keeps its socket, so the test can push later states."""
-
-    def __call__(self, ws: Any) -> None:
-        self.ws = ws
-        super().__call__(ws)
 
 
 def _with_counter(g: Game, you: int, seq: int) -> dict[str, Any]:
@@ -57,7 +47,7 @@ def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
     assert sum(s["out"] + s["mine"] for s in c1["suits"].values()) > sum(
         s["out"] + s["mine"] for s in c2["suits"].values())
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        fake = PushServer(first)
+        fake = FakeServer(first)
         page.route_web_socket(re.compile(r".*/ws/.*"), fake)
         page.goto(server + "/t/fake")
         page.wait_for_selector("#card-counter .cc-suit[data-suit='T']")
@@ -68,7 +58,7 @@ def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
                                           "els => els.map(e => e.dataset.card)")
         assert shown == [t["card"] for t in c1["top_trumps"]]
         assert str(c1["points_out"]) in page.inner_text("#card-counter summary")
-        fake.ws.send(json.dumps(second))
+        fake.push(second)
         page.wait_for_function(
             "n => [...document.querySelectorAll('#card-counter .cc-suit')]"
             ".reduce((a, e) => a + Number(e.dataset.out), 0) === n",

@@ -10,7 +10,6 @@ search's (`shengji.analysis.suggest` on that seat's view). Clicking Hint sends
 player's language; a table with hints off shows no button.
 """
 
-# ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
 from __future__ import annotations
 
 import json
@@ -22,11 +21,13 @@ import pytest
 from browser_helpers import (
     CORNER,
     STATIC,
+    FakeServer,
     _advance,
     _leads,
     _seat_to_act,
     create_table_and_sit,
     new_page,
+    show_fake,
     state_of,
 )
 from shengji.analysis import suggest
@@ -34,33 +35,19 @@ from shengji.analysis import suggest
 browser_only = pytest.mark.browser
 
 
-class HintServer:
+class HintServer(FakeServer):
     """One state, then a real hint for that seat's view whenever the client asks."""
 
     def __init__(self, state: dict[str, Any], hint: dict[str, Any]) -> None:
-        self.state = state
+        super().__init__(state)
         self.hint = hint
-        self.sent: list[dict[str, Any]] = []
 
-    def __call__(self, ws: Any) -> None:
-        def on_message(raw: str | bytes) -> None:
-            m = json.loads(raw)
-            self.sent.append(m)
-            if m["type"] == "hello":
-                ws.send(json.dumps(self.state))
-            elif m["type"] == "hint":
-                ws.send(json.dumps({"type": "hint", "seq": self.state["seq"], **self.hint}))
-            elif m["type"] == "check":
-                ws.send(json.dumps({"type": "check", "cards": m["cards"], "legal": True,
-                                    "reason": None}))
-
-        ws.on_message(on_message)
-
-
-def _open(page: Any, base: str, fake: HintServer) -> None:
-    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-    page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='playing']")
+    def answer(self, m: dict[str, Any]) -> None:
+        """The state to hello, the hint to hint, always legal to check; nothing else."""
+        if m["type"] == "hint":
+            self.push({"type": "hint", "seq": self.state["seq"], **self.hint})
+        elif m["type"] in ("hello", "check"):
+            super().answer(m)
 
 
 @browser_only
@@ -74,7 +61,7 @@ def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, brow
     en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = HintServer(st, hint)
-        _open(page, server, fake)
+        show_fake(page, server, fake)
         # a card picked by hand first: the hint replaces the selection
         page.locator("#hand .card").first.click(position=CORNER)
         page.click("#hint-btn")
@@ -97,7 +84,7 @@ def test_no_hint_button_where_hints_are_off(server: str, browser: Any) -> None:
     seat = _seat_to_act(g)
     st = state_of(g, seat, settings={"hints": False})
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        _open(page, server, HintServer(st, {}))
+        show_fake(page, server, HintServer(st, {}))
         page.wait_for_selector("#play-btn")
         assert page.locator("#hint-btn").count() == 0
 

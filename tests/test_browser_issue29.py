@@ -22,9 +22,9 @@ from browser_helpers import (
     STATIC,
     FakeServer,
     _advance,
-    _seat_to_act,
     new_page,
     open_table,
+    show_fake,
     state_of,
 )
 
@@ -49,12 +49,6 @@ def wait_until(page: Any, pred: Any, timeout_s: float = 10) -> None:
 def set_lang(page: Any, base: str, lang: str) -> None:
     page.goto(base + "/")
     page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
-
-
-@pytest.fixture(scope="module")
-def play_state() -> dict[str, Any]:
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
-    return state_of(g, _seat_to_act(g))
 
 
 # ------------------------------------------------ item 2: "declarers" is the team only
@@ -415,9 +409,7 @@ def test_the_throw_question_shows_the_clock_and_goes_when_the_turn_passes(
     st["table"]["clock"] = {"kind": "turn", "seat": me, "remaining_ms": 25_000, "total_ms": 30_000}
     fake = PushServer(st)
     with new_page(browser, viewport=size) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("main.table-page[data-status='playing']")
+        show_fake(page, server, fake)
         for c in two:
             page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)
         page.wait_for_selector("#play-btn:not([disabled])")

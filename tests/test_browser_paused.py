@@ -7,12 +7,11 @@ answered by the test with a real engine view."""
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, _advance, new_page, state_of
+from browser_helpers import FakeServer, _advance, new_page, show_fake, state_of
 
 browser_only = pytest.mark.browser
 
@@ -32,11 +31,7 @@ class PausedServer(FakeServer):
 
 
 def open_table(page: Any, base: str, state: dict[str, Any]) -> PausedServer:
-    fake = PausedServer(state)
-    page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-    page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='playing']")
-    return fake
+    return show_fake(page, base, PausedServer(state))
 
 
 @browser_only

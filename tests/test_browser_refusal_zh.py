@@ -24,6 +24,7 @@ from browser_helpers import (
     _leads,
     _seat_to_act,
     new_page,
+    show_fake,
     state_of,
 )
 from shengji import Game, parse_cards
@@ -70,9 +71,7 @@ def test_an_illegal_lead_is_refused_all_in_chinese_citing_the_rule_once(
         page.goto(server + "/")
         page.evaluate("localStorage.setItem('shengji.lang', 'zh')")
         fake = EngineChecks(st, g, seat)
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("main.table-page[data-status='playing']")
+        show_fake(page, server, fake)
         for card in pair:
             page.locator(f"#hand .card[data-card='{card.text}']").first.click(position=CORNER)
         reason = page.locator("#reason")

@@ -54,13 +54,6 @@ def bury_state() -> dict[str, Any]:
     return state_of(g, _seat_to_act(g))
 
 
-@pytest.fixture(scope="module")
-def play_state() -> dict[str, Any]:
-    # Mid-round: five tricks played, the player to act leads or follows.
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
-    return state_of(g, _seat_to_act(g))
-
-
 # ---------------------------------------------------------------- layout
 
 

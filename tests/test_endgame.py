@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from helpers import scramble
 from shengji import Round
 from shengji.actions import Play
 from shengji.bots import ExpertAgent, make_agent
@@ -14,7 +15,7 @@ from shengji.cards import CARDS
 from shengji.driver import step
 from shengji.follow import iter_follows, iter_leads
 from shengji.shapes import shape_of
-from test_expert import _position, scramble
+from test_expert import _position
 
 
 def _minimax(rnd: Round, me: int) -> float:

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from helpers import scramble
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
@@ -64,28 +65,6 @@ def _position(seed: int, tricks: int) -> tuple[Round, int]:
     d = rnd.decision()
     assert d.seat is not None
     return rnd, d.seat
-
-
-def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
-    """The round with every card `seat` may not see (other hands, the kitty if it is
-    not the starter) shuffled among those places; hand sizes are kept."""
-    pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
-            for _ in range(n)]
-    hide_kitty = seat != rnd.starter
-    if hide_kitty:
-        pool += list(rnd.kitty)
-    rng.shuffle(pool)
-    hands = [list(rnd.hand_counts(s)) for s in range(4)]
-    k = 0
-    for s in range(4):
-        if s == seat:
-            continue
-        h = [0] * 54
-        for i in pool[k : k + rnd.hand_sizes[s]]:
-            h[i] += 1
-        hands[s] = h
-        k += rnd.hand_sizes[s]
-    return rnd.with_hidden(hands, kitty=pool[k : k + 8] if hide_kitty else None)
 
 
 def test_the_expert_decides_the_same_whatever_the_hidden_cards_rules_11() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import WSPlayer, host_table, new_table, serve
+from server_harness import WSPlayer, host_table, new_table, seated_host, serve
 from shengji.server.chat import KEEP_CHAT, MAX_CHAT, ChatError, clean_chat
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
@@ -148,10 +148,7 @@ def test_spectators_read_the_chat_but_write_only_where_the_host_allows_it(tmp_pa
     """Issue 11: spectators are read-only in the chat by default; the table setting
     `spectator_chat` lets them write."""
     with serve(tmp_path / "db.sqlite", rate_per_s=1000.0) as client:
-        tid, host = new_table(client)
-        ann = WSPlayer(client, tid)
-        ann.hello(host)
-        ann.sit(0, "Ann")
+        tid, host, ann = seated_host(client, 0, "Ann")
         watcher = WSPlayer(client, tid)
         watcher.hello()
         assert "spectators read" in watcher.error({"type": "chat", "text": "hi"})

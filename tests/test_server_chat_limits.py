@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import WSPlayer, new_table, serve, stored_chat
+from server_harness import WSPlayer, new_table, seated_host, serve, stored_chat
 from shengji.server.chat import (
     ADDR_SHARE,
     CHAT_BURST,
@@ -35,10 +35,7 @@ def is_chat(m: Msg) -> bool:
 def test_one_seat_with_ten_connections_shares_one_allowance(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     with serve(db) as client:
-        tid, host = new_table(client)
-        ann = WSPlayer(client, tid)
-        ann.hello(host)
-        ann.sit(0, "Ann")
+        tid, host, ann = seated_host(client, 0, "Ann")
         conns = [ann] + [WSPlayer(client, tid) for _ in range(9)]
         for c in conns[1:]:
             assert c.hello(ann.token)["you"] == 0  # the same seat, ten times

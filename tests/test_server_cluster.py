@@ -35,9 +35,15 @@ import_or_skip("redis", "the cluster extra (redis-py) is not installed")
 import_or_skip("asyncpg", "the postgres extra (asyncpg) is not installed")
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
+from server_harness import (  # noqa: E402
+    StoreMirror,
+    end_process,
+    service_or_skip,
+    sit_with_bots,
+    skip_or_fail,
+)
 from server_harness import next_state as state  # noqa: E402
 from server_harness import recv_json as recv  # noqa: E402
-from server_harness import service_or_skip, skip_or_fail  # noqa: E402
 from shengji.server.localcluster import free_port, local_postgres, local_redis  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -138,12 +144,7 @@ class Worker:
         if self.proc is None or self.proc.poll() is not None:
             return
         os.kill(self.proc.pid, signal.SIGCONT)
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+        end_process(self.proc, 15)
 
 
 @pytest.fixture()
@@ -177,30 +178,17 @@ def up(*ws: Worker) -> None:
         w.wait_up()
 
 
-class Mirror:
+class Mirror(StoreMirror):
     """The game as the test reads it from PostgreSQL (to pick legal moves for seat 0)."""
 
     def __init__(self, url: str, tid: str) -> None:
         self.url, self.tid = url, tid
         (row,) = sql(url, "select seed, options from tables where id = $1", tid)
-        self.game = Game(int(row["seed"]), RuleOptions.from_json(json.loads(row["options"])))
-        self.rng = random.Random(0)
+        super().__init__(int(row["seed"]), json.loads(row["options"]))
 
-    def move(self, msg: dict[str, Any]) -> list[Any] | None:
-        """Seat 0's move for this state, if it is seat 0's turn."""
-        v = msg["view"]
-        if v["to_act"] != 0:
-            return None
-        if v["phase"] == "declare":
-            return ["pass", 0]
-        if v["phase"] == "kitty":
-            return ["bury", 0, " ".join(v["hand"][:8])]
-        if v["phase"] == "play":
-            for a in log_of(self.url, self.tid)[len(self.game.actions):msg["seq"]]:
-                self.game.apply(action_from_json(a))
-            assert len(self.game.actions) == msg["seq"]
-            return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
-        return None
+    def stored(self, start: int, stop: int) -> list[Any]:
+        """The stored actions `start` to `stop`, from PostgreSQL."""
+        return log_of(self.url, self.tid)[start:stop]
 
 
 def new_table(w: Worker, bots: int, bot_delay_ms: int = 0) -> tuple[str, str]:
@@ -299,14 +287,7 @@ def test_kill_9_of_an_owner_moves_its_tables_losing_and_repeating_nothing(
     bot_tables = [new_table(a, bots=4, bot_delay_ms=50)[0] for _ in range(6)]
     tid, host = new_table(a, bots=0)
     with connect(c.ws(tid)) as ws:  # a human on C at a table A owns
-        ws.send(json.dumps({"type": "hello", "token": host}))
-        state(ws)
-        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
-        token = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")["token"]
-        for seat in (1, 2, 3):
-            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
-            state(ws)
-        ws.send(json.dumps({"type": "start"}))
+        token = sit_with_bots(ws, host)
         mirror = Mirror(db, tid)
         m = play_seat0(ws, mirror, until_seq=120)
         seen = m["seq"]

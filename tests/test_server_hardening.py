@@ -15,8 +15,10 @@ import pytest
 
 from server_harness import (
     WSPlayer,
+    bots_table,
     new_table,
     on_loop,
+    seated_host,
     serve,
     stored_actions,
     table_of,
@@ -147,12 +149,7 @@ def test_a_table_whose_log_does_not_replay_is_listed_as_damaged_never_dropped(
     hosts: list[str] = []
     with serve(db) as client:
         for _ in range(3):
-            tid, host = new_table(client)
-            h = WSPlayer(client, tid)
-            h.hello(host)
-            for seat in range(4):
-                h.send({"type": "bot", "seat": seat, "kind": "random"})
-                h.until(is_state)
+            tid, host, h = bots_table(client)
             h.send({"type": "start"})
             h.until(lambda m: is_state(m) and m["seq"] >= 5)
             h.close()
@@ -241,10 +238,7 @@ def test_a_vacated_seat_is_taken_only_with_a_one_time_link_by_someone_new(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite", deal_ms=20, window_ms=60_000) as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        h.sit(0, "Host")
+        tid, host, h = seated_host(client, 0, "Host")
         guest, other = WSPlayer(client, tid), WSPlayer(client, tid)
         guest.hello()
         guest.sit(1, "Guest")
@@ -333,12 +327,7 @@ def test_bots_think_in_worker_processes(tmp_path: Path, monkeypatch: pytest.Monk
         assert "kind" in h.error({"type": "bot", "seat": 0, "kind": "slow"})
         h.close()
     with serve(tmp_path / "db2.sqlite", bot_workers=1, test_bots=True) as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        for seat in range(4):
-            h.send({"type": "bot", "seat": seat, "kind": "slow"})
-            h.until(is_state)
+        tid, host, h = bots_table(client, "slow")
         h.send({"type": "start"})
         # bots are asked once they can declare (RULES §3.3) and at the latest for the kitty
         h.until(lambda m: is_state(m) and m["view"]["phase"] in ("kitty", "play"), timeout=60)

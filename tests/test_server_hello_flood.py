@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server_harness import new_table, serve
+from server_harness import new_table, seated_host, serve
 
 
 def test_re_hello_of_a_present_seat_sends_the_others_nothing(tmp_path: Path) -> None:
@@ -51,10 +51,7 @@ def test_a_flood_of_presence_changes_is_coalesced_per_window(tmp_path: Path) -> 
     from shengji.server.tables import PRESENCE_WINDOW_S
 
     with serve(tmp_path / "t.db") as client:
-        tid, host = new_table(client)
-        bystander = WSPlayer(client, tid)
-        bystander.hello(host)
-        bystander.sit(0, "Me")
+        tid, host, bystander = seated_host(client, 0, "Me")
         flood = WSPlayer(client, tid)
         flood.hello()
         flood.sit(1, "Flood")

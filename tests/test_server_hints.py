@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from server_harness import WSPlayer, freeze, host_table, new_table, serve
+from server_harness import WSPlayer, freeze, host_table, seated_host, serve
 from shengji import parse_cards
 from shengji.actions import Bury, Play
 
@@ -89,10 +89,7 @@ def test_hints_off_is_refused_and_the_default_follows_the_seats(tmp_path: Any) -
         assert off["type"] == "error" and off["code"] == "hints_off"
         assert "hints are off" in off["message"]
         # null (the default) with a second human at the table: resolved off at start
-        tid, host = new_table(client)
-        a = WSPlayer(client, tid)
-        a.hello(host)
-        a.sit(0, "Ann")
+        tid, host, a = seated_host(client, 0, "Ann")
         b = WSPlayer(client, tid)
         b.hello()
         b.sit(2, "Bob")

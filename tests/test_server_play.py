@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,17 +12,33 @@ from server_harness import (
     HUMAN_WINDOW_MS,
     Human,
     WSPlayer,
+    bots_table,
     host_table,
     new_table,
     serve,
     table_of,
 )
 
+if TYPE_CHECKING:
+    from starlette.testclient import TestClient
+
+    from shengji.server.tables import Table
+
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
 
 
 def is_state(m: dict) -> bool:  # type: ignore[type-arg]
     return bool(m["type"] == "state")
+
+
+def first_turn_in_play(client: TestClient, seed: int = 0) -> tuple[WSPlayer, Table, Human]:
+    """The host at seat 0 with three random bots, played by `Human` (of `seed`) up to
+    seat 0's first turn in the play phase: (its connection, the table, the human)."""
+    p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
+    human = Human(p, table, seed=seed)
+    human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
+                     and m["view"]["to_act"] == 0)
+    return p, table, human
 
 
 def test_create_sit_fill_bots_and_play_a_full_round(tmp_path: Path) -> None:
@@ -72,10 +88,7 @@ def test_create_sit_fill_bots_and_play_a_full_round(tmp_path: Path) -> None:
 
 def test_reconnect_with_the_token_restores_the_seat_and_full_view(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        human = Human(p, table, seed=1)
-        human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
-                         and m["view"]["to_act"] == 0)
+        p, table, human = first_turn_in_play(client, seed=1)
         token, tid = p.token, table.id
         before = p.call(lambda: (table.seq, table.game.view(0).to_json()))
         p.close()
@@ -158,10 +171,7 @@ def test_absent_players_turn_goes_to_a_bot_after_the_timeout(tmp_path: Path) -> 
 
 def test_without_a_timeout_the_game_waits_for_an_absent_player(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        human = Human(p, table)
-        human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
-                         and m["view"]["to_act"] == 0)
+        p, table, human = first_turn_in_play(client)
         p.close()
         seq = p.call(lambda: table.seq)
         # The event: the driver sleeps with no timer (no stand-in is due), and the absent
@@ -203,12 +213,7 @@ def test_bots_only_table_plays_a_whole_game_and_the_replay_shows_all_hands(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite") as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        for seat in range(4):
-            h.send({"type": "bot", "seat": seat, "kind": "random"})
-            h.until(is_state)
+        tid, host, h = bots_table(client)
         assert "not started" in client.get(f"/api/tables/{tid}/replay").text
         h.send({"type": "start"})
         st = h.until(lambda m: is_state(m) and m["table"]["status"] == "finished", timeout=60)
@@ -240,10 +245,7 @@ def test_bots_only_table_plays_a_whole_game_and_the_replay_shows_all_hands(
 
 def test_check_answers_for_the_seat_to_act(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        human = Human(p, table, seed=4)
-        human.play_until(lambda m: is_state(m) and m["view"]["phase"] == "play"
-                         and m["view"]["to_act"] == 0)
+        p, table, human = first_turn_in_play(client, seed=4)
         cards = p.call(lambda: " ".join(map(str, table.game.view(0).random_play(human.rng))))
         p.send({"type": "check", "cards": cards})
         chk = p.until(lambda m: m["type"] == "check")
@@ -259,12 +261,7 @@ def test_the_server_pauses_between_rounds(tmp_path: Path) -> None:
     # Read the server's own state rather than timing messages: the client may lag
     # behind the server by more than a short pause on a loaded machine.
     with serve(tmp_path / "db.sqlite", round_pause_ms=60_000) as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        for seat in range(4):
-            h.send({"type": "bot", "seat": seat, "kind": "random"})
-            h.until(is_state)
+        tid, host, h = bots_table(client)
         h.send({"type": "start"})
         st = h.until(lambda m: is_state(m) and m["view"]["round_no"] == 1)
         assert st["view"]["last_result"] is not None and st["view"]["cards_left"] == 100

@@ -4,7 +4,6 @@ the same database; the table resumes with the same view and the bots go on."""
 from __future__ import annotations
 
 import json
-import random
 import socket
 import sqlite3
 import subprocess
@@ -18,9 +17,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from server_harness import StoreMirror, end_process, sit_with_bots
 from server_harness import next_state as state
-from server_harness import recv_json as recv
-from shengji import Game, RuleOptions, action_from_json
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -69,12 +67,7 @@ class Server:
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+            end_process(self.proc)
 
 
 @pytest.fixture()
@@ -87,7 +80,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
         s.stop()
 
 
-class Mirror:
+class Mirror(StoreMirror):
     """The game as the test reads it from the database (to pick legal moves for seat 0)."""
 
     def __init__(self, db: Path, table_id: str) -> None:
@@ -96,33 +89,16 @@ class Mirror:
             seed, options = con.execute(
                 "select seed, options from tables where id = ?", (table_id,)
             ).fetchone()
-        self.game = Game(seed, RuleOptions.from_json(json.loads(options)))
-        self.rng = random.Random(0)
+        super().__init__(seed, json.loads(options))
 
-    def catch_up(self, seq: int) -> None:
-        done = len(self.game.actions)
+    def stored(self, start: int, stop: int) -> list[Any]:
+        """The stored actions `start` to `stop`, from SQLite."""
         with sqlite3.connect(self.db) as con:
             rows = con.execute(
                 "select seq, action from actions where table_id = ? and seq >= ? and seq < ?"
-                " order by seq", (self.table_id, done, seq),
+                " order by seq", (self.table_id, start, stop),
             ).fetchall()
-        for _, a in rows:
-            self.game.apply(action_from_json(json.loads(a)))
-        assert len(self.game.actions) == seq
-
-    def move(self, msg: dict[str, Any]) -> list[Any] | None:
-        """Seat 0's move for this state, if it is seat 0's turn."""
-        v = msg["view"]
-        if v["to_act"] != 0:
-            return None
-        if v["phase"] == "declare":
-            return ["pass", 0]
-        if v["phase"] == "kitty":
-            return ["bury", 0, " ".join(v["hand"][:8])]
-        if v["phase"] == "play":
-            self.catch_up(msg["seq"])
-            return ["play", 0, " ".join(map(str, self.game.view(0).random_play(self.rng)))]
-        return None
+        return [json.loads(a) for _, a in rows]
 
 
 def test_kill_9_mid_trick_then_restart_resumes_the_same_table(server: Server) -> None:
@@ -130,14 +106,7 @@ def test_kill_9_mid_trick_then_restart_resumes_the_same_table(server: Server) ->
     tid, host = r.json()["id"], r.json()["host_token"]
     url = f"ws://127.0.0.1:{server.port}/ws/{tid}"
     with connect(url) as ws:
-        ws.send(json.dumps({"type": "hello", "token": host}))
-        state(ws)
-        ws.send(json.dumps({"type": "sit", "seat": 0, "name": "Me"}))
-        token = next(m for m in iter(lambda: recv(ws), None) if m["type"] == "seated")["token"]
-        for seat in (1, 2, 3):
-            ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "random"}))
-            state(ws)
-        ws.send(json.dumps({"type": "start"}))
+        token = sit_with_bots(ws, host)
         mirror = Mirror(server.db, tid)
         acted = -1
         while True:  # play seat 0 until it must follow in the middle of a trick

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from server_harness import WSPlayer, new_table, serve
+from server_harness import WSPlayer, bots_table, seated_host, serve
 
 
 def is_state(m: dict[str, Any]) -> bool:
@@ -27,10 +27,7 @@ def test_the_host_cannot_read_a_kicked_partners_hand_without_an_opponents_yes(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite", deal_ms=20, window_ms=60_000) as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)
-        h.sit(0, "Host")
+        tid, host, h = seated_host(client, 0, "Host")
         g, p, o = WSPlayer(client, tid), WSPlayer(client, tid), WSPlayer(client, tid)
         for pl, seat, name in ((g, 1, "Guest"), (p, 2, "Partner"), (o, 3, "Opp")):
             pl.hello()
@@ -87,12 +84,7 @@ def test_a_bot_seat_claimed_with_no_opponent_to_ask_waits_for_the_round_end(
     tmp_path: Path,
 ) -> None:
     with serve(tmp_path / "db.sqlite") as client:
-        tid, host = new_table(client)
-        h = WSPlayer(client, tid)
-        h.hello(host)  # the host watches with its token; four bots play
-        for seat in range(4):
-            h.send({"type": "bot", "seat": seat, "kind": "random"})
-            h.until(is_state)
+        tid, host, h = bots_table(client)  # the host watches with its token; four bots play
         h.send({"type": "start"})
         h.until(playing)
         h.send({"type": "seat_link", "seat": 2})

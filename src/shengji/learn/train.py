@@ -273,6 +273,15 @@ def imitation_loss(
     return ce + mse
 
 
+
+def _descend(model: QNet, opt: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    """One optimiser step down `loss` (gradients clipped to norm 10); the loss's value."""
+    opt.zero_grad()
+    loss.backward()  # type: ignore[no-untyped-call]
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+    opt.step()
+    return float(loss.item())
+
 # ---------------------------------------------------------------- actor pools
 
 
@@ -421,11 +430,7 @@ def train(
         for _ in range(math.ceil(cfg.reuse * d / cfg.imitate_batch) if d else 0):
             pick = np.sort(batch_rng.integers(0, d, cfg.imitate_batch))
             loss = imitation_loss(model, data_i, pick, device)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
-            opt.step()
-            losses.append(float(loss.item()))
+            losses.append(_descend(model, opt, loss))
             steps += 1
         model.eval()
         now = time.monotonic()
@@ -473,11 +478,7 @@ def train(
                 xb = torch.from_numpy(buf_x[idx]).to(device)
                 yb = torch.from_numpy(buf_y[idx]).to(device)
                 loss = torch.nn.functional.mse_loss(model(xb), yb)
-                opt.zero_grad()
-                loss.backward()  # type: ignore[no-untyped-call]
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
-                opt.step()
-                losses.append(float(loss.item()))
+                losses.append(_descend(model, opt, loss))
                 steps += 1
             model.eval()
             w_new = weights()

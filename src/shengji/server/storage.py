@@ -62,15 +62,20 @@ tables_t = sa.Table(
     sa.Column("finished", sa.DateTime(timezone=True), nullable=True),
 )
 
+
+def _table_key() -> sa.Column[str]:
+    """The `table_id` column of a table's child rows: the first half of their key, gone
+    with the table (a Column object belongs to one table, hence a new one each time)."""
+    return sa.Column(
+        "table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    )
+
+
 actions_t = sa.Table(
     "actions",
     metadata,
-    sa.Column(
-        "table_id",
-        sa.String(32),
-        sa.ForeignKey("tables.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _table_key(),
     sa.Column("seq", sa.Integer(), primary_key=True),
     sa.Column("action", sa.JSON(), nullable=False),
     sa.Column("by", sa.String(16), nullable=True),  # "standin": a stand-in bot's action
@@ -79,12 +84,7 @@ actions_t = sa.Table(
 chat_t = sa.Table(
     "chat",
     metadata,
-    sa.Column(
-        "table_id",
-        sa.String(32),
-        sa.ForeignKey("tables.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _table_key(),
     sa.Column("n", sa.Integer(), primary_key=True),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("seat", sa.Integer(), nullable=True),
