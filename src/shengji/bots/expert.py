@@ -66,6 +66,19 @@ MAX_REDEALS = 2  # a deal rollout in a first round gives up (utility 0) after th
 # Below this many milliseconds a declaration is not searched: one sampled deal played out
 # for each candidate takes ~10 ms per candidate compiled (several times that pure).
 MIN_DECLARE_MS = 60
+# Time allocation (`alloc=1`): the budget follows the decision's difficulty. Candidates
+# that are the same play up to equivalent cards answer at once; a leader ahead of every
+# other candidate by STOP_Z standard errors (and STOP_MARGIN utility) after STOP_AT
+# worlds stops the search; leads get LEAD_MULT times the base budget, follows
+# FOLLOW_MULT, and a close call
+# (the top two within CLOSE_Z standard errors when the budget is spent) up to CLOSE_MULT.
+STOP_AT = 4
+STOP_Z = 3.0
+STOP_MARGIN = 0.1
+LEAD_MULT = 1.5
+FOLLOW_MULT = 0.5
+CLOSE_Z = 0.5
+CLOSE_MULT = 1.6
 
 
 class ExpertAgent:
@@ -81,6 +94,8 @@ class ExpertAgent:
     `workers` > 1 evaluates that many worlds at once, in forked copies of this process
     (`_Helper`): the same decisions as one process for an iteration budget, more worlds
     within a time budget where cores are free.
+    `alloc=1` spends the budget where it matters (`_pimc`): near-forced plays stop early,
+    leads, the bury and close calls get more (up to `CLOSE_MULT` times); 0 spends it evenly.
     """
 
     def __init__(
@@ -93,6 +108,7 @@ class ExpertAgent:
         infer: int = 4,
         endgame: int = 0,
         workers: int = 1,
+        alloc: int = 0,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -106,6 +122,9 @@ class ExpertAgent:
             raise ValueError(f"workers={workers}: a search over several processes needs "
                              "os.fork (Linux, macOS); use workers=1 here")
         self.workers = max(1, workers)
+        if alloc not in (0, 1):
+            raise ValueError(f"alloc={alloc}: 0 (an even budget) or 1 (time allocation)")
+        self.alloc = alloc
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -212,8 +231,8 @@ class ExpertAgent:
         return None
 
     def _budget(self) -> tuple[int | None, float | None]:
-        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000
-        return self.iters, deadline
+        """The base budget: rollouts (`iters`) and the time (seconds) per decision."""
+        return self.iters, None if self.ms is None else self.ms / 1000
 
     def _search_play(self, view: View, rng: random.Random) -> Ids:
         t = view.trump
@@ -222,6 +241,9 @@ class ExpertAgent:
         cands = self._play_candidates(view, k0)
         if len(cands) == 1:
             return cands[0]
+        if self.alloc and _all_equivalent(k0, cands):
+            return cands[0]  # the same play up to equivalent cards: nothing to search
+        leading = view.current_trick is None or not view.current_trick.plays
         facts = WorldFacts.from_view(view)
         me = view.seat
 
@@ -257,11 +279,12 @@ class ExpertAgent:
             world = Round.from_view(view, hands, kitty)
             return world, hands, kitty
 
-        return self._pimc(cands, make_world, evaluate, rng)
+        return self._pimc(cands, make_world, evaluate, rng,
+                          boost=1.0 if not self.alloc else LEAD_MULT if leading else FOLLOW_MULT)
 
     def _pimc(
         self, cands: list[Ids], make_world: WorldMaker, evaluate: Evaluator,
-        rng: random.Random, scale: int = 1,
+        rng: random.Random, scale: int = 1, boost: float = 1.0,
     ) -> Ids:
         """Evaluate the candidates in the same sampled worlds until the budget is spent.
 
@@ -271,8 +294,15 @@ class ExpertAgent:
         The heuristic's own move (candidate 0) is kept unless another beats it by more
         than `DEVIATE_Z` standard errors of the paired difference: picking the best of
         several noisy means otherwise favours lucky candidates.
+
+        `scale` multiplies the rollout budget (the bury: 2). With `alloc=1` the budget
+        (rollouts, worlds and time alike) is `boost` times the base (leads), a clear
+        leader after `STOP_AT` worlds stops the search (`_clear_leader`), and a close call
+        at the end of the budget (`_close_call`) goes on up to `CLOSE_MULT` times it.
         """
-        iters, deadline = self._budget()
+        iters, seconds = self._budget()
+        start = time.perf_counter()
+        alloc = self.alloc
         n = len(cands)
         vals: list[list[float]] = [[] for _ in range(n)]
         active = list(range(n))
@@ -307,11 +337,19 @@ class ExpertAgent:
                         z = PRUNE_AT[n_worlds]
                         active = [j for j in active if j in (0, best) or _paired(
                             vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
-                    if cap_worlds is not None and n_worlds >= cap_worlds:
+                    if alloc and n_worlds >= STOP_AT and _clear_leader(vals, active):
                         break
-                    if iters is not None and spent + len(active) > iters * scale:
-                        break
-                    if deadline is not None and time.perf_counter() >= deadline:
+
+                    def spent_at(mult: float) -> bool:
+                        """Whether the budget times `mult` is spent."""
+                        return (
+                            (cap_worlds is not None and n_worlds >= cap_worlds * mult)
+                            or (iters is not None and spent + len(active) > iters * scale * mult)
+                            or (seconds is not None
+                                and time.perf_counter() - start >= seconds * mult))
+
+                    if spent_at(boost if alloc else 1.0) and (
+                            not alloc or spent_at(CLOSE_MULT) or not _close_call(vals, active)):
                         break
                     done = False
         finally:
@@ -485,7 +523,8 @@ class ExpertAgent:
             return out
 
         # The bury shapes the whole round: it gets a few decisions' worth of budget.
-        return self._pimc(cands, make_world, evaluate, rng, scale=2)
+        return self._pimc(cands, make_world, evaluate, rng, scale=2,
+                          boost=LEAD_MULT if self.alloc else 1.0)
 
 
 def _one_world(make_world: WorldMaker, evaluate: Evaluator, seed: int,
@@ -558,6 +597,55 @@ class _Helper:
         self._out.close()
         self._inp.close()
         os.waitpid(self.pid, 0)
+
+
+def _clear_leader(vals: list[list[float]], active: list[int]) -> bool:
+    """Whether the best active candidate beats every other active one by more than
+    `STOP_Z` standard errors and `STOP_MARGIN` (so `_choose` would pick it anyway)."""
+    if len(active) < 2:
+        return True
+    best = max(active, key=lambda j: (sum(vals[j]) / len(vals[j]), -j))
+    for j in active:
+        if j != best:
+            d, se = _paired(vals[best], vals[j])
+            if d <= STOP_Z * se or d <= STOP_MARGIN:
+                return False
+    return True
+
+
+def _close_call(vals: list[list[float]], active: list[int]) -> bool:
+    """Whether the top two active candidates are within `CLOSE_Z` standard errors."""
+    if len(active) < 2:
+        return False
+    top = sorted(active, key=lambda j: (-sum(vals[j]) / len(vals[j]), j))[:2]
+    d, se = _paired(vals[top[0]], vals[top[1]])
+    return abs(d) <= CLOSE_Z * se
+
+
+def _all_equivalent(k: Knowledge, cands: list[Ids]) -> bool:
+    """Whether every candidate is the same play up to equivalent cards: cards held once,
+    of the same play suit and points, with no card of unknown place (`Knowledge.unseen`)
+    ranked between them or level with them (RULES §5: then no other hand can tell them
+    apart, now or later)."""
+    t = k.t
+    key: dict[int, tuple[int, ...]] = {}
+    for ps in range(5):
+        block = 0
+        for ids in t.ids_at_level[ps]:
+            if any(k.unseen[i] for i in ids):
+                block += 1
+                for i in ids:
+                    key[i] = (ps, block, 1)
+                block += 1
+            else:
+                for i in ids:
+                    key[i] = (ps, block, 0)
+
+    def canon(c: Ids) -> list[tuple[int, ...]]:
+        return sorted((*key[i], POINTS[i]) if k.hand[i] == 1 else (-1, i) for i in c)
+
+    first = canon(cands[0])
+    return all(canon(c) == first for c in cands[1:])
 
 
 def _choose(vals: list[list[float]], active: list[int]) -> int:
