@@ -8,13 +8,13 @@ import random
 from typing import Any
 
 import pytest
-from test_expert import _position, scramble
 
 from shengji.actions import Action, Play
 from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
 from shengji.bots.expert import _all_equivalent, _clear_leader, _close_call
 from shengji.bots.knowledge import Knowledge
 from shengji.views import View
+from test_expert import _position, scramble
 
 
 def _counted(agent: ExpertAgent, view: View) -> tuple[Action, int]:

@@ -8,7 +8,8 @@ only (`parse_agent_spec`), wherever agents are named (`shengji play`,
 The expert comes at named levels, its search budget per decision (`LEVELS`):
 `fast` (50 ms), `expert` (250 ms) and `master` (1 s); each takes the expert's
 settings (`master:worlds=40`; `workers=2` searches each decision's worlds in two
-processes, the default one; `alloc=1` spends the budget where it matters, 0 evenly). `omniscient` is a research bot that sees every hand
+processes, the default one; `alloc=1` spends the budget where it matters, 0 evenly).
+`omniscient` is a research bot that sees every hand
 (bots/omniscient.py): the arena and the benchmarks only, refused at tables
 (`table_spec_error`) and labelled as cheating wherever it prints (`agent_label`).
 """

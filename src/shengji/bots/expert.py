@@ -311,6 +311,15 @@ class ExpertAgent:
         cap_worlds = self.max_worlds
         # workers > 1: forked copies of this process evaluate more worlds of each batch
         # (the same seeds, so the same values as one process would find, in order).
+
+        def spent_at(mult: float, n_worlds: int, need: int) -> bool:
+            """Whether the budget times `mult` is spent after `n_worlds` worlds, when one
+            more would bring the rollouts to `need`."""
+            return (
+                (cap_worlds is not None and n_worlds >= cap_worlds * mult)
+                or (iters is not None and need > iters * scale * mult)
+                or (seconds is not None and time.perf_counter() - start >= seconds * mult))
+
         helpers: list[_Helper] = []
         for _ in range(self.workers - 1):
             helpers.append(_Helper(make_world, evaluate, helpers))
@@ -339,17 +348,10 @@ class ExpertAgent:
                             vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
                     if alloc and n_worlds >= STOP_AT and _clear_leader(vals, active):
                         break
-
-                    def spent_at(mult: float) -> bool:
-                        """Whether the budget times `mult` is spent."""
-                        return (
-                            (cap_worlds is not None and n_worlds >= cap_worlds * mult)
-                            or (iters is not None and spent + len(active) > iters * scale * mult)
-                            or (seconds is not None
-                                and time.perf_counter() - start >= seconds * mult))
-
-                    if spent_at(boost if alloc else 1.0) and (
-                            not alloc or spent_at(CLOSE_MULT) or not _close_call(vals, active)):
+                    need = spent + len(active)  # the rollouts after one more world
+                    if spent_at(boost if alloc else 1.0, n_worlds, need) and (
+                            not alloc or spent_at(CLOSE_MULT, n_worlds, need)
+                            or not _close_call(vals, active)):
                         break
                     done = False
         finally:
