@@ -8,9 +8,10 @@ only (`parse_agent_spec`), wherever agents are named (`shengji play`,
 The expert comes at named levels, its search budget per decision (`LEVELS`):
 `fast` (50 ms), `expert` (250 ms) and `master` (1 s); each takes the expert's
 settings (`master:worlds=40`; `workers=2` searches each decision's worlds in two
-processes, the default one). Web tables play the levels by rollout count instead
-(`LEVEL_ITERS`, `make_agent(counted=True)`): the same strength however busy the
-machine, under a wall-clock safety cap. `omniscient` is a research bot that sees every hand
+processes, the default one; `alloc=1` spends the budget where it matters, 0 evenly).
+Web tables play the levels by rollout count instead (`LEVEL_ITERS`,
+`make_agent(counted=True)`): the same strength however busy the machine, under a
+wall-clock safety cap. `omniscient` is a research bot that sees every hand
 (bots/omniscient.py): the arena and the benchmarks only, refused at tables
 (`table_spec_error`) and labelled as cheating wherever it prints (`agent_label`).
 """
@@ -43,7 +44,10 @@ MAX_WORKERS = 8
 #: research kinds that break RULES §11 (see every hand): arena and benchmarks only
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
 
-_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers")
+_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers",
+                    "alloc")
+#: settings that are switches: 0 (off) or 1 (on), as `expert:alloc=1`
+_SWITCHES = ("alloc",)
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),
@@ -79,6 +83,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
             n = int(value)
         except ValueError:
             n = 0
+        if key in _SWITCHES:
+            if not eq or value.strip() not in ("0", "1"):
+                raise ValueError(f"agent spec {spec!r}: {key} is a switch: {key}=0 or {key}=1")
+            settings[key] = int(value)
+            continue
         if not eq or n <= 0:
             raise ValueError(f"agent spec {spec!r}: {key} takes a positive integer, as {key}=300")
         settings[key] = n

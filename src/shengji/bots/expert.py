@@ -68,6 +68,19 @@ MAX_REDEALS = 2  # a deal rollout in a first round gives up (utility 0) after th
 # Below this many milliseconds a declaration is not searched: one sampled deal played out
 # for each candidate takes ~10 ms per candidate compiled (several times that pure).
 MIN_DECLARE_MS = 60
+# Time allocation (`alloc=1`): the budget follows the decision's difficulty. Candidates
+# that are the same play up to equivalent cards answer at once; a leader ahead of every
+# other candidate by STOP_Z standard errors (and STOP_MARGIN utility) after STOP_AT
+# worlds stops the search; leads get LEAD_MULT times the base budget, follows
+# FOLLOW_MULT, and a close call
+# (the top two within CLOSE_Z standard errors when the budget is spent) up to CLOSE_MULT.
+STOP_AT = 4
+STOP_Z = 3.0
+STOP_MARGIN = 0.1
+LEAD_MULT = 1.5
+FOLLOW_MULT = 0.5
+CLOSE_Z = 0.5
+CLOSE_MULT = 1.6
 
 
 class ExpertAgent:
@@ -83,6 +96,8 @@ class ExpertAgent:
     `workers` > 1 evaluates that many worlds at once, in forked copies of this process
     (`_Helper`): the same decisions as one process for an iteration budget, more worlds
     within a time budget where cores are free.
+    `alloc=1` spends the budget where it matters (`_pimc`): near-forced plays stop early,
+    leads, the bury and close calls get more (up to `CLOSE_MULT` times); 0 spends it evenly.
     """
 
     def __init__(
@@ -96,6 +111,7 @@ class ExpertAgent:
         endgame: int = 0,
         workers: int = 1,
         cap_ms: int | None = None,
+        alloc: int = 0,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -113,6 +129,9 @@ class ExpertAgent:
             raise ValueError(f"workers={workers}: a search over several processes needs "
                              "os.fork (Linux, macOS); use workers=1 here")
         self.workers = max(1, workers)
+        if alloc not in (0, 1):
+            raise ValueError(f"alloc={alloc}: 0 (an even budget) or 1 (time allocation)")
+        self.alloc = alloc
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -220,12 +239,10 @@ class ExpertAgent:
         return None
 
     def _budget(self) -> tuple[int | None, float | None, float | None]:
-        """The rollouts allowed, the time budget's deadline and the safety cap's (either
-        deadline None when not set; `time.perf_counter()` seconds)."""
-        now = time.perf_counter()
-        deadline = None if self.ms is None else now + self.ms / 1000
-        cap = None if self.cap_ms is None else now + self.cap_ms / 1000
-        return self.iters, deadline, cap
+        """The base budget: rollouts (`iters`) and the time (seconds) per decision, and
+        the safety cap's deadline (`time.perf_counter()` seconds; None when not set)."""
+        cap = None if self.cap_ms is None else time.perf_counter() + self.cap_ms / 1000
+        return self.iters, None if self.ms is None else self.ms / 1000, cap
 
     def _search_play(self, view: View, rng: random.Random) -> Ids:
         t = view.trump
@@ -234,6 +251,9 @@ class ExpertAgent:
         cands = self._play_candidates(view, k0)
         if len(cands) == 1:
             return cands[0]
+        if self.alloc and _all_equivalent(k0, cands):
+            return cands[0]  # the same play up to equivalent cards: nothing to search
+        leading = view.current_trick is None or not view.current_trick.plays
         facts = WorldFacts.from_view(view)
         me = view.seat
 
@@ -269,11 +289,12 @@ class ExpertAgent:
             world = Round.from_view(view, hands, kitty)
             return world, hands, kitty
 
-        return self._pimc(cands, make_world, evaluate, rng)
+        return self._pimc(cands, make_world, evaluate, rng,
+                          boost=1.0 if not self.alloc else LEAD_MULT if leading else FOLLOW_MULT)
 
     def _pimc(
         self, cands: list[Ids], make_world: WorldMaker, evaluate: Evaluator,
-        rng: random.Random, scale: int = 1,
+        rng: random.Random, scale: int = 1, boost: float = 1.0,
     ) -> Ids:
         """Evaluate the candidates in the same sampled worlds until the budget is spent.
 
@@ -283,9 +304,16 @@ class ExpertAgent:
         The heuristic's own move (candidate 0) is kept unless another beats it by more
         than `DEVIATE_Z` standard errors of the paired difference: picking the best of
         several noisy means otherwise favours lucky candidates.
+
+        `scale` multiplies the rollout budget (the bury: 2). With `alloc=1` the budget
+        (rollouts, worlds and time alike) is `boost` times the base (leads), a clear
+        leader after `STOP_AT` worlds stops the search (`_clear_leader`), and a close call
+        at the end of the budget (`_close_call`) goes on up to `CLOSE_MULT` times it.
         """
-        iters, deadline, cap = self._budget()
-        asked = None if iters is None else iters * scale
+        iters, seconds, cap = self._budget()
+        start = time.perf_counter()
+        alloc = self.alloc
+        asked = None if iters is None else round(iters * scale * (boost if alloc else 1.0))
         cut = False
         n = len(cands)
         vals: list[list[float]] = [[] for _ in range(n)]
@@ -295,6 +323,15 @@ class ExpertAgent:
         cap_worlds = self.max_worlds
         # workers > 1: forked copies of this process evaluate more worlds of each batch
         # (the same seeds, so the same values as one process would find, in order).
+
+        def spent_at(mult: float, n_worlds: int, need: int) -> bool:
+            """Whether the budget times `mult` is spent after `n_worlds` worlds, when one
+            more would bring the rollouts to `need`."""
+            return (
+                (cap_worlds is not None and n_worlds >= cap_worlds * mult)
+                or (iters is not None and need > iters * scale * mult)
+                or (seconds is not None and time.perf_counter() - start >= seconds * mult))
+
         helpers: list[_Helper] = []
         for _ in range(self.workers - 1):
             helpers.append(_Helper(make_world, evaluate, helpers))
@@ -321,11 +358,12 @@ class ExpertAgent:
                         z = PRUNE_AT[n_worlds]
                         active = [j for j in active if j in (0, best) or _paired(
                             vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
-                    if cap_worlds is not None and n_worlds >= cap_worlds:
+                    if alloc and n_worlds >= STOP_AT and _clear_leader(vals, active):
                         break
-                    if iters is not None and spent + len(active) > iters * scale:
-                        break
-                    if deadline is not None and time.perf_counter() >= deadline:
+                    need = spent + len(active)  # the rollouts after one more world
+                    if spent_at(boost if alloc else 1.0, n_worlds, need) and (
+                            not alloc or spent_at(CLOSE_MULT, n_worlds, need)
+                            or not _close_call(vals, active)):
                         break
                     if cap is not None and time.perf_counter() >= cap:
                         cut = True  # the count (or time) budget was not spent: degraded
@@ -503,7 +541,8 @@ class ExpertAgent:
             return out
 
         # The bury shapes the whole round: it gets a few decisions' worth of budget.
-        return self._pimc(cands, make_world, evaluate, rng, scale=2)
+        return self._pimc(cands, make_world, evaluate, rng, scale=2,
+                          boost=LEAD_MULT if self.alloc else 1.0)
 
 
 def _one_world(make_world: WorldMaker, evaluate: Evaluator, seed: int,
@@ -576,6 +615,55 @@ class _Helper:
         self._out.close()
         self._inp.close()
         os.waitpid(self.pid, 0)
+
+
+def _clear_leader(vals: list[list[float]], active: list[int]) -> bool:
+    """Whether the best active candidate beats every other active one by more than
+    `STOP_Z` standard errors and `STOP_MARGIN` (so `_choose` would pick it anyway)."""
+    if len(active) < 2:
+        return True
+    best = max(active, key=lambda j: (sum(vals[j]) / len(vals[j]), -j))
+    for j in active:
+        if j != best:
+            d, se = _paired(vals[best], vals[j])
+            if d <= STOP_Z * se or d <= STOP_MARGIN:
+                return False
+    return True
+
+
+def _close_call(vals: list[list[float]], active: list[int]) -> bool:
+    """Whether the top two active candidates are within `CLOSE_Z` standard errors."""
+    if len(active) < 2:
+        return False
+    top = sorted(active, key=lambda j: (-sum(vals[j]) / len(vals[j]), j))[:2]
+    d, se = _paired(vals[top[0]], vals[top[1]])
+    return abs(d) <= CLOSE_Z * se
+
+
+def _all_equivalent(k: Knowledge, cands: list[Ids]) -> bool:
+    """Whether every candidate is the same play up to equivalent cards: cards held once,
+    of the same play suit and points, with no card of unknown place (`Knowledge.unseen`)
+    ranked between them or level with them (RULES §5: then no other hand can tell them
+    apart, now or later)."""
+    t = k.t
+    key: dict[int, tuple[int, ...]] = {}
+    for ps in range(5):
+        block = 0
+        for ids in t.ids_at_level[ps]:
+            if any(k.unseen[i] for i in ids):
+                block += 1
+                for i in ids:
+                    key[i] = (ps, block, 1)
+                block += 1
+            else:
+                for i in ids:
+                    key[i] = (ps, block, 0)
+
+    def canon(c: Ids) -> list[tuple[int, ...]]:
+        return sorted((*key[i], POINTS[i]) if k.hand[i] == 1 else (-1, i) for i in c)
+
+    first = canon(cands[0])
+    return all(canon(c) == first for c in cands[1:])
 
 
 def _choose(vals: list[list[float]], active: list[int]) -> int:
