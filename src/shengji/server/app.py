@@ -428,6 +428,16 @@ def create_app(
             raise HTTPException(404, "no such table")
         return table.table_info()
 
+    def over_limit(limit: WindowLimit, request: Request, what: str) -> JSONResponse | None:
+        """429 with Retry-After when the client's address is over `limit`, else None."""
+        wait = limit.admit(request.client.host if request.client else "")
+        if not wait:
+            return None
+        return JSONResponse(
+            InputError(f"too many {what} from your address (limit {limit.count} a minute): "
+                       "try again later", code=RATE_LIMITED).to_json(),
+            status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+
     replay_cache = ReplayCache()
     replay_limit = WindowLimit(config.replays_per_min)
 
@@ -436,13 +446,9 @@ def create_app(
         """A table's replay (see docs/WEB_PROTOCOL.md): cached until its log grows, and
         rate limited per client address (429 with Retry-After)."""
         manager = manager_of(app)
-        wait = replay_limit.admit(request.client.host if request.client else "")
-        if wait:
-            return JSONResponse(
-                InputError(f"too many replays from your address (limit "
-                           f"{replay_limit.count} a minute): try again later",
-                           code=RATE_LIMITED).to_json(),
-                status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        refused = over_limit(replay_limit, request, "replays")
+        if refused is not None:
+            return refused
         table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
@@ -476,13 +482,9 @@ def create_app(
         from . import reviews
 
         manager = manager_of(app)
-        wait = review_limit.admit(request.client.host if request.client else "")
-        if wait:
-            return JSONResponse(
-                InputError(f"too many reviews from your address (limit "
-                           f"{review_limit.count} a minute): try again later",
-                           code=RATE_LIMITED).to_json(),
-                status_code=429, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        refused = over_limit(review_limit, request, "reviews")
+        if refused is not None:
+            return refused
         table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
