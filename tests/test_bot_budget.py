@@ -123,8 +123,12 @@ def test_web_tables_play_the_levels_by_count_under_the_cap() -> None:
     assert isinstance(explicit, ExpertAgent) and (explicit.ms, explicit.iters) == (300, None)
 
 
+NO_SEARCH = {"decisions": 0, "degraded": 0, "rollouts_share": None, "seats": []}
+
+
 def _bots(msg: dict[str, Any]) -> dict[str, Any]:
-    bots: dict[str, Any] = msg["table"]["bots"]
+    """The state's `table.bots`: absent until a searching bot has decided."""
+    bots: dict[str, Any] = msg["table"].get("bots", NO_SEARCH)
     return bots
 
 

@@ -277,7 +277,9 @@ class Table:
             "claims": [{"seat": c.seat, "name": c.name, "team": seats.accepting_team(self, c.seat)}
                        for c in self.claims.values()],
             "paused": self.paused(),
-            "bots": self.bots.budget_json(),
+            # only once a searching bot has decided: a table of people and heuristic
+            # bots does not pay for it in every state (bench/load.py's message size)
+            **({"bots": self.bots.budget_json()} if self.bots.budgets else {}),
         }
 
     def paused(self) -> str | None:
