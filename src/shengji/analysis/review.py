@@ -54,7 +54,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..actions import Bury, Declare, Pass, Play, action_from_json
-from ..bots.expert import INFER_TRICKS
+from ..bots.expert import INFER_TRICKS, follow_options, lead_units, ranked_follows
 from ..bots.heuristic import HeuristicAgent
 from ..bots.worlds import (
     DealFacts,
@@ -65,15 +65,13 @@ from ..bots.worlds import (
     sample_deal,
     sample_world,
 )
-from ..cards import CARDS, POINTS
+from ..cards import CARDS
 from ..driver import step
 from ..errors import IllegalAction
-from ..follow import iter_follows, iter_leads
+from ..follow import iter_leads
 from ..game import Game
 from ..record import GameRecord
 from ..round import Round
-from ..shapes import decompose, shape_of
-from ..trump import TRUMP, Trump
 from ..views import View
 
 __all__ = [
@@ -278,15 +276,6 @@ def _reading(cands: list[Ids], played: int, vals: list[list[Sample]],
 
 
 # ==================================================================== candidates
-def _cost(t: Trump, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
-    c = sum(t.level[i] + (20 if t.play_suit[i] == TRUMP else 0) + 2 * POINTS[i] for i in ids)
-    return float(c), tuple(ids)
-
-
-def _power(t: Trump, ids: Sequence[int]) -> int:
-    return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
-
-
 def play_candidates(view: View, played: Ids, n: int, seed: int = 0) -> list[Ids]:
     """The moves compared at a play decision: the one played first, the heuristic's
     choice, then alternatives as the expert picks them (RULES §6.1, §6.2); at most `n`
@@ -308,30 +297,10 @@ def play_candidates(view: View, played: Ids, n: int, seed: int = 0) -> list[Ids]
     trick = view.current_trick
     if trick is not None and trick.plays:
         lead = [c.id for c in trick.plays[0][1]]
-        legal = []
-        for f in iter_follows(hand, shape_of(lead, t), t, view.options.strict_tractor_follow):
-            legal.append(list(f))
-            if len(legal) > 40:
-                break
-        ranked = sorted(legal, key=lambda p: _cost(t, p))
-        by_points = sorted(legal, key=lambda p: (-sum(POINTS[i] for i in p), _cost(t, p)))
-        by_power = sorted(legal, key=lambda p: (-_power(t, p), _cost(t, p)))
-        pool = ranked[:2] + by_points[:1] + by_power[:1] + ranked[2:]
+        legal = follow_options(hand, lead, t, view.options.strict_tractor_follow)
+        pool = ranked_follows(legal, t)
     else:
-        units: list[tuple[float, list[int]]] = []
-        for ps in range(5):
-            in_suit = [i for i in t.suit_ids[ps] for _ in range(hand[i])]
-            if not in_suit:
-                continue
-            us = decompose(in_suit, t)
-            singles = [u for u in us if u.npairs == 0]
-            units += [(0.0 - u.npairs, list(u.ids)) for u in us if u.npairs > 0]
-            if singles:
-                lo = min(singles, key=lambda u: (POINTS[u.ids[0]], u.top))
-                hi = max(singles, key=lambda u: u.top)
-                units += [(1.0, list(lo.ids)), (0.5, list(hi.ids))]
-        units.sort(key=lambda x: (x[0], x[1]))
-        pool = [u for _, u in units]
+        pool = lead_units(hand, t)
         if len(pool) < 2:
             for k, lead_ids in enumerate(iter_leads(hand, t)):
                 pool.append(list(lead_ids))

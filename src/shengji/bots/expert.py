@@ -35,7 +35,7 @@ from ..errors import IllegalAction
 from ..follow import iter_follows, iter_leads
 from ..round import Round
 from ..shapes import decompose, shape_of
-from ..trump import TRUMP
+from ..trump import TRUMP, Trump
 from ..views import View
 from .heuristic import HeuristicAgent
 from .knowledge import Knowledge
@@ -182,45 +182,18 @@ class ExpertAgent:
 
         add(self.policy.choose_play(k, plays))
         if plays:
-            shape = shape_of(plays[0][1], t)
-            legal: list[Ids] = []
-            for follow in iter_follows(k.hand, shape, t, k.strict):
-                legal.append(list(follow))
-                if len(legal) > 40:
-                    break
+            legal = follow_options(k.hand, plays[0][1], t, k.strict)
             if len(legal) <= self.n_candidates:
                 for p in legal:
                     add(p)
                 return out
-            # Many choices: keep the cheapest, the most point-giving and the strongest.
-            ranked = sorted(legal, key=lambda p: _cost(k, p))
-            by_points = sorted(legal, key=lambda p: (-sum(POINTS[i] for i in p), _cost(k, p)))
-            by_power = sorted(legal, key=lambda p: (-_power(k, p), _cost(k, p)))
-            for group in (ranked[:2], by_points[:1], by_power[:1], ranked[2:]):
-                for p in group:
-                    if len(out) >= self.n_candidates:
-                        return out
-                    add(p)
+            for p in ranked_follows(legal, t):
+                if len(out) >= self.n_candidates:
+                    return out
+                add(p)
             return out
-        # Leading: every unit of every suit is a natural lead; throws only the heuristic's.
         hand = k.hand
-        units: list[tuple[float, Ids]] = []
-        for ps in range(5):
-            in_suit = [i for i in t.suit_ids[ps] for _ in range(hand[i])]
-            if not in_suit:
-                continue
-            us = decompose(in_suit, t)
-            singles = [u for u in us if u.npairs == 0]
-            multi = [u for u in us if u.npairs > 0]
-            for u in multi:
-                units.append((0 - u.npairs, list(u.ids)))
-            if singles:
-                lo = min(singles, key=lambda u: (POINTS[u.ids[0]], u.top))
-                hi = max(singles, key=lambda u: u.top)
-                units.append((1.0, list(lo.ids)))
-                units.append((0.5, list(hi.ids)))
-        units.sort(key=lambda x: (x[0], x[1]))
-        for _, unit in units:
+        for unit in lead_units(hand, t):
             if len(out) >= self.n_candidates:
                 break
             add(unit)
@@ -694,18 +667,56 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
     return d, (var / m) ** 0.5
 
 
-def _cost(k: Knowledge, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
+def _cost(t: Trump, ids: Sequence[int]) -> tuple[float, tuple[int, ...]]:
     """What a play gives up: levels, trumps and points (cheapest first)."""
-    t = k.t
     c = 0.0
     for i in ids:
         c += t.level[i] + (20 if t.play_suit[i] == TRUMP else 0) + 2 * POINTS[i]
     return c, tuple(ids)
 
 
-def _power(k: Knowledge, ids: Sequence[int]) -> int:
-    t = k.t
+def _power(t: Trump, ids: Sequence[int]) -> int:
     return max(t.level[i] + (40 if t.play_suit[i] == TRUMP else 0) for i in ids)
+
+
+def follow_options(hand: Sequence[int], lead: Sequence[int], t: Trump, strict: bool,
+                   cap: int = 40) -> list[Ids]:
+    """The first `cap` + 1 legal follows (§6.2) of `lead` from the counts `hand`."""
+    legal: list[Ids] = []
+    for follow in iter_follows(hand, shape_of(lead, t), t, strict):
+        legal.append(list(follow))
+        if len(legal) > cap:
+            break
+    return legal
+
+
+def ranked_follows(legal: list[Ids], t: Trump) -> list[Ids]:
+    """Follows in the order the search tries them when there are many: the two cheapest,
+    the most point-giving, the strongest, then the rest cheapest first."""
+    ranked = sorted(legal, key=lambda p: _cost(t, p))
+    by_points = sorted(legal, key=lambda p: (-sum(POINTS[i] for i in p), _cost(t, p)))
+    by_power = sorted(legal, key=lambda p: (-_power(t, p), _cost(t, p)))
+    return ranked[:2] + by_points[:1] + by_power[:1] + ranked[2:]
+
+
+def lead_units(hand: Sequence[int], t: Trump) -> list[Ids]:
+    """The natural leads of the counts `hand` (§6.1), in the order the search tries them:
+    every pair or tractor (longest first), then each suit's cheapest and highest single.
+    Throws are left to the heuristic."""
+    units: list[tuple[float, Ids]] = []
+    for ps in range(5):
+        in_suit = [i for i in t.suit_ids[ps] for _ in range(hand[i])]
+        if not in_suit:
+            continue
+        us = decompose(in_suit, t)
+        singles = [u for u in us if u.npairs == 0]
+        units += [(0.0 - u.npairs, list(u.ids)) for u in us if u.npairs > 0]
+        if singles:
+            lo = min(singles, key=lambda u: (POINTS[u.ids[0]], u.top))
+            hi = max(singles, key=lambda u: u.top)
+            units += [(1.0, list(lo.ids)), (0.5, list(hi.ids))]
+    units.sort(key=lambda x: (x[0], x[1]))
+    return [u for _, u in units]
 
 
 def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:
