@@ -98,12 +98,10 @@ def replay_payload(
     }
 
 
-class ReplayCache:
-    """The last `size` replay payloads, keyed by (table id, log length, stand-in marks,
-    finished): a table whose log has not grown is not replayed again (a 27-round game
-    takes ~400 ms to replay). Least recently used entries go first."""
+class LruCache:
+    """The last `size` JSON payloads by key; least recently used entries go first."""
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int) -> None:
         self.size = size
         self._items: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 
@@ -115,12 +113,25 @@ class ReplayCache:
         return payload
 
     def put(self, key: tuple[Any, ...], payload: dict[str, Any]) -> None:
-        """Store `payload` under `key` (an older payload of the same table is dropped)."""
-        for old in [k for k in self._items if k[0] == key[0]]:
-            del self._items[old]
+        """Store `payload` under `key`, dropping the least recently used beyond `size`."""
         self._items[key] = payload
         while len(self._items) > self.size:
             self._items.popitem(last=False)
+
+
+class ReplayCache(LruCache):
+    """The last `size` replay payloads, keyed by (table id, log length, stand-in marks,
+    finished): a table whose log has not grown is not replayed again (a 27-round game
+    takes ~400 ms to replay)."""
+
+    def __init__(self, size: int = 64) -> None:
+        super().__init__(size)
+
+    def put(self, key: tuple[Any, ...], payload: dict[str, Any]) -> None:
+        """Store `payload` under `key` (an older payload of the same table is dropped)."""
+        for old in [k for k in self._items if k[0] == key[0]]:
+            del self._items[old]
+        super().put(key, payload)
 
 
 class WindowLimit:

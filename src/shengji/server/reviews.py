@@ -16,13 +16,14 @@ shows public plays only, so a finished round's review goes only to the seat it r
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from shengji.analysis import Budget, review_round
 from shengji.options import RuleOptions
 from shengji.record import GameRecord
+
+from .replay import LruCache
 
 #: the search each reviewed decision gets on the server (about 2 s for one seat's round
 #: on one core; `shengji analyse` defaults to the same counts)
@@ -40,22 +41,14 @@ def compute(seed: int | str, options: RuleOptions, actions: list[Any], round_no:
     return review_round(record, round_no, seat, budget, seed=review_seed).to_json()
 
 
-class ReviewCache:
+class ReviewCache(LruCache):
     """The last `size` reviews, keyed by (table id, round, seat, log length); a review
     being computed is shared by everyone who asks for it meanwhile. Least recently used
     entries go first."""
 
     def __init__(self, size: int = 128) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        super().__init__(size)
         self._pending: dict[tuple[Any, ...], asyncio.Future[dict[str, Any]]] = {}
-
-    def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
-        """The review stored under `key`, or None."""
-        body = self._items.get(key)
-        if body is not None:
-            self._items.move_to_end(key)
-        return body
 
     async def get_or_compute(self, key: tuple[Any, ...],
                              work: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
@@ -71,8 +64,6 @@ class ReviewCache:
                 body = await pending
             finally:
                 del self._pending[key]
-            self._items[key] = body
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            self.put(key, body)
             return body
         return await asyncio.shield(pending)
