@@ -62,7 +62,9 @@ class WorldFacts:
 
     `pool[i]`: unseen copies of card id `i`; `capacity[loc]`: hidden cards at each
     location (seats 0-3, `KITTY`); `void[s][ps]`, `nopair[s][ps]` per seat and play
-    suit; `pinned[loc][i]`: copies of `i` known to be at `loc`.
+    suit; `pinned[loc][i]`: copies of `i` known to be at `loc`; `either[i]`: copies of
+    `i` the starter declared with and has not played, while the kitty is hidden: in the
+    starter's hand or buried in the kitty (§3.3, §4), on top of the pinned ones.
     """
 
     seat: int
@@ -74,6 +76,8 @@ class WorldFacts:
     nopair: list[list[bool]]
     pinned: list[list[int]]
     kitty_known: tuple[int, ...] | None
+    either: list[int] | None = None
+    starter: int | None = None  # whose hand `either` may be in
 
     @classmethod
     def from_view(cls, view: View) -> WorldFacts:
@@ -111,7 +115,9 @@ class WorldFacts:
         void, nopair = k.void, k.nopair
         ps_of = t.play_suit
         pinned = [[0] * N_IDS for _ in range(5)]
+        either = [0] * N_IDS
         left = list(pool)
+        held = k.held or {}
         for s in range(4):
             for i in range(N_IDS):
                 n = min(need[s][i], left[i])
@@ -123,10 +129,22 @@ class WorldFacts:
                     if s != view.starter or not kitty_hidden:
                         continue
                     loc = KITTY
+                elif s == view.starter and kitty_hidden:
+                    # Cards shown to stop a throw (§6.4) are in the hand; cards it only
+                    # declared with may have been buried (§4).
+                    shown = held[s][i] if s in held else 0
+                    maybe = n - min(n, shown)
+                    either[i] += maybe
+                    left[i] -= maybe
+                    n -= maybe
+                    if n <= 0:
+                        continue
                 pinned[loc][i] += n
                 left[i] -= n
         return cls(me, t, hand, pool, capacity, [list(v) for v in void],
-                   [list(v) for v in nopair], pinned, kitty_known)
+                   [list(v) for v in nopair], pinned, kitty_known,
+                   either if any(either) else None,
+                   view.starter if any(either) else None)
 
 
 def _check_copies(view: View) -> None:
@@ -169,10 +187,173 @@ def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], li
         out = _try_sample(f, rng)
         if out is not None:
             return out
-    out = _try_sample(f, rng, relax_pairs=True)
+    # The greedy draws above can paint themselves into a corner (a card whose every
+    # allowed place is already full) although a world exists: the true one always
+    # does. An exact search (a flow of cards to places) then finds one, if any; only
+    # when none keeps every fact is a pair allowed where a seat showed none.
+    out = _flow_sample(f, rng) or _try_sample(f, rng, relax_pairs=True)
     if out is not None:
         return out
     raise WorldError("no world is consistent with this view")  # only for an impossible view
+
+
+def _flow_sample(
+    f: WorldFacts, rng: random.Random
+) -> tuple[list[list[int]], list[int]] | None:
+    """A world that keeps every fact, found exactly (augmenting paths on the flow
+    network unseen card -> place -> capacity), or None if no world keeps them all.
+
+    The places' order is shuffled so that repeated calls differ, but the draw is not
+    uniform: `sample_world` uses it only when the weighted greedy draws failed.
+    """
+    hands = [[0] * N_IDS for _ in range(5)]
+    cap = list(f.capacity)
+    rest = list(f.pool)
+    for loc in range(5):
+        for i, n in enumerate(f.pinned[loc]):
+            if n:
+                hands[loc][i] += n
+                cap[loc] -= n
+                rest[i] -= n
+    if f.either is None:
+        return _flow_fill(f, hands, cap, rest, rng)
+    # The copies that are in the starter's hand or the kitty: try every split (a few
+    # copies at most, so a few splits), each completed by the flow.
+    st = f.starter
+    assert st is not None
+    copies = [i for i, n in enumerate(f.either) for _ in range(n)]
+    splits = list(range(1 << len(copies)))[:256]
+    rng.shuffle(splits)
+    for mask in splits:
+        h = [row[:] for row in hands]
+        c, r = list(cap), list(rest)
+        for b, i in enumerate(copies):
+            loc = st if mask >> b & 1 else KITTY
+            h[loc][i] += 1
+            c[loc] -= 1
+            r[i] -= 1
+        if any(h[st][i] and f.void[st][f.trump.play_suit[i]] for i in copies):
+            continue
+        out = _flow_fill(f, h, c, r, rng)
+        if out is not None and world_error(f, *out) is None:
+            return out
+    return None
+
+
+def _flow_fill(
+    f: WorldFacts,
+    hands: list[list[int]],
+    cap: list[int],
+    rest: list[int],
+    rng: random.Random,
+) -> tuple[list[list[int]], list[int]] | None:
+    """Complete `hands` (pins placed, `cap` room left, `rest` copies to place) exactly."""
+    if min(cap) < 0 or min(rest) < 0 or sum(rest) != sum(c for c in cap if c > 0):
+        return None
+    ps_of = f.trump.play_suit
+    # room[i][loc]: how many more copies of card i place loc may take (a seat that
+    # showed no pair in the card's play suit holds at most one copy, RULES §6.2)
+    room = [[0] * 5 for _ in range(N_IDS)]
+    for i in range(N_IDS):
+        if not rest[i]:
+            continue
+        for loc in range(5):
+            if cap[loc] <= 0 or not _allowed(f, loc, i):
+                continue
+            if loc != KITTY and f.nopair[loc][ps_of[i]]:
+                room[i][loc] = max(0, 1 - hands[loc][i])
+            else:
+                room[i][loc] = rest[i]
+    flow = [[0] * 5 for _ in range(N_IDS)]
+    used = [0] * 5
+    order = list(range(5))
+    for i in range(N_IDS):
+        for _ in range(rest[i]):
+            rng.shuffle(order)
+            if not _augment(i, room, flow, used, cap, order):
+                return None
+    for i in range(N_IDS):
+        for loc in range(5):
+            hands[loc][i] += flow[i][loc]
+    out = [f.hand[:] if s == f.seat else hands[s] for s in range(4)]
+    if f.kitty_known is not None:
+        kitty = list(f.kitty_known)
+    else:
+        kitty = [i for i in range(N_IDS) for _ in range(hands[KITTY][i])]
+    return out, kitty
+
+
+def _augment(
+    card: int,
+    room: list[list[int]],
+    flow: list[list[int]],
+    used: list[int],
+    cap: list[int],
+    order: list[int],
+) -> bool:
+    """Place one more copy of `card`, moving earlier cards between places if needed
+    (a breadth-first augmenting path card -> place -> card -> ... -> a place with room)."""
+    # BFS over places; parent[loc] = (previous place or -1, the card moved into loc)
+    parent: dict[int, tuple[int, int]] = {}
+    queue: list[int] = []
+    for loc in order:
+        if flow[card][loc] < room[card][loc]:
+            parent[loc] = (-1, card)
+            queue.append(loc)
+    head = 0
+    while head < len(queue):
+        loc = queue[head]
+        head += 1
+        if used[loc] < cap[loc]:
+            used[loc] += 1  # the path ends here: only this place holds one more card
+            while True:  # apply the moves back to the new copy of `card`
+                prev, moved = parent[loc]
+                flow[moved][loc] += 1
+                if prev < 0:
+                    return True
+                flow[moved][prev] -= 1
+                loc = prev
+        for other in range(N_IDS):
+            if not flow[other][loc]:
+                continue
+            for nxt in order:
+                if nxt not in parent and flow[other][nxt] < room[other][nxt]:
+                    parent[nxt] = (loc, other)
+                    queue.append(nxt)
+    return False
+
+
+
+def _place_either(
+    f: WorldFacts,
+    hands: list[list[int]],
+    cap: list[int],
+    rest: list[int],
+    rng: random.Random,
+    relax_pairs: bool = False,
+) -> bool:
+    """Put each copy of `f.either` in the starter's hand or the kitty (weighted by room
+    and the kitty's prior); False if neither has room for one."""
+    assert f.either is not None and f.starter is not None
+    st, t = f.starter, f.trump
+    for i, n in enumerate(f.either):
+        ps = t.play_suit[i]
+        for _ in range(n):
+            choices, weights = [], []
+            if (cap[st] > 0 and not f.void[st][ps]
+                    and (relax_pairs or not (f.nopair[st][ps] and hands[st][i]))):
+                choices.append(st)
+                weights.append(float(cap[st]))
+            if cap[KITTY] > 0:
+                choices.append(KITTY)
+                weights.append(cap[KITTY] * _kitty_weight(i, t))
+            if not choices:
+                return False
+            loc = choices[0] if len(choices) == 1 else rng.choices(choices, weights)[0]
+            hands[loc][i] += 1
+            cap[loc] -= 1
+            rest[i] -= 1
+    return True
 
 
 def _try_sample(
@@ -188,6 +369,8 @@ def _try_sample(
                 cap[loc] -= n
                 rest[i] -= n
     if min(cap) < 0:
+        return None
+    if f.either is not None and not _place_either(f, hands, cap, rest, rng, relax_pairs):
         return None
     locs = [loc for loc in range(5) if cap[loc] > 0 or any(f.pinned[loc])]
     cards = [i for i in range(N_IDS) for _ in range(rest[i])]
@@ -251,6 +434,12 @@ def world_error(f: WorldFacts, hands: list[list[int]], kitty: list[int]) -> str 
         for i, n in enumerate(f.pinned[KITTY]):
             if kitty.count(i) < n:
                 return f"the kitty must hold card {i}"
+    if f.either is not None and f.starter is not None:
+        for i, n in enumerate(f.either):
+            at = (hands[f.starter][i] - f.pinned[f.starter][i]
+                  + kitty.count(i) - f.pinned[KITTY][i])
+            if n and at < n:
+                return f"the starter's hand or the kitty must hold card {i} (declared)"
     unseen_total = [total[i] - f.hand[i] for i in range(N_IDS)]
     if unseen_total != f.pool:
         return "the unseen cards are not conserved"
