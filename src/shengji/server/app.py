@@ -367,6 +367,13 @@ def create_app(
             raise HTTPException(404, "not a cluster")
         return cluster.info()
 
+    @app.get("/api/bots", include_in_schema=False)
+    async def bots_info() -> dict[str, Any]:
+        """This process's bots (operators, issue 35): the searching bots' budgets over its
+        live tables and where they think (`pool`: kind, CPUs now, fallback decisions)."""
+        manager = manager_of(app)
+        return {"bots": manager.bot_budgets(), "pool": manager.pool_status()}
+
     @app.get("/api/options")
     async def rule_options() -> dict[str, Any]:
         """The rule options' defaults and the named presets (RULES §10), for the create form."""

@@ -1166,6 +1166,7 @@ class Cluster:
             "remote": len(self._remote),
             "metrics": self.metrics(),
             "bots": self.manager.bot_budgets(),
+            "pool": self.manager.pool_status(),
         }
 
 

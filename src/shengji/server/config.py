@@ -92,6 +92,10 @@ class ServerConfig:
     bot_workers: int | None = _setting(
         None, "Bot processes (default: one per CPU; 0: bots think on the event loop; "
         "-1: the default).")
+    bots: str = _setting(
+        "local", "Where bots think: local (this machine's bot processes), ray:local (a "
+        "private Ray instance), ray:auto (the Ray cluster this machine is a node of), "
+        "ray:HOST:PORT or ray://HOST:PORT (README, \"Running a public server\").")
     bot_cap_ms: int = _setting(
         2000, "Wall-clock cap on one expert decision (ms): web bots search a rollout count "
         "(bots.LEVEL_ITERS); a search this cuts short is reported as degraded.")
@@ -121,6 +125,14 @@ class ServerConfig:
         if self.sqlite_writer not in SQLITE_WRITERS:
             raise ValueError(f"sqlite_writer must be one of {', '.join(SQLITE_WRITERS)}, "
                              f"not {self.sqlite_writer!r}")
+        from .botpool import pool_spec_error
+
+        err = pool_spec_error(self.bots)
+        if err is not None:
+            raise ValueError(err)
+        if self.bots == "ray:local" and self.workers > 1:
+            raise ValueError("--bots ray:local is one process's private Ray instance; with "
+                             "--workers use ray:auto (start Ray with `ray start --head`)")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         if self.bot_cap_ms < 1:

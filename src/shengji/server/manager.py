@@ -11,7 +11,6 @@ import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from shengji.actions import Action
@@ -19,6 +18,7 @@ from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_s
 from shengji.views import View
 
 from .botdriver import _think, _watch_server
+from .botpool import BotPool, make_pool
 from .chat import KEEP_CHAT, ChatLog
 from .config import ServerConfig
 from .connection import Client
@@ -70,7 +70,9 @@ class Manager:
         self.tables: dict[str, Table] = {}
         bot_workers = config.bot_workers
         self.bot_workers = (os.cpu_count() or 1) if bot_workers is None else bot_workers
-        self.pool: Executor | None = None
+        self.pool: BotPool | None = None  # where bots think (`--bots`, started on first use)
+        self.pool_fallbacks = 0  # decisions the pool failed or overran: the heuristic's
+        self._pool_failures = 0  # failures in a row (not overruns): 3 rebuild the pool
         self.created_by: dict[str, deque[float]] = {}
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
@@ -96,10 +98,33 @@ class Manager:
     async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
         """Ask `agent` for its move off the event loop (a process pool sized to the machine;
         `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
-        if self.bot_workers <= 0:
+        if self.bot_workers <= 0 and self.config.bots == "local":
             return _think(agent, view)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool(), _think, agent, view)
+        try:
+            result: tuple[Action | None, Agent] = await asyncio.wait_for(
+                self._pool().run(_think, agent, view), self.decision_bound_s())
+            self._pool_failures = 0
+            return result
+        except Exception as e:
+            # a lost worker Ray could not rerun, a dead pool, or a decision past the bound:
+            # the turn is answered at once by the heuristic here, and counted (issue 35)
+            self.pool_fallbacks += 1
+            if not isinstance(e, TimeoutError):
+                self._pool_failures += 1
+                if self._pool_failures >= 3 and self.pool is not None:
+                    # a pool that keeps failing (a dead local Ray, a broken process pool)
+                    # is rebuilt on the next decision
+                    pool, self.pool, self._pool_failures = self.pool, None, 0
+                    pool.close()
+            log.warning("bot pool (%s): %s; the heuristic answers this decision",
+                        self.config.bots, type(e).__name__)
+            stand_in = make_agent("heuristic", view.round_no * 4 + (view.seat or 0))
+            return await asyncio.to_thread(stand_in.act, view), agent
+
+    def decision_bound_s(self) -> float:
+        """The longest a person waits on the pool for one bot decision (s): three expert
+        caps, at least 5 s; past it the heuristic answers (`think`)."""
+        return max(5.0, 3 * self.config.bot_cap_ms / 1000)
 
     def bot_budgets(self) -> dict[str, Any]:
         """The searching bots' budgets over this process's live tables (`/api/cluster`'s
@@ -120,38 +145,40 @@ class Manager:
                 "rollouts_share": round(share / counted, 4) if counted else None,
                 "cap_ms": self.config.bot_cap_ms, "degraded_tables": hit}
 
-    def _pool(self) -> Executor:
-        """The bots' process pool (started on first use)."""
+    def _pool(self) -> BotPool:
+        """The bots' pool (`--bots`: this machine's processes or a Ray cluster), started
+        on first use."""
         if self.pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            ctx = multiprocessing.get_context("forkserver")
-            self.pool = ProcessPoolExecutor(
-                self.bot_workers, mp_context=ctx, initializer=_watch_server,
-                initargs=(os.getpid(),),
-            )
+            self.pool = make_pool(self.config.bots, max(1, self.bot_workers),
+                                  _watch_server, (os.getpid(),))
         return self.pool
+
+    def pool_status(self) -> dict[str, Any]:
+        """`/api/cluster`'s `pool`: its kind, its CPUs now, the decisions it failed."""
+        pool = self.pool
+        return {"kind": self.config.bots, "started": pool is not None,
+                "cpus": pool.cpus() if pool is not None else None,
+                "fallbacks": self.pool_fallbacks}
 
     async def hint(self, view: View, seed: int) -> dict[str, Any]:
         """A hint's JSON for `view` (`hints.compute`), worked out in the bots' pool; with
         `bot_workers=0` in a thread: never on the event loop."""
         from .hints import compute
 
-        if self.bot_workers <= 0:
+        if self.bot_workers <= 0 and self.config.bots == "local":
             return await asyncio.to_thread(compute, view, seed)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool(), compute, view, seed)
+        result: dict[str, Any] = await self._pool().run(compute, view, seed)
+        return result
 
     async def review(self, *args: Any) -> dict[str, Any]:
         """A round review's JSON (`reviews.compute(*args)`), worked out in the bots' pool;
         with `bot_workers=0` in a thread: never on the event loop."""
         from .reviews import compute
 
-        if self.bot_workers <= 0:
+        if self.bot_workers <= 0 and self.config.bots == "local":
             return await asyncio.to_thread(compute, *args)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool(), compute, *args)
+        result: dict[str, Any] = await self._pool().run(compute, *args)
+        return result
 
     async def start(self) -> None:
         """Restore every unfinished table by replaying its log; resume their drivers.
@@ -199,7 +226,7 @@ class Manager:
             for c in t.clients:
                 c.close()
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool.close()
             self.pool = None
 
     async def _sweep(self) -> None:
