@@ -75,7 +75,14 @@ class FailedThrow:
 
 @dataclass(frozen=True, slots=True, init=False)
 class RoundResult:
-    """The end of a round (§8): points, kitty, level change and the next round's seats."""
+    """The end of a round (§8): points, kitty, level change and the next round's seats.
+
+    In friends mode (§12.4) `declaring_team` and `next_declaring_team` are -1 (there are
+    no fixed teams), the levels have one entry per seat, `starter` is the leader and
+    `next_starter` the next leader; the round's `friends` and `sides()` say who was on
+    the leader's side (not fields here: `dataclasses.asdict` of a four-player result,
+    which bench/bots_digest.py hashes, must not change).
+    """
 
     opponents_points: int
     kitty: tuple[Card, ...]
@@ -89,8 +96,8 @@ class RoundResult:
     levels_gained: int
     next_starter: int
     next_declaring_team: int
-    levels_before: tuple[str, str]
-    levels_after: tuple[str, str]
+    levels_before: tuple[str, ...]
+    levels_after: tuple[str, ...]
 
     def __init__(
         self,
@@ -106,8 +113,8 @@ class RoundResult:
         levels_gained: int,
         next_starter: int,
         next_declaring_team: int,
-        levels_before: tuple[str, str],
-        levels_after: tuple[str, str],
+        levels_before: tuple[str, ...],
+        levels_after: tuple[str, ...],
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "opponents_points", opponents_points)
