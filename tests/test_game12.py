@@ -364,3 +364,154 @@ def test_a_record_of_another_table_refuses_a_seat_it_lacks() -> None:
     data["actions"] = [["pass", 7]]
     with pytest.raises(IllegalAction, match="seat"):
         GameRecord.from_json(data)
+
+
+# ---------------------------------------------------------------- the terminal and the arena
+
+
+class _Oracle:
+    """A scripted player at the terminal: answers each prompt with a legal move read
+    from the human's own view (numbers as the hand is shown), like a person would."""
+
+    def __init__(self) -> None:
+        self.ui: object = None
+        self.prompts: list[str] = []
+
+    def isatty(self) -> bool:
+        return False
+
+    def readline(self) -> str:
+        from shengji.tui.game import TerminalGame
+
+        ui = self.ui
+        assert isinstance(ui, TerminalGame)
+        view = ui.game.view(ui.human)
+        out = ui.console.export_text(clear=False).rstrip().splitlines()
+        prompt = out[-1] if out else ""
+        self.prompts.append(prompt)
+        if "Throw anyway" in prompt:
+            return "y\n"
+        if "Declare?" in prompt:
+            return "1\n"
+        if "next round" in prompt or view.phase == "over":
+            return "\n" if len(ui.game.results) < 2 else "quit\n"
+        numbers = {c: n for n, c in ui.hand_numbers(view).items()}
+        if view.phase == "kitty":
+            kitty = list(view.kitty_taken or ())
+            return " ".join(str(numbers[c]) for c in kitty) + "\n"  # bury what was taken
+        if view.phase == "call":
+            f = len(view.hand_sizes) // 2 - 1
+            picks = [c for c in ("AS", "AH", "AD", "AC", "KS", "KH") if c[0] != view.trump_rank]
+            return ", ".join(f"{c} 1" for c in picks[:f]) + "\n"
+        play = min(ui.game.legal_plays(ui.human), key=len)
+        used: list[int] = []
+        for c in play:  # the number of each card, a copy once
+            n = next(k for k, x in ui.hand_numbers(view).items() if x == c and k not in used)
+            used.append(n)
+        return " ".join(map(str, used)) + "\n"
+
+
+def _terminal_game(options: RuleOptions, seed: int):
+    from io import StringIO  # noqa: F401 - the console records what it prints
+
+    from rich.console import Console
+
+    from shengji.tui.game import TerminalGame, agents_for
+
+    game = Game(seed, options)
+    oracle = _Oracle()
+    ui = TerminalGame(
+        game, agents_for("random", "random", seed, 0, options.n_players,
+                         options.mode == "friends"),
+        console=Console(record=True, width=100, file=StringIO()), stdin=oracle,  # type: ignore[arg-type]
+        max_rounds=2,
+    )
+    oracle.ui = ui
+    return game, ui, oracle
+
+
+def test_the_terminal_plays_a_six_seat_friends_game_with_the_call_prompt() -> None:
+    options = RuleOptions(players=6, mode="friends", decks=2)
+    for seed in range(40):  # a seed where the human leads a round (and so calls)
+        game, ui, oracle = _terminal_game(options, seed)
+        assert ui.run() == 0
+        if any(p.startswith("Call 2 friends") for p in oracle.prompts):
+            break
+    else:
+        raise AssertionError("the human never led in 40 seeds")
+    text = ui.console.export_text()
+    assert len(game.results) == 2
+    assert "finding friends" in text and "Levels: You 2, Seat 1 2, Seat 2 2" in text
+    assert "You lead: call your friends (RULES §12.4)" in text
+    assert "(the leader) calls: Friend: the 1st" in text
+    assert "Round over. Leader" in text and "Next round: leader" in text
+    assert "Seat 5" in text and "North" not in text
+
+
+def test_the_terminal_plays_an_eight_seat_teams_game() -> None:
+    options = RuleOptions(players=8, decks=2)
+    game, ui, _ = _terminal_game(options, 3)
+    assert ui.run() == 0
+    text = ui.console.export_text()
+    assert len(game.results) == 2
+    assert "You+Seat 2+Seat 4+Seat 6" in text and "8 seats in two fixed teams" in text
+
+
+def test_parse_calls_reads_a_card_and_an_ordinal() -> None:
+    from shengji.cards import parse_cards
+    from shengji.tui.game import parse_calls
+
+    a, k = parse_cards("AS KH")
+    assert parse_calls("AS 2, KH") == ((a, 2), (k, 1))
+    with pytest.raises(IllegalAction, match="RULES §12.4"):
+        parse_calls("AS two")
+
+
+def _cli(args: list[str], text: str = ""):
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    return CliRunner().invoke(app, args, input=text, env={"COLUMNS": "200"})
+
+
+def test_cli_play_at_six_seats_in_friends_mode(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    res = _cli(["play", "--players", "6", "--mode", "friends", "--seed", "3", "--save",
+                str(path)], "\n" * 20 + "quit\n")
+    assert res.exit_code == 0, res.output
+    assert "finding friends" in res.output and "Stopped." in res.output
+    rec = GameRecord.load(path)
+    assert (rec.options.players, rec.options.mode) == (6, "friends")
+    assert replay(rec).round.drawn > 0
+
+
+def test_cli_refuses_a_table_that_cannot_be_played_or_a_bot_that_cannot_play_it() -> None:
+    res = _cli(["play", "--players", "7", "--mode", "teams"])
+    assert res.exit_code != 0 and "RULES §12.1: 7 players cannot play teams" in res.output
+    res = _cli(["play", "--players", "6", "--partner", "heuristic"])
+    assert res.exit_code != 0 and "RULES §12" in res.output and "'random'" in res.output
+    res = _cli(["arena", "--players", "6", "--mode", "friends", "--deals", "1"])
+    assert res.exit_code != 0 and "RULES §12" in res.output  # --a defaults to heuristic
+
+
+def test_cli_arena_at_six_seats_in_friends_and_teams_mode(tmp_path: Path) -> None:
+    for mode in ("friends", "teams"):
+        out = tmp_path / f"{mode}.json"
+        res = _cli(["arena", "--players", "6", "--mode", mode, "--decks", "2", "--a", "random",
+                    "--b", "random", "--deals", "3", "--games", "1", "--workers", "1",
+                    "--json", str(out)])
+        assert res.exit_code == 0, res.output
+        doc = json.loads(out.read_text())
+        assert doc["pairings"][0]["mirrored_deals"] == 3
+
+
+def test_arena_mirror_turns_the_seat_pattern_in_friends_mode() -> None:
+    from shengji.arena.run import play_mirrored_deal
+
+    options = RuleOptions(players=6, mode="friends", decks=2)
+    first, second = play_mirrored_deal(0, 1234, "random", "random", options)
+    assert first.a_declaring and not second.a_declaring  # seat 0 leads: A's, then B's
+    # the same deal (same seats' hands), the sides' levels seen from the other agent
+    for half in (first, second):
+        assert half.levels_a >= 0 and half.levels_b >= 0
