@@ -223,16 +223,14 @@ FOUR: Final[Table] = (4, 2, 8, 25, False)
 
 def table_of(options: RuleOptions) -> Table:
     """(players, decks, kitty size, hand size, friends mode) under `options` (RULES §12.1,
-    §12.4): the resolved `n_players`, `n_decks`, `n_kitty`, `n_hand` and `mode`."""
-    n = int(getattr(options, "n_players", 4))
-    if n == 4 and getattr(options, "mode", "teams") == "teams" and int(
-        getattr(options, "n_decks", 2)
-    ) == 2 and int(getattr(options, "n_kitty", 8)) == 8:
+    §12.4): the resolved `n_players`, `n_decks`, `n_kitty`, `n_hand` and `mode`; the
+    four-player game's one shared tuple when they are the defaults."""
+    n = options.players
+    if n == 4 and options.decks is None and options.kitty_size is None and (
+        options.mode == "teams"
+    ):
         return FOUR
-    d = int(getattr(options, "n_decks", 2))
-    k = int(getattr(options, "n_kitty", 8))
-    h = int(getattr(options, "n_hand", (N_IDS * d - k) // n))
-    return (n, d, k, h, getattr(options, "mode", "teams") == "friends")
+    return (n, options.n_decks, options.n_kitty, options.n_hand, options.mode == "friends")
 
 
 def n_calls(players: int) -> int:
