@@ -1413,6 +1413,13 @@ class Round:
             next_declaring_team=-1,
             levels_before=tuple([level_name(x) for x in before]),
             levels_after=tuple([level_name(x) for x in after]),
+            leader=leader,
+            friends=tuple(self._friends),
+            sides=tuple(["leader" if s == leader else "friend" if side[s] else "opponent"
+                         for s in range(n_seats)]),
+            side_points=(sum(t[3] for t in self._tricks if side[t[2]]),
+                         sum(t[3] for t in self._tricks if not side[t[2]])),
+            level_gains=tuple([a - b for a, b in zip(after, before, strict=True)]),
         )
         self._phase = _OVER
         self._leader = None

@@ -94,7 +94,7 @@ class Replay:
         narrator = _Narrator(self.console, game)
         narrator(game.round_started(), None)
         for raw in rec.actions:
-            events = game.apply(action_from_json(raw))
+            events = game.apply(action_from_json(raw, rec.options.n_players))
             for k, event in enumerate(events):
                 narrator(event, events[k + 1] if k + 1 < len(events) else None)
                 if narrator.wants_pause and not self.pause():
