@@ -1337,7 +1337,7 @@ class Round:
         if last_winner % 2 != self._declaring_team:
             kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
             self._opponents_points += kitty_pts
-        gainer, n = _level_change(self._opponents_points, self._options.band_80_115, self._d)
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
         before = [level_index(x) for x in self._levels]
         after = list(before)
         # §8.3, §12.2: the next member of the declaring team, or the seat to the right
@@ -1383,7 +1383,7 @@ class Round:
         if not side[last_winner]:
             kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
             self._opponents_points += kitty_pts
-        gainer, n = _level_change(self._opponents_points, self._options.band_80_115, self._d)
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
         before = [level_index(x) for x in self._levels]
         after = list(before)
         declarers = gainer == "declarers"
@@ -2055,17 +2055,6 @@ def _candidates(hand: list[int], trump_rank: str, decks: int) -> list[tuple[int,
         return candidate_declarations(hand, trump_rank)
     out: list[tuple[int, ...]] = _CANDIDATES_ANY(hand, trump_rank, decks=decks)
     return out
-
-
-def _level_change(points: int, band_80_115: str, decks: int) -> tuple[Gainer, int]:
-    """§8.2 with the bands scaled to the deck (RULES §12.3: s = 20·d points a band): the
-    points read as if of two decks, `2·T/d`, rounded so that no band edge moves."""
-    if decks == 2:
-        return level_change(points, band_80_115)
-    scaled = (2 * points) // decks
-    if points > 0:
-        scaled = max(1, scaled)  # 0 < T: never the "0 or less" band
-    return level_change(scaled, band_80_115)
 
 
 _new_object = object.__new__
