@@ -6,8 +6,8 @@ import json
 import random
 
 import pytest
-from conftest import C
 
+from conftest import C
 from shengji.actions import Call, Play, action_from_json
 from shengji.cards import N_IDS
 from shengji.errors import IllegalAction, MalformedAction
@@ -238,7 +238,7 @@ def test_bad_calls_are_refused_naming_the_rule_and_change_nothing(
 
 def test_a_call_twice_of_one_copy_is_refused() -> None:
     opts = RuleOptions(players=6, decks=2, mode="friends")
-    rnd = Round.from_position([C(c) for c in "3C 4C 5C 6C 7C 8C".split()],
+    rnd = Round.from_position([C(c) for c in ["3C", "4C", "5C", "6C", "7C", "8C"]],
                               kitty=C("3D 4D 5D 6D 7D 8D"),
                               trump_suit="S", leader=0, declaring_team=0, options=opts)
     with pytest.raises(IllegalAction, match=r"RULES §12\.4: AS #1 is called twice"):
@@ -310,3 +310,40 @@ def test_views_show_a_join_to_every_seat_alike() -> None:
         assert all(v == views[0] for v in views)
         if rnd.phase is not Phase.DEAL and rnd.phase is not Phase.DECLARE:
             assert len(views[0]["sides"]) == 6
+
+
+@pytest.mark.parametrize(("n", "d", "mode"), [(6, 2, "friends"), (8, 2, "teams"), (5, 2, "friends"),
+                                              (6, 3, "friends"), (8, 4, "teams")])
+def test_clones_and_worlds_work_at_n_seats(n: int, d: int, mode: str) -> None:
+    """`clone`, `with_hidden` and `from_view` at N seats (RULES §12.1): a clone goes on
+    like its original; the world a view is rebuilt from, with the true hidden cards, is
+    the same position (views) and plays on the same."""
+    opts = RuleOptions(players=n, decks=d, mode=mode)
+    rnd = Round(1, opts) if mode == "friends" else Round(
+        1, opts, trump_rank="2", starter=1, declaring_team=1
+    )
+    rng = random.Random(1)
+    checked = 0
+    while not rnd.is_over:
+        if rnd.phase in (Phase.PLAY, Phase.CALL, Phase.KITTY) and rng.random() < 0.2:
+            seat = rnd.decision().seat
+            assert seat is not None
+            twin = rnd.clone()
+            hands = [list(rnd.hand_counts(s)) for s in range(n)]
+            same = rnd.with_hidden(hands)
+            kitty = rnd.kitty if rnd.phase is Phase.PLAY else rnd.kitty_taken
+            world = Round.from_view(rnd.view(seat), hands, kitty)
+            world.counts_check()
+            assert world.view(seat).to_json() == rnd.view(seat).to_json()
+            assert world.view(None).public_json() == rnd.view(None).public_json()
+            action = rnd.random_action(random.Random(checked))
+            for r in (twin, same, world):
+                r.apply(action)
+            rnd.apply(action)
+            for r in (twin, same):
+                assert _views_json(r) == _views_json(rnd)
+            assert world.view(seat).to_json() == rnd.view(seat).to_json()
+            checked += 1
+        else:
+            rnd.apply(rnd.random_action(rng))
+    assert checked > 3

@@ -91,7 +91,7 @@ from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
 from .views import View
-from .vocab import Gainer, Phase
+from .vocab import Phase
 
 # the phases as module constants: compiled, reading one is a C static, not an enum lookup
 _DEAL: Final = Phase.DEAL
@@ -1526,10 +1526,9 @@ class Round:
         declaration caches (they were of the other hands)."""
         if hands is None:
             h = self._hands
-            if self._n == 4:
-                hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
-            else:
-                hands = [x[:] for x in h]
+            hands = (
+                [h[0][:], h[1][:], h[2][:], h[3][:]] if self._n == 4 else [x[:] for x in h]
+            )
             sorted_hands = self._sorted_hands[:]
             decl_key = self._decl_key[:]
         else:
@@ -1818,9 +1817,10 @@ class Round:
     ) -> Round:
         """A copy of this round with the hidden cards placed otherwise.
 
-        `hands` are the four hands as count arrays (54 ids); `kitty` the buried kitty
+        `hands` are every seat's hand as count arrays (54 ids); `kitty` the buried kitty
         (play and over phases) and `undealt` the cards still to be drawn, in drawing
-        order (deal and declare phases; the last 8 are the kitty the starter will take).
+        order (deal and declare phases; the last `n_kitty` are the kitty the starter
+        will take).
         What is not given stays. Everything public (hand sizes, declarations, tricks,
         the cards in play) stays, and so must the multiset of hidden cards.
 
