@@ -347,3 +347,25 @@ def test_clones_and_worlds_work_at_n_seats(n: int, d: int, mode: str) -> None:
         else:
             rnd.apply(rnd.random_action(rng))
     assert checked > 3
+
+
+@pytest.mark.parametrize(("n", "d", "mode"), [(6, 2, "friends"), (5, 2, "friends"),
+                                              (8, 2, "teams"), (7, 3, "friends")])
+def test_random_agents_play_any_table_through_the_driver(n: int, d: int, mode: str) -> None:
+    """The random bot plays every table and both modes from its views alone (§11): it
+    declares, buries `n_kitty` cards, calls friends (§12.4) and plays every trick."""
+    from shengji.bots import make_agent
+    from shengji.driver import play_round
+
+    opts = RuleOptions(players=n, decks=d, mode=mode)
+    for seed in range(2):
+        rnd = Round(seed, opts) if mode == "friends" else Round(
+            seed, opts, trump_rank="2", starter=0, declaring_team=0
+        )
+        play_round(rnd, [make_agent("random", 10 * seed + s) for s in range(n)])
+        assert rnd.result is not None
+        for seat in range(n):  # every seat played its whole hand
+            assert sum(len(ids) for t in rnd.tricks for s, ids in t.plays if s == seat) == (
+                rnd.n_hand
+            )
+        assert any(type(a) is Call for a in rnd.actions) == (mode == "friends")
