@@ -239,11 +239,13 @@ def n_calls(players: int) -> int:
 
 
 def call_error(
-    calls: Sequence[tuple[Card, int]], trump_rank: str, players: int, decks: int
+    calls: Sequence[tuple[Card, int]], trump_rank: str | None, players: int, decks: int
 ) -> str | None:
     """Why these calls are not a legal call of friends (RULES §12.4), or None: exactly
     `N // 2 - 1` calls, each a card that is neither a joker nor of the trump rank and an
-    ordinal 1..d, no two the same."""
+    ordinal 1..d, no two the same. `trump_rank` is the rank in force (None in a round
+    with no trump rank, §5.3: then the cards of the leader's level are plain cards and
+    may be called)."""
     f = n_calls(players)
     if len(calls) != f:
         return (
@@ -268,7 +270,7 @@ def call_error(
 
 
 def random_calls(
-    trump_rank: str, players: int, decks: int, rng: random.Random
+    trump_rank: str | None, players: int, decks: int, rng: random.Random
 ) -> tuple[tuple[Card, int], ...]:
     """A uniformly random legal call of friends (RULES §12.4): `N // 2 - 1` distinct
     (card, ordinal) pairs among the non-joker cards not of the trump rank."""

@@ -848,7 +848,8 @@ class Round:
     def random_calls(self, rng: random.Random) -> tuple[tuple[Card, int], ...]:
         """A uniformly random legal set of calls (RULES §12.4): `N // 2 - 1` distinct
         (card, ordinal) pairs, no joker, no card of the trump rank, ordinals 1..d."""
-        return random_calls(self._trump_rank, self._n, self._d, rng)
+        rank = self._trump.rank if self._trump is not None else self._trump_rank
+        return random_calls(rank, self._n, self._d, rng)
 
     # ------------------------------------------------------------ actions
 
@@ -1096,7 +1097,8 @@ class Round:
                 f"RULES §12.4: only the leader (seat {self._starter}) calls friends, "
                 f"not seat {seat}"
             )
-        err = call_error(calls, self._trump_rank, self._n, self._d)
+        assert self._trump is not None
+        err = call_error(calls, self._trump.rank, self._n, self._d)
         if err:
             raise IllegalAction(err)
         if not commit:
