@@ -223,16 +223,14 @@ FOUR: Final[Table] = (4, 2, 8, 25, False)
 
 def table_of(options: RuleOptions) -> Table:
     """(players, decks, kitty size, hand size, friends mode) under `options` (RULES §12.1,
-    §12.4): the resolved `n_players`, `n_decks`, `n_kitty`, `n_hand` and `mode`."""
-    n = int(getattr(options, "n_players", 4))
-    if n == 4 and getattr(options, "mode", "teams") == "teams" and int(
-        getattr(options, "n_decks", 2)
-    ) == 2 and int(getattr(options, "n_kitty", 8)) == 8:
+    §12.4): the resolved `n_players`, `n_decks`, `n_kitty`, `n_hand` and `mode`; the
+    four-player game's one shared tuple when they are the defaults."""
+    n = options.players
+    if n == 4 and options.decks is None and options.kitty_size is None and (
+        options.mode == "teams"
+    ):
         return FOUR
-    d = int(getattr(options, "n_decks", 2))
-    k = int(getattr(options, "n_kitty", 8))
-    h = int(getattr(options, "n_hand", (N_IDS * d - k) // n))
-    return (n, d, k, h, getattr(options, "mode", "teams") == "friends")
+    return (n, options.n_decks, options.n_kitty, options.n_hand, options.mode == "friends")
 
 
 def n_calls(players: int) -> int:
@@ -241,11 +239,13 @@ def n_calls(players: int) -> int:
 
 
 def call_error(
-    calls: Sequence[tuple[Card, int]], trump_rank: str, players: int, decks: int
+    calls: Sequence[tuple[Card, int]], trump_rank: str | None, players: int, decks: int
 ) -> str | None:
     """Why these calls are not a legal call of friends (RULES §12.4), or None: exactly
     `N // 2 - 1` calls, each a card that is neither a joker nor of the trump rank and an
-    ordinal 1..d, no two the same."""
+    ordinal 1..d, no two the same. `trump_rank` is the rank in force (None in a round
+    with no trump rank, §5.3: then the cards of the leader's level are plain cards and
+    may be called)."""
     f = n_calls(players)
     if len(calls) != f:
         return (
@@ -270,7 +270,7 @@ def call_error(
 
 
 def random_calls(
-    trump_rank: str, players: int, decks: int, rng: random.Random
+    trump_rank: str | None, players: int, decks: int, rng: random.Random
 ) -> tuple[tuple[Card, int], ...]:
     """A uniformly random legal call of friends (RULES §12.4): `N // 2 - 1` distinct
     (card, ordinal) pairs among the non-joker cards not of the trump rank."""

@@ -91,7 +91,7 @@ from .shapes import Shape, count_ids, shape_of
 from .trick import check_throw, winner_index
 from .trump import Trump, trump_for
 from .views import View
-from .vocab import Gainer, Phase
+from .vocab import Phase
 
 # the phases as module constants: compiled, reading one is a C static, not an enum lookup
 _DEAL: Final = Phase.DEAL
@@ -757,7 +757,10 @@ class Round:
         if key == self._decl_key[seat]:
             return self._decl_ids[seat]
         out = [
-            ids for ids in _candidates(hand, self._trump_rank, self._d)
+            ids for ids in (
+                candidate_declarations(hand, self._trump_rank) if self._d == 2
+                else _candidates(hand, self._trump_rank, self._d)
+            )
             if self._declare_error(seat, ids) is None
         ]
         self._decl_key[seat] = key
@@ -845,7 +848,8 @@ class Round:
     def random_calls(self, rng: random.Random) -> tuple[tuple[Card, int], ...]:
         """A uniformly random legal set of calls (RULES §12.4): `N // 2 - 1` distinct
         (card, ordinal) pairs, no joker, no card of the trump rank, ordinals 1..d."""
-        return random_calls(self._trump_rank, self._n, self._d, rng)
+        rank = self._trump.rank if self._trump is not None else self._trump_rank
+        return random_calls(rank, self._n, self._d, rng)
 
     # ------------------------------------------------------------ actions
 
@@ -886,8 +890,8 @@ class Round:
             self._play(seat, cards, commit)
             return
         check_well_formed(action)
-        if not isinstance(action, Draw | CloseWindow):
-            self._check_seat(action.seat)  # a seat this table has (§12.1)
+        if not isinstance(action, Draw | CloseWindow) and action.seat >= self._n:
+            self._check_seat(action.seat)  # raises: a seat this table lacks (§12.1)
         if isinstance(action, Draw):
             self._draw(commit)
         elif isinstance(action, Play):
@@ -937,7 +941,10 @@ class Round:
 
     def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
         try:
-            strength = _strength(ids, self._trump_rank, self._d)
+            strength = (
+                declaration_strength(ids, self._trump_rank) if self._d == 2
+                else _strength(ids, self._trump_rank, self._d)
+            )
         except IllegalAction as e:
             return str(e)
         hand = self._hands[seat]
@@ -959,7 +966,10 @@ class Round:
             raise IllegalAction(err)
         if not commit:
             return
-        strength = _strength(ids, self._trump_rank, self._d)
+        strength = (
+            declaration_strength(ids, self._trump_rank) if self._d == 2
+            else _strength(ids, self._trump_rank, self._d)
+        )
         overturned = self._standing[0] if self._standing else None
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self._declarations.append((seat, ids))
@@ -1087,7 +1097,8 @@ class Round:
                 f"RULES §12.4: only the leader (seat {self._starter}) calls friends, "
                 f"not seat {seat}"
             )
-        err = call_error(calls, self._trump_rank, self._n, self._d)
+        assert self._trump is not None
+        err = call_error(calls, self._trump.rank, self._n, self._d)
         if err:
             raise IllegalAction(err)
         if not commit:
@@ -1115,7 +1126,7 @@ class Round:
     def _play(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase is not _PLAY:
             raise self._phase_error("play", "playing cards")
-        self._check_seat(seat)
+        # the seat is one of this table's: `_handle` checked it on both its paths
         to_act = self.to_act
         if seat != to_act:
             raise IllegalAction(f"RULES §6: it is seat {to_act}'s turn, not seat {seat}'s")
@@ -1171,7 +1182,10 @@ class Round:
         outcome = check_throw(shape, seat, self._hands, t)
         if outcome is not None:
             penalty = throw_penalty(len(ids), len(outcome.forced), self._options)
-            sign = 1 if self.on_declaring_side(seat) else -1
+            if self._friends_mode:
+                sign = 1 if self.on_declaring_side(seat) else -1
+            else:
+                sign = 1 if seat % 2 == self._declaring_team else -1
             self._opponents_points += sign * penalty
             self._penalties += sign * penalty
             if self._friends_mode:
@@ -1325,7 +1339,7 @@ class Round:
         if last_winner % 2 != self._declaring_team:
             kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
             self._opponents_points += kitty_pts
-        gainer, n = _level_change(self._opponents_points, self._options.band_80_115, self._d)
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
         before = [level_index(x) for x in self._levels]
         after = list(before)
         # §8.3, §12.2: the next member of the declaring team, or the seat to the right
@@ -1371,7 +1385,7 @@ class Round:
         if not side[last_winner]:
             kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
             self._opponents_points += kitty_pts
-        gainer, n = _level_change(self._opponents_points, self._options.band_80_115, self._d)
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
         before = [level_index(x) for x in self._levels]
         after = list(before)
         declarers = gainer == "declarers"
@@ -1514,10 +1528,9 @@ class Round:
         declaration caches (they were of the other hands)."""
         if hands is None:
             h = self._hands
-            if self._n == 4:
-                hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
-            else:
-                hands = [x[:] for x in h]
+            hands = (
+                [h[0][:], h[1][:], h[2][:], h[3][:]] if self._n == 4 else [x[:] for x in h]
+            )
             sorted_hands = self._sorted_hands[:]
             decl_key = self._decl_key[:]
         else:
@@ -1806,9 +1819,10 @@ class Round:
     ) -> Round:
         """A copy of this round with the hidden cards placed otherwise.
 
-        `hands` are the four hands as count arrays (54 ids); `kitty` the buried kitty
+        `hands` are every seat's hand as count arrays (54 ids); `kitty` the buried kitty
         (play and over phases) and `undealt` the cards still to be drawn, in drawing
-        order (deal and declare phases; the last 8 are the kitty the starter will take).
+        order (deal and declare phases; the last `n_kitty` are the kitty the starter
+        will take).
         What is not given stays. Everything public (hand sizes, declarations, tricks,
         the cards in play) stays, and so must the multiset of hidden cards.
 
@@ -1892,6 +1906,8 @@ def build_view(
     else:
         trump_rank = rnd._trump_rank
         trump_suit = CARDS[standing[2][0]].suit if standing else None
+    if rnd._friends_mode:
+        return _friends_view(rnd, seat, last_result, game_over, winner, shown_trump)
     return View(
         seat=seat,
         phase=rnd._phase,
@@ -1926,9 +1942,80 @@ def build_view(
         # = Hand.trusted(...), without a call into interpreted code
         hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
         lead_shape=rnd._lead_shape if rnd._current else None,
-        calls=rnd.call_views() if rnd._friends_mode else (),
+    )
+
+
+def _friends_view(
+    rnd: Round,
+    seat: int | None,
+    last_result: RoundResult | None,
+    game_over: bool,
+    winner: int | None,
+    shown_trump: Trump,
+) -> View:
+    """`build_view` in friends mode (RULES §12.4): the same view, with the calls, the
+    friends who joined and the sides as everyone knows them (§11)."""
+    n = rnd._n
+    over = rnd._phase is _OVER
+    starter_sees = (
+        seat is not None and seat == rnd._starter
+        and rnd._phase in (_KITTY, _PLAY, _OVER, _CALL)
+    )
+    tricks, current = rnd.trick_views()
+    phase = rnd._phase
+    to_act: int | None = None
+    if phase is _PLAY:
+        to_act = rnd.to_act
+    elif phase is _DECLARE:
+        to_act = rnd._ask
+    elif phase is _KITTY or phase is _CALL:
+        to_act = rnd._starter
+    standing = rnd._standing
+    trump = rnd._trump
+    if trump is not None:
+        trump_rank, trump_suit = trump.rank, trump.suit
+    else:
+        trump_rank = rnd._trump_rank
+        trump_suit = CARDS[standing[2][0]].suit if standing else None
+    return View(
+        seat=seat,
+        phase=phase,
+        to_act=to_act,
+        round_no=rnd._round_no,
+        hand=rnd.sorted_hand(seat) if seat is not None else (),
+        hand_sizes=tuple(rnd._sizes),
+        trump_rank=trump_rank,
+        trump_suit=trump_suit,
+        trump=trump,
+        declarations=rnd.declaration_cards(),
+        declarer=standing[0] if standing else None,
+        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
+        starter=rnd._starter,
+        declaring_team=None,
+        levels=rnd._levels,
+        cards_left=n * rnd._n_hand - rnd._drawn if phase is _DEAL else 0,
+        last_drawer=(
+            (rnd._first_drawer + rnd._drawn - 1) % n
+            if rnd._drawn and phase in (_DEAL, _DECLARE) else None
+        ),
+        tricks=tricks,
+        current_trick=current,
+        failed_throws=tuple(rnd._failed_throws),
+        opponents_points=rnd._opponents_points,
+        point_cards=rnd.point_cards_won(),
+        kitty=cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None,
+        kitty_taken=cards_from_ids(rnd._kitty_taken) if starter_sees else None,
+        result=rnd._result,
+        options=rnd._options,
+        last_result=last_result,
+        game_over=game_over,
+        winner=winner,
+        display_trump=shown_trump,
+        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
+        lead_shape=rnd._lead_shape if rnd._current else None,
+        calls=rnd.call_views(),
         friends=tuple(rnd._friends),
-        sides=rnd.sides() if rnd._friends_mode else (),
+        sides=rnd.sides(),
     )
 
 
@@ -1970,17 +2057,6 @@ def _candidates(hand: list[int], trump_rank: str, decks: int) -> list[tuple[int,
         return candidate_declarations(hand, trump_rank)
     out: list[tuple[int, ...]] = _CANDIDATES_ANY(hand, trump_rank, decks=decks)
     return out
-
-
-def _level_change(points: int, band_80_115: str, decks: int) -> tuple[Gainer, int]:
-    """§8.2 with the bands scaled to the deck (RULES §12.3: s = 20·d points a band): the
-    points read as if of two decks, `2·T/d`, rounded so that no band edge moves."""
-    if decks == 2:
-        return level_change(points, band_80_115)
-    scaled = (2 * points) // decks
-    if points > 0:
-        scaled = max(1, scaled)  # 0 < T: never the "0 or less" band
-    return level_change(scaled, band_80_115)
 
 
 _new_object = object.__new__

@@ -108,7 +108,10 @@ def check_throw(
         return None
     ps = shape.play_suit
     n = len(hands)  # every seat after the leader, in play order (RULES §12.1: N seats)
-    others = [(leader + k) % n for k in range(1, n)]
+    if n == 4:
+        others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    else:
+        others = [(leader + k) % n for k in range(1, n)]
     # plain loops, no key lambda or generator: compiled code runs them without
     # calling back into the interpreter
     # the search for the forced unit also finds who stops it first and with what

@@ -301,8 +301,8 @@ class View:
         if self.phase is not _CALL or self.seat is None or self.seat != self.starter:
             raise ValueError("RULES §12.4: only the leader calls, in the call phase")
         n, d = table_of(self.options)[:2]
-        assert self.trump_rank is not None
-        return Call(self.seat, random_calls(self.trump_rank, n, d, rng))
+        rank = self.trump.rank if self.trump is not None else self.trump_rank
+        return Call(self.seat, random_calls(rank, n, d, rng))
 
     # ------------------------------------------------------------ JSON
 
