@@ -477,8 +477,9 @@ def _cli(args: list[str], text: str = ""):
 
 def test_cli_play_at_six_seats_in_friends_mode(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
+    decks = [] if MANY_DECKS else ["--decks", "2"]  # the default, 3, needs a1-units' units
     res = _cli(["play", "--players", "6", "--mode", "friends", "--seed", "3", "--save",
-                str(path)], "\n" * 20 + "quit\n")
+                str(path), *decks], "\n" * 20 + "quit\n")
     assert res.exit_code == 0, res.output
     assert "finding friends" in res.output and "Stopped." in res.output
     rec = GameRecord.load(path)
