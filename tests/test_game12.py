@@ -516,3 +516,17 @@ def test_arena_mirror_turns_the_seat_pattern_in_friends_mode() -> None:
     # the same deal (same seats' hands), the sides' levels seen from the other agent
     for half in (first, second):
         assert half.levels_a >= 0 and half.levels_b >= 0
+
+
+def test_replay_prints_a_friends_game_with_every_seat(tmp_path: Path) -> None:
+    options = RuleOptions(players=5, mode="friends")
+    game = Game(9, options)
+    rng = random.Random(9)
+    while len(game.results) < 2:
+        game.apply(game.random_action(rng))
+    path = tmp_path / "f.json"
+    game.record.save(path)
+    res = _cli(["replay", str(path), "--all"])
+    assert res.exit_code == 0, res.output
+    assert "Seat 4's hand:" in res.output and "Round over. Leader" in res.output
+    assert "Levels: Seat 0 2, Seat 1 2, Seat 2 2, Seat 3 2, Seat 4 2" in res.output

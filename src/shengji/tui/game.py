@@ -269,8 +269,17 @@ class TerminalGame(Narrator):
         self.say(failed_throw_text(e, self.human))
 
     def on_trick_won(self, e: TrickWon) -> None:
-        """The closed trick, its winner and its points (RULES §6.3, §7)."""
-        self.say(trick_text(self.close_trick(e), e.trick + 1, self.human,
+        """The closed trick, its winner and its points (RULES §6.3, §7). In friends mode
+        (§12.4) the points count by the side the winner is on at the round's end, which
+        nobody knows yet: the trick shows its points, not whose they are."""
+        trick = self.close_trick(e)
+        if self.friends:
+            line = trick_text(trick, e.trick + 1, self.human)
+            if trick.points:
+                line.append(f" ({trick.points} points)", style="dim")
+            self.say(line)
+            return
+        self.say(trick_text(trick, e.trick + 1, self.human,
                             declaring_team=self.declaring_team,
                             opponents_points=e.opponents_points))
 
