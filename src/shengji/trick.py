@@ -100,14 +100,18 @@ def check_throw(
 ) -> ThrowCheck | None:
     """None if the lead stands; else the failed-throw outcome (§6.4).
 
-    `hands` are the four seats' count arrays. The forced unit is the beatable
+    `hands` are every seat's count arrays. The forced unit is the beatable
     unit with fewest cards, among those the lowest; the first player after the
     leader in play order who can beat it shows their lowest beating unit.
     """
     if shape.kind != THROW:
         return None
     ps = shape.play_suit
-    others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    n = len(hands)  # every seat after the leader, in play order (RULES §12.1: N seats)
+    if n == 4:
+        others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    else:
+        others = [(leader + k) % n for k in range(1, n)]
     # plain loops, no key lambda or generator: compiled code runs them without
     # calling back into the interpreter
     # the search for the forced unit also finds who stops it first and with what

@@ -13,13 +13,15 @@ from typing import Literal
 
 class Phase(StrEnum):
     """What a round is doing: dealing (§3.1), the final declaration window (§3.3), the
-    kitty (§4), tricks (§6) or over (§8)."""
+    kitty (§4), tricks (§6) or over (§8); in friends mode the leader's call of friends
+    comes between the kitty and the tricks (§12.4; last, so the others keep their order)."""
 
     DEAL = "deal"
     DECLARE = "declare"
     KITTY = "kitty"
     PLAY = "play"
     OVER = "over"
+    CALL = "call"
 
 
 class LeadKind(StrEnum):
