@@ -25,12 +25,15 @@ class Phase(StrEnum):
 
 
 class LeadKind(StrEnum):
-    """The kind of a lead (§6.1): one unit (single, pair, tractor) or a throw of several."""
+    """The kind of a lead (§6.1): one unit (single, pair, tractor) or a throw of several;
+    with more decks (§12.3) a lone k-tuple of k ≥ 3 (triple, quadruple…) is a `TUPLE`
+    (last, so the others keep their order) and a tractor may be of any k-tuples."""
 
     SINGLE = "single"
     PAIR = "pair"
     TRACTOR = "tractor"
     THROW = "throw"
+    TUPLE = "tuple"
 
 
 #: who gains levels at the end of a round (§8.2): the declaring team kept the deal, or
