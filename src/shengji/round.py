@@ -1322,7 +1322,10 @@ class Round:
         leader, plays, last_winner, _ = self._tricks[-1]
         # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
         # unit is the lead's largest unit.
-        largest_pairs = max(u.npairs for u in last_lead.units)
+        largest_pairs = (
+            max(u.npairs for u in last_lead.units) if self._d == 2
+            else max(u.power for u in last_lead.units)  # §12.3: a triple doubles twice
+        )
         multiplier = kitty_multiplier(
             self._options.kitty_multiplier, last_lead.n_cards, largest_pairs
         )
