@@ -241,7 +241,8 @@ def play_out(options: RuleOptions, seed: int, max_rounds: int = 60) -> Game:
         done = len(game.results)
         events = game.apply(game.random_action(rng))
         if done == 0 and game.round.starter is not None and declarer is None:
-            declarer = game.round.starter  # fixed once round 0's declaration stands
+            declarer = game.view(None).declarer  # whose declaration stands (§3.4, §12.4)
+            assert declarer is not None
         if len(game.results) > done:
             check_round(game, done, options, declarer if done == 0 else None)
             assert isinstance(events[-1], RoundStarted) or game.is_over
