@@ -46,6 +46,7 @@ from .cards import (
     below,
     cards_from_ids,
     counts_of,
+    deck_ids,
     shuffled_ids,
 )
 from .declare import (
@@ -107,21 +108,15 @@ HAND_SIZE = 25
 KITTY_SIZE = 8
 PHASES = tuple(Phase)
 
-def deck_of(decks: int) -> tuple[int, ...]:
-    """The 54·d card ids in a fixed order (RULES §12.1): each id `decks` times in a row;
-    for two decks the 108-card order every stored record was dealt from."""
-    return tuple([i for i in range(N_IDS) for _ in range(decks)])
-
-
 def shuffled_deck_ids(seed: int | str, decks: int) -> tuple[int, ...]:
     """The deal order of `decks` decks for `seed` (RULES §12.1): for two decks exactly
     `cards.shuffled_ids(seed)`, so every stored four-player record keeps its deal; for
-    more, the same Fisher-Yates shuffle of `deck_of(decks)`."""
+    more, the same Fisher-Yates shuffle of `cards.deck_ids(decks)`."""
     if decks == 2:
         return shuffled_ids(seed)
     rng = random.Random(seed)
     getrandbits = rng.getrandbits
-    deck = list(deck_of(decks))
+    deck = list(deck_ids(decks))
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()
@@ -223,7 +218,7 @@ class Round:
             raise IllegalAction("RULES §2: in teams mode the two teams have a level each")
         if deck is not None:
             deck = tuple(deck)
-            if sorted(deck) != sorted(deck_of(d)):
+            if sorted(deck) != list(deck_ids(d)):
                 raise IllegalAction(
                     f"RULES §12.1: a deck is the {N_IDS * d} cards, each id 0-53 {d} times"
                 )
@@ -2030,7 +2025,6 @@ _SEAT_ONE_ID: tuple[tuple[Any, ...], ...] = SEAT_ONE_ID[:4] + tuple(
 _SEAT_ONE_CARD: tuple[tuple[Any, ...], ...] = SEAT_ONE_CARD[:4] + tuple(
     tuple((s, ONE_CARD[i]) for i in range(N_IDS)) for s in range(4, MAX_SEATS)
 )
-_TRUMP_ANY: Any = Trump
 _STRENGTH_ANY: Any = declaration_strength
 _CANDIDATES_ANY: Any = candidate_declarations
 
@@ -2040,8 +2034,7 @@ def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: i
     §5, §12.3): the deck count travels with the trump context."""
     if decks == 2:
         return trump_for(rank, suit, gap, throws)
-    t: Trump = _TRUMP_ANY(rank, suit, gap_tractors=gap, throw_tractors=throws, decks=decks)
-    return t
+    return trump_for(rank, suit, gap, throws, decks)
 
 
 def _strength(ids: tuple[int, ...], trump_rank: str, decks: int) -> int:
