@@ -25,7 +25,10 @@ def kitty_multiplier(mode: str, cards_per_player: int, largest_unit_pairs: int) 
     largest unit of the winning play, k its pairs (single ×2, pair ×4, a tractor of
     k pairs ×2^(k+1)). The winning play of a trick matches the lead unit by unit
     (§6.3), so the engine passes the lead's largest unit: a ruff that happens to hold a
-    longer tractor than the lead asked for counts as the units it won with.
+    longer tractor than the lead asked for counts as the units it won with. With more
+    decks (RULES §12.3: "the kitty multiplier is unchanged") the round passes the unit's
+    `power` in place of its pairs, (k−1)·length for a tractor of k-tuples (`shapes.Unit`),
+    which is the pairs for d = 2.
     """
     if mode == "flat":
         return 2
