@@ -752,10 +752,7 @@ class Round:
         if key == self._decl_key[seat]:
             return self._decl_ids[seat]
         out = [
-            ids for ids in (
-                candidate_declarations(hand, self._trump_rank) if self._d == 2
-                else _candidates(hand, self._trump_rank, self._d)
-            )
+            ids for ids in candidate_declarations(hand, self._trump_rank, self._d)
             if self._declare_error(seat, ids) is None
         ]
         self._decl_key[seat] = key
@@ -936,17 +933,14 @@ class Round:
 
     def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
         try:
-            strength = (
-                declaration_strength(ids, self._trump_rank) if self._d == 2
-                else _strength(ids, self._trump_rank, self._d)
-            )
+            strength = declaration_strength(ids, self._trump_rank, self._d)
         except IllegalAction as e:
             return str(e)
         hand = self._hands[seat]
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        return overturn_error(seat, ids, strength, self._standing, self._options)
+        return overturn_error(seat, ids, strength, self._standing, self._options, self._d)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase not in (_DEAL, _DECLARE):
@@ -961,10 +955,7 @@ class Round:
             raise IllegalAction(err)
         if not commit:
             return
-        strength = (
-            declaration_strength(ids, self._trump_rank) if self._d == 2
-            else _strength(ids, self._trump_rank, self._d)
-        )
+        strength = declaration_strength(ids, self._trump_rank, self._d)
         overturned = self._standing[0] if self._standing else None
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self._declarations.append((seat, ids))
@@ -1623,7 +1614,7 @@ class Round:
         standing: tuple[int, int, tuple[int, ...]] | None = None
         if declarations:
             s, ids = declarations[-1]
-            standing = (s, _strength(ids, trump_rank, d), ids)
+            standing = (s, declaration_strength(ids, trump_rank, d), ids)
         kitty_ids = tuple(kitty)
         cur = view.current_trick
         current = (
@@ -2028,8 +2019,6 @@ _SEAT_ONE_ID: tuple[tuple[Any, ...], ...] = SEAT_ONE_ID[:4] + tuple(
 _SEAT_ONE_CARD: tuple[tuple[Any, ...], ...] = SEAT_ONE_CARD[:4] + tuple(
     tuple((s, ONE_CARD[i]) for i in range(N_IDS)) for s in range(4, MAX_SEATS)
 )
-_STRENGTH_ANY: Any = declaration_strength
-_CANDIDATES_ANY: Any = candidate_declarations
 
 
 def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: int) -> Trump:
@@ -2038,21 +2027,6 @@ def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: i
     if decks == 2:
         return trump_for(rank, suit, gap, throws)
     return trump_for(rank, suit, gap, throws, decks)
-
-
-def _strength(ids: tuple[int, ...], trump_rank: str, decks: int) -> int:
-    """`declare.declaration_strength` for `decks` decks (k-of-a-kind, RULES §12.1)."""
-    if decks == 2:
-        return declaration_strength(ids, trump_rank)
-    return int(_STRENGTH_ANY(ids, trump_rank, decks=decks))
-
-
-def _candidates(hand: list[int], trump_rank: str, decks: int) -> list[tuple[int, ...]]:
-    """`declare.candidate_declarations` for `decks` decks (RULES §12.1)."""
-    if decks == 2:
-        return candidate_declarations(hand, trump_rank)
-    out: list[tuple[int, ...]] = _CANDIDATES_ANY(hand, trump_rank, decks=decks)
-    return out
 
 
 _new_object = object.__new__
@@ -2141,4 +2115,3 @@ def _check_setup(
 def _check_seat(seat: object, n: int = 4) -> None:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise IllegalAction(f"RULES §1: seat must be 0-{n - 1}, not {seat!r}")
-
