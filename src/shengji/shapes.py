@@ -506,7 +506,7 @@ def _match_value_k(ids: tuple[int, ...], shape: Shape, t: Trump) -> int | None:
         return best
     counts = count_ids(ids)
     kinds = [(u.k, u.length) for u in shape.units if u.k >= 2]
-    ps = shape.play_suit
+    ps = t.play_suit[ids[0]]  # the play's suit: the led one or trumps (a ruff)
     levels = t.ids_at_level[ps]
     k0, len0 = kinds[0]
     best = -1
