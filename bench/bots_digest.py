@@ -61,6 +61,8 @@ def digests(n_deals: int) -> dict[str, str]:
                 h.update(json.dumps(action.to_json()).encode())
                 break
         result = dataclasses.asdict(rnd.result) if rnd.result is not None else None
+        if result is not None:  # the friends-mode fields (RULES §12.4), None here
+            result = {k: v for k, v in result.items() if v is not None}
         h.update(json.dumps(result, default=str).encode())
     for seed in range(6):
         rnd = Round(100 + seed, rules(seed), trump_rank="2", starter=0, declaring_team=0)

@@ -275,8 +275,11 @@ def test_every_field_of_a_round_is_set_by_the_one_constructor() -> None:
     assert {"_hands", "_phase", "_tricks", "_sorted_hands", "_result"} <= ctor
     assert everywhere - ctor == set()
     params = {a.arg for a in _method("_set_state").args.args[1:]}
-    # each field is a parameter, but for the one derived from another (`_rank_idx`)
-    assert {f[1:] for f in ctor} - params == {"rank_idx"}
+    # each field is a parameter, but for those derived from another: `_rank_idx`, and the
+    # table's parts read once from `table` (RULES §12.1)
+    assert {f[1:] for f in ctor} - params == {
+        "rank_idx", "n", "d", "n_kitty", "n_hand", "friends_mode"
+    }
 
 
 @pytest.mark.parametrize("seed", [0, 5])

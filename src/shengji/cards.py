@@ -25,6 +25,8 @@ BJ_ID = 52
 RJ_ID = 53
 N_IDS = 54
 DECK_SIZE = 108
+#: the most decks a table plays with (RULES §12: 2-5); each card exists once per deck
+MAX_DECKS = 5
 
 
 class Card:
@@ -179,9 +181,17 @@ def as_cards(cards: str | Iterable[Card | str]) -> list[Card]:
     return out
 
 
-def full_deck() -> list[Card]:
-    """The 108-card deck in a fixed order: each of the 54 cards twice (RULES §1)."""
-    return [c for c in CARDS for _ in range(2)]
+def full_deck(decks: int = 2) -> list[Card]:
+    """The deck in a fixed order: each of the 54 cards `decks` times (RULES §1, §12.1)."""
+    return [c for c in CARDS for _ in range(decks)]
+
+
+def deck_ids(decks: int = 2) -> tuple[int, ...]:
+    """The 54·d card ids of `decks` decks in a fixed order, each id `decks` times in a row
+    (RULES §12.1); for two decks exactly the 108-card order of `full_deck` (RULES §1)."""
+    if decks == 2:
+        return _DECK_IDS
+    return tuple([i for i in range(N_IDS) for _ in range(decks)])
 
 
 def shuffled_deck(seed: int | str) -> list[Card]:

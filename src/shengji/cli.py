@@ -29,7 +29,7 @@ from .events import (
 )
 from .game import Game
 from .narrate import Narrator
-from .options import OPTION_INFO, PRESETS, RuleOptions
+from .options import ALL_OPTION_INFO, PRESETS, RuleOptions
 
 app = typer.Typer(help="Tractor (拖拉机, Shengji): play, watch and measure.", no_args_is_help=True)
 console = Console()
@@ -38,7 +38,7 @@ SEAT_NAMES = ("South", "East", "North", "West")
 
 OPTION_HELP = (
     "Rule option name=value (RULES §10), repeatable; applied on top of --preset. "
-    + "; ".join(f"{name}: {info.takes_text}" for name, info in OPTION_INFO.items())
+    + "; ".join(f"{name}: {info.takes_text}" for name, info in ALL_OPTION_INFO.items())
     + ". See docs/RULES.md."
 )
 PRESET_HELP = (
@@ -165,18 +165,45 @@ def _cards(cards: Iterable[Card]) -> str:
 # lazily so that `shengji --help` stays fast)
 
 
-def _options(items: list[str], preset: str = "seed") -> RuleOptions:
-    """The rule options of `--preset` with each `--option name=value` on top (RULES §10)."""
+def _options(
+    items: list[str], preset: str = "seed", *, players: int | None = None,
+    mode: str | None = None, decks: int | None = None,
+) -> RuleOptions:
+    """The rule options of `--preset` with each `--option name=value` on top (RULES §10),
+    then the table of `--players`, `--mode` and `--decks` (RULES §12) where given."""
     from .errors import IllegalAction
 
     try:
         base = RuleOptions.preset(preset)
     except IllegalAction as e:
         raise typer.BadParameter(str(e), param_hint="--preset") from None
+    table = [f"{name}={value}" for name, value in
+             (("players", players), ("mode", mode), ("decks", decks)) if value is not None]
     try:
-        return RuleOptions.parse(items, base)
+        return RuleOptions.parse([*items, *table], base)
     except IllegalAction as e:
-        raise typer.BadParameter(str(e), param_hint="--option") from None
+        hint = "--option" if e.field not in ("players", "mode", "decks") else f"--{e.field}"
+        raise typer.BadParameter(str(e), param_hint=hint) from None
+
+
+PLAYERS_HELP = "Players at the table, 4-10 (RULES §12; default 4)."
+MODE_HELP = ("teams (fixed teams of alternate seats, an even table) or friends (找朋友: the "
+             "leader calls friends by card each round, a level per player; RULES §12.4).")
+DECKS_HELP = "Decks, 2-5 (RULES §12; default players // 2, at least 2)."
+
+
+def _table_bot(spec: str | None, options: RuleOptions, flag: str) -> str:
+    """A bot spec for this table: the default is the heuristic at the four-player teams
+    game and the random bot elsewhere (RULES §12: the heuristic plays four seats and
+    fixed teams only); a spec the table cannot take is refused naming the rule."""
+    from .arena.run import table_spec_error
+
+    if spec is None:
+        return "heuristic" if table_spec_error("heuristic", options) is None else "random"
+    err = table_spec_error(spec, options)
+    if err:
+        raise typer.BadParameter(err, param_hint=flag)
+    return spec
 
 
 def split_agent_specs(text: str) -> list[str]:
@@ -223,6 +250,11 @@ def _kind(value: str) -> str:
     return value
 
 
+def _opt_table_kind(value: str | None) -> str | None:
+    """`_table_kind` for an option that may be left out (None: the table's default bot)."""
+    return None if value is None else _table_kind(value)
+
+
 def _table_kind(value: str) -> str:
     """Check a bot spec for a table with a person at it: research bots that see every hand
     (`omniscient`) are refused (RULES §11)."""
@@ -237,28 +269,34 @@ def _table_kind(value: str) -> str:
 @app.command()
 def play(
     partner: Annotated[
-        str, typer.Option(callback=_table_kind, help="Your partner's bot (North): random, "
-                          "heuristic, fast (50 ms), expert (250 ms), master (1 s) or "
-                          "expert:ms=300.")
-    ] = "heuristic",
+        str | None, typer.Option(callback=_opt_table_kind, help="Your partner's bot (North): "
+                                 "random, heuristic, fast (50 ms), expert (250 ms), master "
+                                 "(1 s) or expert:ms=300. Default heuristic (random at "
+                                 "other tables than four players in teams, RULES §12).")
+    ] = None,
     opponents: Annotated[
-        str, typer.Option(callback=_table_kind, help="The opponents' bots (East and West).")
-    ] = "heuristic",
+        str | None, typer.Option(callback=_opt_table_kind, help="The opponents' bots (East "
+                                 "and West; in friends mode every other seat).")
+    ] = None,
     seed: Annotated[
         int | None, typer.Option(help="Shuffle seed (default: a random one).")
     ] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help=OPTION_HELP)] = None,
     preset: Annotated[str, typer.Option("--preset", help=PRESET_HELP)] = "seed",
     save: Annotated[Path | None, typer.Option(help="Save the game record here (JSON).")] = None,
+    players: Annotated[int | None, typer.Option(help=PLAYERS_HELP)] = None,
+    mode: Annotated[str | None, typer.Option(help=MODE_HELP)] = None,
+    decks: Annotated[int | None, typer.Option(help=DECKS_HELP)] = None,
 ) -> None:
-    """Play a whole game in the terminal: you are South, bots hold the other seats."""
+    """Play a whole game in the terminal: you are South (seat 0), bots hold the other seats."""
     from .tui import play_terminal
 
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
+    options = _options(option or [], preset, players=players, mode=mode, decks=decks)
     code = play_terminal(
-        seed=seed, options=_options(option or [], preset), partner=partner,
-        opponents=opponents,
+        seed=seed, options=options, partner=_table_bot(partner, options, "--partner"),
+        opponents=_table_bot(opponents, options, "--opponents"),
         save=save,
     )
     raise typer.Exit(code)
@@ -374,13 +412,24 @@ def arena(
         typer.Option(help="Spread deals over Ray: local (this machine alone), auto (the "
                      "running cluster, see `ray start --head`) or HOST:PORT."),
     ] = None,
+    players: Annotated[int | None, typer.Option(help=PLAYERS_HELP)] = None,
+    mode: Annotated[str | None, typer.Option(help=MODE_HELP)] = None,
+    decks: Annotated[int | None, typer.Option(help=DECKS_HELP)] = None,
 ) -> None:
-    """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs."""
+    """Bots against bots on mirrored duplicate deals: win rates and levels with 95% CIs.
+
+    At a larger table (RULES §12) A holds the seats of one parity and B the others; the
+    mirror turns the pattern by one seat (in friends mode: A on the even seats, then on
+    the odd ones), so every seat's hand is played by both."""
     import os
 
     from .arena import arena_main
 
     bs = [_kind(x) for item in (b or ["random"]) for x in split_agent_specs(item)]
+    options = _options(option or [], preset, players=players, mode=mode, decks=decks)
+    _table_bot(a, options, "--a")
+    for x in bs:
+        _table_bot(x, options, "--b")
     if deals == 0 and games == 0:
         raise typer.BadParameter("nothing to play: give --deals and/or --games")
     if plot is not None:
@@ -393,7 +442,7 @@ def arena(
     _check_ray(ray)
     arena_main(
         a, bs, deals=deals, games=games, seed=seed, workers=workers or (os.cpu_count() or 1),
-        options=_options(option or [], preset), plot=plot, json_path=json_path, console=console,
+        options=options, plot=plot, json_path=json_path, console=console,
         ray=ray,
     )
 

@@ -117,7 +117,7 @@ class TrumpFixed(Event):
     suit: str | None
     declarer: int | None
     starter: int
-    declaring_team: int
+    declaring_team: int  # -1 in friends mode: no fixed team (§12.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +179,42 @@ class TrickWon(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Called(Event):
+    """The leader `seat` called friends (§12.4): each call a card and an ordinal j, the
+    j-th copy of that card to be played. Public at once."""
+
+    kind: ClassVar[str] = "called"
+    seat: int
+    calls: tuple[tuple[Card, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FriendJoined(Event):
+    """`seat` played the called copy of call number `call` (`card`, `ordinal`) in trick
+    `trick` and joins the leader's side now that the trick has ended (§12.4)."""
+
+    kind: ClassVar[str] = "friend_joined"
+    seat: int
+    call: int
+    card: Card
+    ordinal: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpent(Event):
+    """Call number `call` is spent (§12.4): the leader played the called copy, or the
+    seat that played it was already on the leader's side (`seat` played it in `trick`)."""
+
+    kind: ClassVar[str] = "call_spent"
+    seat: int
+    call: int
+    card: Card
+    ordinal: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
 class RoundOver(Event):
     """The round ended (§8); the kitty is shown to everyone now (§11)."""
 
@@ -202,7 +238,7 @@ class RoundStarted(Event):
     trump_rank: str
     starter: int | None
     declaring_team: int | None
-    levels: tuple[str, str]
+    levels: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,10 +247,11 @@ class GameOver(Event):
 
     kind: ClassVar[str] = "game_over"
     winner: int
-    levels: tuple[str, str]
+    levels: tuple[str, ...]
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     Drew, Declared, Passed, Redealt, KittyFlipped, TrumpFixed, KittyTaken, KittyBuried,
     ThrowFailed, Played, TrickWon, RoundOver, RoundStarted, GameOver,
+    Called, FriendJoined, CallSpent,
 )

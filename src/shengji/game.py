@@ -1,4 +1,10 @@
-"""A whole game: levels per team, declaring team, starter rotation, the end (RULES §8.3, §9)."""
+"""A whole game: levels, the declaring side, starter rotation, the end (RULES §8.3, §9, §12).
+
+Teams mode (§12.2, and the four-player game): a level per team, the declaring team and
+the starter rotate as §8.3 says, `(starter + 2) % N` or `(starter + 1) % N`. Friends mode
+(§12.4): a level per player, the round's leader (the standing declarer in round 1, then
+the next leader of the previous result) declares at their own level.
+"""
 
 from __future__ import annotations
 
@@ -23,21 +29,28 @@ def round_seed(game_seed: int | str, round_no: int) -> int:
 
 
 class Game:
-    """A game of Tractor from both teams at 2 until a team passes A (RULES §2, §8.3, §9).
+    """A game of Tractor from every level at 2 until one passes A (RULES §2, §8.3, §9, §12).
 
-    Round 0 has trump rank 2 and its declarer becomes starter (§3.4); each later
-    round's declaring team, starter and trump rank follow from the previous result.
+    Round 0 has trump rank 2 and its declarer becomes starter (§3.4), in friends mode the
+    leader (§12.4); each later round's declaring team or leader, starter and trump rank
+    follow from the previous result. Any table of the options (`players`, `decks`,
+    `mode`, `kitty_size`, §12) plays the same way.
     """
 
     def __init__(self, seed: int | str = 0, options: RuleOptions | None = None) -> None:
         self._seed = seed
         self._options = options if options is not None else SEED_RULES
-        self._levels: list[int] = [0, 0]
+        self._friends = self._options.mode == "friends"
+        self._levels: list[int] = [0] * (self._options.n_players if self._friends else 2)
         self._results: list[RoundResult] = []
         self._digests: list[str] = []  # `round_digest` of each finished round
         self._actions: list[Action] = []
         self._winner: int | None = None
-        self._round = Round(round_seed(seed, 0), self._options, trump_rank="2", round_no=0)
+        self._winners: tuple[int, ...] = ()
+        self._round = Round(
+            round_seed(seed, 0), self._options, trump_rank="2", round_no=0,
+            levels=self.level_names,
+        )
 
     # ------------------------------------------------------------ read-only state
 
@@ -58,9 +71,15 @@ class Game:
         return self._round
 
     @property
-    def levels(self) -> tuple[int, int]:
-        """Both teams' levels as indices (0 is "2", 12 is "A", 13 past A; RULES §2)."""
-        return (self._levels[0], self._levels[1])
+    def levels(self) -> tuple[int, ...]:
+        """The levels as indices (0 is "2", 12 is "A", 13 past A; RULES §2): both teams'
+        in teams mode, one per seat in friends mode (RULES §12.4)."""
+        return tuple(self._levels)
+
+    @property
+    def friends_mode(self) -> bool:
+        """True in friends mode (RULES §12.4): a level per player, a leader each round."""
+        return self._friends
 
     @property
     def results(self) -> tuple[RoundResult, ...]:
@@ -79,8 +98,17 @@ class Game:
 
     @property
     def winner(self) -> int | None:
-        """The team that passed A (RULES §9), None while the game goes on."""
+        """Who won (RULES §9), None while the game goes on: the team (0 or 1) that passed
+        A in teams mode; in friends mode (§12.4) the seat that passed A, or when several
+        passed A in the same round, the first of them in play order from the round's
+        leader (the leader if they did). `winners` lists them all."""
         return self._winner
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Every team (teams mode) or seat (friends mode) beyond A at the end, in the
+        order `winner` reads them; empty while the game goes on."""
+        return self._winners
 
     # ------------------------------------------------------------ queries
 
@@ -95,9 +123,10 @@ class Game:
         return self._winner is not None
 
     @property
-    def level_names(self) -> tuple[str, str]:
-        """Both teams' levels, `"2"`..`"A"` (`"A+"` past A)."""
-        return (level_name(self._levels[0]), level_name(self._levels[1]))
+    def level_names(self) -> tuple[str, ...]:
+        """The levels, `"2"`..`"A"` (`"A+"` past A): both teams', or each seat's in
+        friends mode."""
+        return tuple([level_name(x) for x in self._levels])
 
     def decision(self) -> Decision:
         """What the game waits for now (`phase` "over" once a team has passed A)."""
@@ -198,10 +227,27 @@ class Game:
         self._digests.append(round_digest(result, len(self._actions)))
         self._levels = [level_index(x) for x in result.levels_after]
         if max(self._levels) > 12:
-            self._winner = 0 if self._levels[0] > 12 else 1
+            first = result.starter if self._friends else 0  # the leader reads first
+            n_sides = len(self._levels)
+            self._winners = tuple(
+                s for s in ((first + k) % n_sides for k in range(n_sides))
+                if self._levels[s] > 12
+            )
+            self._winner = self._winners[0]
+            return
+        n = self._round.round_no + 1
+        if self._friends:  # §12.4: the next leader declares at their own level
+            leader = result.next_starter
+            self._round = Round(
+                round_seed(self._seed, n),
+                self._options,
+                trump_rank=level_name(self._levels[leader]),
+                starter=leader,
+                round_no=n,
+                levels=self.level_names,
+            )
             return
         team = result.next_declaring_team
-        n = self._round.round_no + 1
         self._round = Round(
             round_seed(self._seed, n),
             self._options,
@@ -231,7 +277,7 @@ def replay(record: GameRecord, upto: int | None = None) -> Game:
     for i, a in enumerate(actions):
         rnd = game.round_no
         try:
-            game.apply(action_from_json(a))
+            game.apply(action_from_json(a, record.options.n_players))
         except IllegalAction as e:
             raise RecordMismatch(
                 f"record does not replay: round {rnd}, action {i}: {e.message}", rnd, i

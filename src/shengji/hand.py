@@ -1,6 +1,7 @@
 """`Hand`: one hand as counts per card id, the form the engine, views and bots share.
 
-The engine keeps a hand as 54 counts (each card id 0-53 held 0, 1 or 2 times, RULES §1):
+The engine keeps a hand as 54 counts (each card id 0-53 held 0, 1 or 2 times, RULES §1;
+up to d times with d decks, §12):
 membership, pairs and removal are O(1) there. `Hand` is that form as an immutable value
 with the operations consumers need, so nobody rebuilds counts from card lists:
 `Round.hand_counts(seat)` and `View.hand_counts` are `Hand`s. It is a tuple of 54 ints,
@@ -11,21 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cards import CARDS, N_IDS, POINTS, SUITS, Card
+from .cards import CARDS, MAX_DECKS, N_IDS, POINTS, SUITS, Card
 from .errors import IllegalAction
 from .trump import TRUMP, Trump
 
 
 class Hand(tuple[int, ...]):
-    """A hand as counts per card id: `hand[i]` is how many of card `i` it holds (0-2)."""
+    """A hand as counts per card id: `hand[i]` is how many of card `i` it holds (0-2; 0-d
+    with d decks, RULES §12)."""
 
     __slots__ = ()
 
-    def __new__(cls, counts: Iterable[int] = (0,) * N_IDS) -> Hand:
-        """From 54 counts (each 0-2, RULES §1); raises `IllegalAction` otherwise."""
+    def __new__(cls, counts: Iterable[int] = (0,) * N_IDS, decks: int = 2) -> Hand:
+        """From 54 counts (each 0-2, RULES §1; 0-`decks` with more decks, §12); raises
+        `IllegalAction` otherwise."""
         t = tuple(counts)
-        if len(t) != N_IDS or any(type(n) is not int or not 0 <= n <= 2 for n in t):
-            raise IllegalAction("RULES §1: a hand is 54 counts, each card held 0-2 times")
+        top = decks if 2 <= decks <= MAX_DECKS else 2
+        if len(t) != N_IDS or any(type(n) is not int or not 0 <= n <= top for n in t):
+            if top == 2:
+                raise IllegalAction("RULES §1: a hand is 54 counts, each card held 0-2 times")
+            raise IllegalAction(
+                f"RULES §12: a hand is 54 counts, each card held 0-{top} times ({top} decks)"
+            )
         return tuple.__new__(cls, t)
 
     @classmethod
@@ -34,12 +42,13 @@ class Hand(tuple[int, ...]):
         return tuple.__new__(cls, counts)
 
     @classmethod
-    def of(cls, cards: Iterable[Card]) -> Hand:
-        """The hand holding these cards; raises `IllegalAction` for a card held 3 times."""
+    def of(cls, cards: Iterable[Card], decks: int = 2) -> Hand:
+        """The hand holding these cards; raises `IllegalAction` for a card held more times
+        than there are decks (3 times with two decks)."""
         counts = [0] * N_IDS
         for c in cards:
             counts[c.id] += 1
-        return cls(counts)
+        return cls(counts, decks)
 
     @property
     def size(self) -> int:
@@ -77,16 +86,23 @@ class Hand(tuple[int, ...]):
             counts[c.id] -= 1
         return Hand.trusted(counts)
 
-    def plus(self, cards: Iterable[Card]) -> Hand:
-        """The hand with these cards added; raises `IllegalAction` past 2 copies (RULES §1)."""
+    def plus(self, cards: Iterable[Card], decks: int = 2) -> Hand:
+        """The hand with these cards added; raises `IllegalAction` past 2 copies (RULES §1),
+        past `decks` copies with more decks (§12)."""
         counts = list(self)
         for c in cards:
             counts[c.id] += 1
-        return Hand(counts)
+        return Hand(counts, decks)
 
     def pairs(self) -> list[Card]:
-        """The cards held twice (each a pair, RULES §5.2), in id order."""
+        """The cards held twice (each a pair, RULES §5.2), in id order; with more decks
+        (§12) the cards held exactly twice (see `tuples` for "at least k times")."""
         return [CARDS[i] for i in range(N_IDS) if self[i] == 2]
+
+    def tuples(self, k: int) -> list[Card]:
+        """The cards held at least `k` times, each a k-tuple (RULES §12.3: k identical
+        cards), in id order; `tuples(2)` with two decks is `pairs()`."""
+        return [CARDS[i] for i in range(N_IDS) if self[i] >= k]
 
     def suit_count(self, trump: Trump, suit: str | None) -> int:
         """How many cards the hand holds of a play suit under `trump` (RULES §5): a
@@ -99,5 +115,14 @@ class Hand(tuple[int, ...]):
         """The points the hand holds: 5s, 10s and Ks (RULES §7)."""
         return sum(POINTS[i] * n for i, n in enumerate(self) if n)
 
+    def __reduce__(self) -> tuple[object, tuple[tuple[int, ...]]]:
+        # rebuilt without the 0-2 check, so a hand of more decks (§12) pickles too
+        return (_trusted_hand, (tuple(self),))
+
     def __repr__(self) -> str:
         return f"Hand({' '.join(str(CARDS[i]) for i in self.ids())})"
+
+
+def _trusted_hand(counts: tuple[int, ...]) -> Hand:
+    """`Hand.trusted(counts)`, as unpickling calls it."""
+    return Hand.trusted(counts)

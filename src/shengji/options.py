@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
-from pydantic import ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic import dataclasses as pydantic_dataclasses
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .cards import RANKS
 from .errors import IllegalAction
@@ -57,7 +58,10 @@ OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
         "§8.2", "one of 'swap', 'stay'",
         "80-115 points: the opponents take over (swap) or the declarers stay (stay)",
     ),
-    "first_drawer": OptionInfo("§3.1", "a seat 0-3", "the seat that draws first in round 1"),
+    "first_drawer": OptionInfo(
+        "§3.1", "a seat 0-3 (0 to players-1 at a larger table, §12.1)",
+        "the seat that draws first in round 1",
+    ),
     "throw_penalty_per_card": OptionInfo(
         "§6.4", "an integer 0-100", "points paid per card of a failed throw",
     ),
@@ -102,6 +106,52 @@ OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
     ),
 })
 
+TABLE_OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({
+    "players": OptionInfo("§12", "an integer 4-10", "the number of seats at the table"),
+    "decks": OptionInfo(
+        "§12", "null (players // 2, at least 2) or an integer 2-5",
+        "how many 54-card decks are shuffled together", "none or 2-5",
+    ),
+    "mode": OptionInfo(
+        "§12", "one of 'teams', 'friends'",
+        "fixed teams of alternate seats (teams, an even table) or finding friends: the "
+        "leader calls friends by card each round, per-player levels (friends)",
+    ),
+    "kitty_size": OptionInfo(
+        "§12.1", "null (the smallest size, at least 5, that leaves equal hands) or an "
+        "integer 1-52 that leaves equal hands",
+        "the number of cards in the kitty", "none or 1-52",
+    ),
+})
+"""The table options of RULES §12 (more players, more decks, finding friends). They are
+rule options like those of `OPTION_INFO`, kept apart because `RuleOptions.to_json` writes
+them only when they differ from their defaults: a record of the four-player game reads
+byte for byte as before §12."""
+
+ALL_OPTION_INFO: Mapping[str, OptionInfo] = MappingProxyType({**OPTION_INFO, **TABLE_OPTION_INFO})
+"""Every rule option: the house rules of §10 and the table options of §12."""
+
+_TABLE_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {"players": 4, "decks": None, "mode": "teams", "kitty_size": None}
+)
+
+
+def _table_error(message: str, field: str, value: Any) -> ValidationError:
+    """A §12 combination of options that cannot be played, as pydantic's error located at
+    the option `field` (so a server's schema and `IllegalAction.field` both name it)."""
+    return ValidationError.from_exception_data("RuleOptions", [InitErrorDetails(
+        type=PydanticCustomError("rules_table", message), loc=(field,), input=value,
+    )])
+
+
+def default_kitty(n_players: int, n_decks: int) -> int:
+    """RULES §12.1 Decision: the smallest kitty, at least 5 cards, that leaves every hand the
+    same size (4 players, 2 decks: 8; 6 players, 3 decks: 6; 7 players, 3 decks: 8)."""
+    k = 5
+    while (54 * n_decks - k) % n_players:
+        k += 1
+    return k
+
 
 @pydantic_dataclasses.dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
 class RuleOptions:
@@ -132,6 +182,11 @@ class RuleOptions:
     - `max_levels_per_round` (§9): None, or the most levels gained in one round.
     - `stop_levels` (§9): None, or ranks (3..A) that a team's level stops at when it
       would jump over them; kept sorted and without repeats.
+    - `players` (§12): 4..10 seats. `decks` (§12): 2..5, or None for `players // 2` (at
+      least 2). `mode` (§12): `"teams"` (fixed teams, §12.2; an even table) or
+      `"friends"` (finding friends, §12.4). `kitty_size` (§12.1): None for the smallest
+      kitty of at least 5 that leaves equal hands, or a size that does. The resolved
+      values are `n_players`, `n_decks`, `n_kitty` and `n_hand`.
 
     Construction is strict (pydantic, strict types): `RuleOptions(first_drawer=1.0)`
     raises `IllegalAction` (`err.field == "first_drawer"`). A frozen slots dataclass:
@@ -144,7 +199,7 @@ class RuleOptions:
     strict_tractor_follow: Annotated[bool, Strict()] = False
     no_trump_keeps_rank: Annotated[bool, Strict()] = False
     band_80_115: Literal["swap", "stay"] = "swap"
-    first_drawer: Annotated[int, Strict(), Field(ge=0, le=3)] = 0
+    first_drawer: Annotated[int, Strict(), Field(ge=0, le=9)] = 0
     throw_penalty_per_card: Annotated[int, Strict(), Field(ge=0, le=100)] = 10
     throw_penalty: Literal["returned", "attempted", "none"] = "returned"
     kitty_multiplier: Literal["per_card", "flat", "power"] = "per_card"
@@ -155,6 +210,10 @@ class RuleOptions:
     win_at_a: Literal["pass", "as_declarers"] = "pass"
     max_levels_per_round: Annotated[int, Strict(), Field(ge=1, le=12)] | None = None
     stop_levels: tuple[str, ...] | None = None
+    players: Annotated[int, Strict(), Field(ge=4, le=10)] = 4
+    decks: Annotated[int, Strict(), Field(ge=2, le=5)] | None = None
+    mode: Literal["teams", "friends"] = "teams"
+    kitty_size: Annotated[int, Strict(), Field(ge=1, le=52)] | None = None
 
     @field_validator("stop_levels", mode="before")
     @classmethod
@@ -169,6 +228,55 @@ class RuleOptions:
             return None
         return tuple(r for r in STOP_RANKS if r in value)
 
+    @model_validator(mode="after")
+    def _table(self) -> RuleOptions:
+        """The §12 options together: a table that can be dealt and seated."""
+        n = self.players
+        if self.first_drawer >= n:
+            raise _table_error(
+                f"RULES §10: first_drawer must be a seat 0-{n - 1} at a table of {n} "
+                f"players, not {self.first_drawer} (RULES §3.1, §12.1)",
+                "first_drawer", self.first_drawer,
+            )
+        if self.mode == "teams" and n % 2:
+            raise _table_error(
+                f"RULES §12.1: {n} players cannot play teams (mode=teams needs an even "
+                f"number of players; play mode=friends)", "mode", self.mode,
+            )
+        if self.kitty_size is not None:
+            cards, k = 54 * self.n_decks, self.kitty_size
+            if (cards - k) % n or cards - k < n:
+                raise _table_error(
+                    f"RULES §12.1: a kitty of {k} leaves {cards - k} of the {cards} cards, "
+                    f"which {n} players cannot share equally (the default kitty is "
+                    f"{default_kitty(n, self.n_decks)})", "kitty_size", k,
+                )
+        return self
+
+    # ------------------------------------------------------------ the table (§12)
+
+    @property
+    def n_players(self) -> int:
+        """The number of seats (RULES §12)."""
+        return self.players
+
+    @property
+    def n_decks(self) -> int:
+        """The number of decks: `decks`, or `players // 2` and at least 2 (RULES §12)."""
+        return self.decks if self.decks is not None else max(2, self.players // 2)
+
+    @property
+    def n_kitty(self) -> int:
+        """The kitty's size: `kitty_size`, or the §12.1 Decision (`default_kitty`)."""
+        if self.kitty_size is not None:
+            return self.kitty_size
+        return default_kitty(self.players, self.n_decks)
+
+    @property
+    def n_hand(self) -> int:
+        """The cards each player is dealt (RULES §12.1): (54·d − kitty) / N."""
+        return (54 * self.n_decks - self.n_kitty) // self.players
+
     # ------------------------------------------------------------ JSON and text
 
     def to_json(self) -> dict[str, Any]:
@@ -177,6 +285,10 @@ class RuleOptions:
         out = {name: getattr(self, name) for name in OPTION_INFO}
         if self.stop_levels is not None:
             out["stop_levels"] = list(self.stop_levels)
+        for name, default in _TABLE_DEFAULTS.items():  # §12: written only when not default
+            value = getattr(self, name)
+            if value != default:
+                out[name] = value
         return out
 
     @classmethod
@@ -205,10 +317,10 @@ class RuleOptions:
         for item in items:
             name, sep, raw = item.partition("=")
             name = name.strip()
-            if not sep or name not in OPTION_INFO:
+            if not sep or name not in ALL_OPTION_INFO:
                 raise IllegalAction(
                     f"RULES §10: unknown rule option {item!r} (known: "
-                    f"{', '.join(OPTION_INFO)}; write name=value)",
+                    f"{', '.join(ALL_OPTION_INFO)}; write name=value)",
                     field=name or None,
                 )
             data[name] = _from_text(name, raw.strip())
@@ -229,7 +341,7 @@ class RuleOptions:
 
     def changed(self) -> dict[str, Any]:
         """The options that differ from the seed rules, as JSON values."""
-        default = _DEFAULT_JSON
+        default = {**_TABLE_DEFAULTS, **_DEFAULT_JSON}
         return {k: v for k, v in self.to_json().items() if default[k] != v}
 
 
@@ -243,12 +355,15 @@ def _illegal(e: ValidationError, data: Mapping[str, Any]) -> IllegalAction:
     err = e.errors()[0]
     loc = err.get("loc") or ()
     name = str(loc[0]) if loc else ""
-    if name not in OPTION_INFO:
+    if err["type"] == "rules_table":
+        return IllegalAction(err["msg"], field=name)
+    if name not in ALL_OPTION_INFO:
         return IllegalAction(
-            f"RULES §10: unknown rule option {_short(name)} (known: {', '.join(OPTION_INFO)})",
+            f"RULES §10: unknown rule option {_short(name)} (known: "
+            f"{', '.join(ALL_OPTION_INFO)})",
             field=name[:40] or None,
         )
-    info = OPTION_INFO[name]
+    info = ALL_OPTION_INFO[name]
     value = data.get(name)
     extra = ""
     if isinstance(value, float) and not math.isfinite(value):
@@ -267,6 +382,19 @@ _FALSE = ("false", "0", "off", "no")
 def _from_text(name: str, raw: str) -> Any:
     """A CLI value for option `name`, converted to the JSON type the schema expects."""
     low = raw.lower()
+    if name in ("players", "decks", "kitty_size"):
+        if name != "players" and low in ("", "none", "null"):
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            info = ALL_OPTION_INFO[name]
+            raise IllegalAction(
+                f"RULES §10: {name} must be {info.takes}, not {raw!r} (RULES {info.rule})",
+                field=name,
+            ) from None
+    if name == "mode":
+        return low
     if isinstance(_DEFAULT_JSON[name], bool):
         if low in _TRUE:
             return True

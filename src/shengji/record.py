@@ -61,11 +61,12 @@ class GameRecord:
         seed = data.get("seed")
         if not isinstance(seed, (int, str)) or isinstance(seed, bool):
             raise IllegalAction("malformed record: seed must be an int or a string")
+        options = RuleOptions.from_json(data.get("options"))
         actions = data.get("actions")
         if not isinstance(actions, list):
             raise IllegalAction("malformed record: actions must be a list")
         for a in actions:
-            action_from_json(a)
+            action_from_json(a, options.n_players)  # seats of this table (RULES §12.1)
         round_seeds = data.get("round_seeds") or []
         if not isinstance(round_seeds, list) or not all(
             isinstance(x, int) and not isinstance(x, bool) for x in round_seeds
@@ -74,9 +75,7 @@ class GameRecord:
         digests = data.get("digests") or []
         if not isinstance(digests, list) or not all(isinstance(x, str) for x in digests):
             raise IllegalAction("malformed record: digests must be a list of strings")
-        return cls(
-            RuleOptions.from_json(data.get("options")), seed, actions, round_seeds, digests
-        )
+        return cls(options, seed, actions, round_seeds, digests)
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:

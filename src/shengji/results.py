@@ -75,7 +75,25 @@ class FailedThrow:
 
 @dataclass(frozen=True, slots=True, init=False)
 class RoundResult:
-    """The end of a round (§8): points, kitty, level change and the next round's seats."""
+    """The end of a round (§8): points, kitty, level change and the next round's seats.
+
+    In friends mode (§12.4) `declaring_team` and `next_declaring_team` are -1 (there are
+    no fixed teams), the levels have one entry per seat, `starter` is the leader and
+    `next_starter` the next leader; the round's `friends` and `sides()` say who was on
+    the leader's side.
+
+    Friends mode also fills the fields that are None in teams mode (RULES §12.4):
+    - `leader`: the leader's seat (the same as `starter`);
+    - `friends`: the seats that joined the leader's side, in the order they joined;
+    - `sides`: each seat's side at the round's end, `"leader"`, `"friend"` or
+      `"opponent"` (points and levels go by these, §12.4 Decision);
+    - `side_points`: the point cards of the tricks each side won, (the leader's side,
+      the opponents), before the kitty and the throw penalties;
+    - `level_gains`: the levels each seat gained (after `max_levels_per_round`,
+      `stop_levels` and `win_at_a`).
+    `result_json` writes them only when set, so a four-player result's JSON (and the
+    digests of records) are as before §12.
+    """
 
     opponents_points: int
     kitty: tuple[Card, ...]
@@ -89,8 +107,13 @@ class RoundResult:
     levels_gained: int
     next_starter: int
     next_declaring_team: int
-    levels_before: tuple[str, str]
-    levels_after: tuple[str, str]
+    levels_before: tuple[str, ...]
+    levels_after: tuple[str, ...]
+    leader: int | None
+    friends: tuple[int, ...] | None
+    sides: tuple[str, ...] | None
+    side_points: tuple[int, int] | None
+    level_gains: tuple[int, ...] | None
 
     def __init__(
         self,
@@ -106,8 +129,13 @@ class RoundResult:
         levels_gained: int,
         next_starter: int,
         next_declaring_team: int,
-        levels_before: tuple[str, str],
-        levels_after: tuple[str, str],
+        levels_before: tuple[str, ...],
+        levels_after: tuple[str, ...],
+        leader: int | None = None,
+        friends: tuple[int, ...] | None = None,
+        sides: tuple[str, ...] | None = None,
+        side_points: tuple[int, int] | None = None,
+        level_gains: tuple[int, ...] | None = None,
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "opponents_points", opponents_points)
@@ -124,6 +152,11 @@ class RoundResult:
         object.__setattr__(self, "next_declaring_team", next_declaring_team)
         object.__setattr__(self, "levels_before", levels_before)
         object.__setattr__(self, "levels_after", levels_after)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "friends", friends)
+        object.__setattr__(self, "sides", sides)
+        object.__setattr__(self, "side_points", side_points)
+        object.__setattr__(self, "level_gains", level_gains)
 
 
 picklable(TrickView, FailedThrow, RoundResult)
@@ -154,10 +187,11 @@ def failed_throw_json(f: FailedThrow) -> dict[str, Any]:
 
 
 def result_json(r: RoundResult | None) -> dict[str, Any] | None:
-    """A round result as plain JSON (None stays None)."""
+    """A round result as plain JSON (None stays None); the friends-mode fields (§12.4)
+    only when set, so a teams result reads exactly as before §12."""
     if r is None:
         return None
-    return {
+    out: dict[str, Any] = {
         "opponents_points": r.opponents_points,
         "kitty": cards_json(r.kitty),
         "kitty_points": r.kitty_points,
@@ -173,6 +207,17 @@ def result_json(r: RoundResult | None) -> dict[str, Any] | None:
         "levels_before": list(r.levels_before),
         "levels_after": list(r.levels_after),
     }
+    if r.leader is not None:
+        out["leader"] = r.leader
+    if r.friends is not None:
+        out["friends"] = list(r.friends)
+    if r.sides is not None:
+        out["sides"] = list(r.sides)
+    if r.side_points is not None:
+        out["side_points"] = list(r.side_points)
+    if r.level_gains is not None:
+        out["level_gains"] = list(r.level_gains)
+    return out
 
 
 __all__ = [

@@ -14,19 +14,29 @@ from typing import Any, Final, NamedTuple
 
 from ._build import picklable
 from .actions import (
+    FOUR,
+    MAX_SEATS,
     Action,
     Bury,
+    Call,
     CloseWindow,
     Declare,
     Draw,
     Pass,
     Play,
+    Table,
+    call_error,
     cards_of,
     check_well_formed,
+    n_calls,
+    random_calls,
+    table_of,
 )
 from .cards import (
+    BJ_ID,
     CARDS,
     N_IDS,
+    ONE_CARD,
     ONE_ID,
     POINTS,
     RANKS,
@@ -36,6 +46,7 @@ from .cards import (
     below,
     cards_from_ids,
     counts_of,
+    deck_ids,
     shuffled_ids,
 )
 from .declare import (
@@ -44,11 +55,14 @@ from .declare import (
     declaration_suit,
     overturn_error,
 )
-from .errors import IllegalAction
+from .errors import IllegalAction, MalformedAction
 from .events import (
+    Called,
+    CallSpent,
     Declared,
     Drew,
     Event,
+    FriendJoined,
     KittyBuried,
     KittyFlipped,
     KittyTaken,
@@ -86,10 +100,31 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
+_CALL: Final = Phase.CALL
 
+#: the four-player game's hand and kitty (RULES §3.1, §4); a round reads its own
+#: (`Round.n_hand`, `Round.n_kitty`) from the options (§12.1)
 HAND_SIZE = 25
 KITTY_SIZE = 8
 PHASES = tuple(Phase)
+
+def shuffled_deck_ids(seed: int | str, decks: int) -> tuple[int, ...]:
+    """The deal order of `decks` decks for `seed` (RULES §12.1): for two decks exactly
+    `cards.shuffled_ids(seed)`, so every stored four-player record keeps its deal; for
+    more, the same Fisher-Yates shuffle of `cards.deck_ids(decks)`."""
+    if decks == 2:
+        return shuffled_ids(seed)
+    rng = random.Random(seed)
+    getrandbits = rng.getrandbits
+    deck = list(deck_ids(decks))
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
 
 
 def level_name(index: int) -> str:
@@ -143,12 +178,17 @@ class Trick(NamedTuple):
 
 
 class Round:
-    """One round of Tractor (RULES §3-§8), driven by actions.
+    """One round of Tractor (RULES §3-§8, §12), driven by actions.
 
     `starter`/`declaring_team` are None in the first round of a game (the
     declarer becomes starter, §3.4; nobody declaring means a redeal, §3.5).
     `seed` fixes the shuffle(s): deal attempt `a` uses the order of
-    `shuffled_deck(f"{seed}:{a}")`.
+    `shuffled_deck_ids(f"{seed}:{a}", decks)`.
+
+    The table comes from the options (§12.1): `options.n_players` seats, `n_decks`
+    decks, `n_kitty` and `n_hand` cards. In friends mode (§12.4) `starter` is the
+    leader, `declaring_team` stays None (no fixed teams) and `levels` has one level
+    per seat; in teams mode the teams are the seats of each parity (§12.2).
     """
 
     def __init__(
@@ -160,15 +200,28 @@ class Round:
         starter: int | None = None,
         declaring_team: int | None = None,
         round_no: int = 0,
-        levels: tuple[str, str] = ("2", "2"),
+        levels: tuple[str, ...] = ("2", "2"),
         deck: tuple[int, ...] | list[int] | None = None,
     ) -> None:
-        _check_setup(trump_rank, starter, declaring_team)
         opts = options if options is not None else SEED_RULES
+        table = table_of(opts)
+        n, d = table[0], table[1]
+        _check_setup(trump_rank, starter, declaring_team, table)
+        if table[4]:
+            if len(levels) != n:
+                if set(levels) != {"2"}:
+                    raise IllegalAction(
+                        f"RULES §12.4: in friends mode every one of the {n} players has a level"
+                    )
+                levels = ("2",) * n
+        elif len(levels) != 2:
+            raise IllegalAction("RULES §2: in teams mode the two teams have a level each")
         if deck is not None:
             deck = tuple(deck)
-            if sorted(deck) != _FULL_DECK:
-                raise IllegalAction("RULES §1: a deck is the 108 cards, each id 0-53 twice")
+            if sorted(deck) != list(deck_ids(d)):
+                raise IllegalAction(
+                    f"RULES §12.1: a deck is the {N_IDS * d} cards, each id 0-53 {d} times"
+                )
         self._set_state(
             options=opts,
             seed=seed,
@@ -180,7 +233,8 @@ class Round:
             levels=levels,
             first_drawer=starter if starter is not None else opts.first_drawer,
             attempt=0,
-            deck=deck if deck is not None else shuffled_ids(f"{seed}:0"),
+            deck=deck if deck is not None else shuffled_deck_ids(f"{seed}:0", d),
+            table=table,
         )
 
     # ------------------------------------------------------------ setup
@@ -194,7 +248,7 @@ class Round:
         starter: int | None,
         declaring_team: int | None,
         round_no: int,
-        levels: tuple[str, str],
+        levels: tuple[str, ...],
         first_drawer: int,
         attempt: int,
         deck: tuple[int, ...],
@@ -230,6 +284,14 @@ class Round:
         point_cards: list[int] | None = None,
         penalties: int = 0,
         result: RoundResult | None = None,
+        table: Table | None = None,
+        calls: tuple[tuple[int, int], ...] = (),
+        call_by: list[int] | None = None,
+        call_spent: list[bool] | None = None,
+        friends: list[int] | None = None,
+        copies: list[int] | None = None,
+        won: list[int] | None = None,
+        paid: list[int] | None = None,
         events: list[Event] | None = None,
         want_events: bool = True,
     ) -> None:
@@ -244,6 +306,15 @@ class Round:
         keywords costs CPython about 2 µs, as much as the rest of a clone; compiled, the
         two are the same call); tests/test_round_clone.py checks that each is the field
         of its parameter's name."""
+        # the table (RULES §12.1): seats, decks, kitty and hand sizes, friends mode (§12.4)
+        tb = table if table is not None else table_of(options)
+        self._table: Table = tb
+        n = tb[0]
+        self._n = n
+        self._d = tb[1]
+        self._n_kitty = tb[2]
+        self._n_hand = tb[3]
+        self._friends_mode = tb[4]
         # the round's setting (RULES §3.2, §3.4, §10)
         self._options = options
         self._seed = seed
@@ -263,13 +334,13 @@ class Round:
         # the deal (§3.1): the card order, the hands as counts per id, how many were drawn
         self._deck: tuple[int, ...] = deck
         self._hands: list[list[int]] = (
-            hands if hands is not None else [[0] * N_IDS, [0] * N_IDS, [0] * N_IDS, [0] * N_IDS]
+            hands if hands is not None else [[0] * N_IDS for _ in range(n)]
         )
-        self._sizes: list[int] = sizes if sizes is not None else [0, 0, 0, 0]
+        self._sizes: list[int] = sizes if sizes is not None else [0] * n
         # each seat's hand as sorted cards for views, with the counts and sort order it
         # was made from (any change to the hand or the trump shows as a mismatch)
         self._sorted_hands: list[tuple[tuple[int, ...], list[int], tuple[Card, ...]] | None] = (
-            sorted_hands if sorted_hands is not None else [None, None, None, None]
+            sorted_hands if sorted_hands is not None else [None] * n
         )
         self._drawn = drawn
         # the declarations (§3.3) and the standing one as (seat, strength, ids)
@@ -278,10 +349,10 @@ class Round:
         )
         self._standing: tuple[int, int, tuple[int, ...]] | None = standing
         # each seat's last `_declaration_ids` answer and what it depended on (per seat:
-        # the four seats draw in turn, so one shared entry would miss at every draw)
-        self._decl_key: list[object] = decl_key if decl_key is not None else [None] * 4
+        # the seats draw in turn, so one shared entry would miss at every draw)
+        self._decl_key: list[object] = decl_key if decl_key is not None else [None] * n
         self._decl_ids: list[list[tuple[int, ...]]] = (
-            decl_ids if decl_ids is not None else [[], [], [], []]
+            decl_ids if decl_ids is not None else [[] for _ in range(n)]
         )
         self._phase: Phase = phase
         self._ask: int | None = ask
@@ -290,7 +361,7 @@ class Round:
         self._trump: Trump | None = trump
         self._kitty_flip: tuple[int, ...] = kitty_flip
         self._kitty_taken: tuple[int, ...] = (
-            kitty_taken if kitty_taken is not None else deck[4 * HAND_SIZE :]
+            kitty_taken if kitty_taken is not None else deck[n * tb[3] :]
         )
         self._kitty: tuple[int, ...] = kitty
         # the tricks (§6): finished ones, and the current one's leader, plays and lead shape
@@ -315,6 +386,18 @@ class Round:
         self._cur_key: tuple[int, int] = cur_key
         self._decl_cards: tuple[tuple[int, tuple[Card, ...]], ...] = decl_cards
         self._point_view: tuple[Card, ...] = point_view
+        # finding friends (§12.4): the calls as (card id, ordinal); per call the seat that
+        # played the called copy (-1: not yet) and whether it is spent; the friends who
+        # joined, in order; the copies of each card played so far; per seat the points of
+        # the tricks it won and the failed-throw penalties it paid (§6.4), for the count
+        # by side at the end
+        self._calls: tuple[tuple[int, int], ...] = calls
+        self._call_by: list[int] = call_by if call_by is not None else []
+        self._call_spent: list[bool] = call_spent if call_spent is not None else []
+        self._friends: list[int] = friends if friends is not None else []
+        self._copies: list[int] = copies if copies is not None else []
+        self._won: list[int] = won if won is not None else [0] * n
+        self._paid: list[int] = paid if paid is not None else [0] * n
 
     def _redeal(self) -> None:
         """§3.5: nobody declared in the first round: all 108 cards are shuffled and dealt
@@ -332,10 +415,11 @@ class Round:
             levels=self._levels,
             first_drawer=self._first_drawer,
             attempt=attempt,
-            deck=shuffled_ids(f"{self._seed}:{attempt}"),
+            deck=shuffled_deck_ids(f"{self._seed}:{attempt}", self._d),
             actions=self._actions,
             events=self._events,
             want_events=self._want_events,
+            table=self._table,
         )
 
     # ------------------------------------------------------------ queries
@@ -373,8 +457,79 @@ class Round:
 
     @property
     def declaring_team(self) -> int | None:
-        """The declaring team, 0 (seats 0 and 2) or 1; None until known (RULES §3.4)."""
+        """The declaring team, 0 (the even seats) or 1; None until known (RULES §3.4),
+        and always None in friends mode, which has no fixed teams (§12.4)."""
         return self._declaring_team
+
+    @property
+    def n_players(self) -> int:
+        """How many seats the table has (RULES §12.1)."""
+        return self._n
+
+    @property
+    def n_decks(self) -> int:
+        """How many decks are dealt: each card exists this many times (RULES §12.1)."""
+        return self._d
+
+    @property
+    def n_kitty(self) -> int:
+        """The kitty's size (RULES §4, §12.1)."""
+        return self._n_kitty
+
+    @property
+    def n_hand(self) -> int:
+        """How many cards each seat draws (RULES §3.1, §12.1)."""
+        return self._n_hand
+
+    @property
+    def friends_mode(self) -> bool:
+        """True in friends mode (RULES §12.4): a leader and called friends, no fixed teams."""
+        return self._friends_mode
+
+    @property
+    def calls(self) -> tuple[tuple[int, int], ...]:
+        """The leader's calls as (card id, ordinal), once made (public, RULES §12.4)."""
+        return self._calls
+
+    @property
+    def call_by(self) -> tuple[int | None, ...]:
+        """Per call, the seat that played the called copy, once its trick ended (§12.4)."""
+        return tuple([None if s < 0 else s for s in self._call_by])
+
+    @property
+    def friends(self) -> tuple[int, ...]:
+        """The seats that joined the leader's side, in the order they joined (§12.4)."""
+        return tuple(self._friends)
+
+    def sides(self) -> tuple[str | None, ...]:
+        """Each seat's side as far as everyone knows now (RULES §11, §12.4): "leader",
+        "friend" (joined), "opponent" (only once the round is over, or in teams mode),
+        or None (not known yet). In teams mode "leader" is the starter, "friend" their
+        team and "opponent" the other team, once the declaring team is known."""
+        n = self._n
+        if not self._friends_mode:
+            dt = self._declaring_team
+            if dt is None:
+                return (None,) * n
+            return tuple([
+                "leader" if s == self._starter else "friend" if s % 2 == dt else "opponent"
+                for s in range(n)
+            ])
+        if self._starter is None:
+            return (None,) * n
+        other = "opponent" if self._phase is _OVER else None
+        return tuple([
+            "leader" if s == self._starter else "friend" if s in self._friends else other
+            for s in range(n)
+        ])
+
+    def on_declaring_side(self, seat: int) -> bool:
+        """Whether `seat` is on the declaring side as far as the round knows now: its team
+        (§12.2), or in friends mode the leader and the friends who joined (§12.4). Before
+        the declaring side is known (the deal of a first round): False."""
+        if self._friends_mode:
+            return seat == self._starter or seat in self._friends
+        return self._declaring_team is not None and seat % 2 == self._declaring_team
 
     @property
     def round_no(self) -> int:
@@ -382,8 +537,9 @@ class Round:
         return self._round_no
 
     @property
-    def levels(self) -> tuple[str, str]:
-        """Both teams' levels as the round began (RULES §2)."""
+    def levels(self) -> tuple[str, ...]:
+        """Both teams' levels as the round began (RULES §2); in friends mode each
+        player's (§12.4)."""
         return self._levels
 
     @property
@@ -408,12 +564,12 @@ class Round:
 
     @property
     def drawn(self) -> int:
-        """How many of the 100 dealt cards have been drawn (RULES §3.1)."""
+        """How many of the dealt cards (100 for four players) have been drawn (RULES §3.1)."""
         return self._drawn
 
     @property
     def deck(self) -> tuple[int, ...]:
-        """The current deal's card order, 108 ids (hidden information)."""
+        """The current deal's card order, 54 ids per deck (hidden information)."""
         return self._deck
 
     def hand_counts(self, seat: int) -> Hand:
@@ -421,10 +577,9 @@ class Round:
         return tuple.__new__(Hand, self._hands[seat])  # = Hand.trusted, without a Python call
 
     @property
-    def hand_sizes(self) -> tuple[int, int, int, int]:
-        """How many cards each seat holds (public)."""
-        s = self._sizes
-        return (s[0], s[1], s[2], s[3])
+    def hand_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat holds (public), one entry per seat."""
+        return tuple(self._sizes)
 
     @property
     def declarations(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -453,12 +608,12 @@ class Round:
 
     @property
     def kitty_taken(self) -> tuple[int, ...]:
-        """The 8 undealt cards the starter takes (hidden information, RULES §4)."""
+        """The undealt cards the starter takes (8 for four players; hidden, RULES §4)."""
         return self._kitty_taken
 
     @property
     def kitty(self) -> tuple[int, ...]:
-        """The 8 cards the starter buried, once buried (hidden until the end, RULES §4)."""
+        """The cards the starter buried, once buried (hidden until the end, RULES §4)."""
         return self._kitty
 
     @property
@@ -493,7 +648,8 @@ class Round:
 
     @property
     def opponents_points(self) -> int:
-        """Points the opponents of the declaring team have won in tricks (RULES §7)."""
+        """Points the opponents of the declaring team have won in tricks (RULES §7); in
+        friends mode counted by the sides as known now (§12.4)."""
         return self._opponents_points
 
     @property
@@ -518,13 +674,15 @@ class Round:
             seat = self.to_act
             assert seat is not None
             return _PLAY_DECISIONS[seat]
-        last = (self._first_drawer + self._drawn - 1) % 4 if self._drawn else None
+        last = (self._first_drawer + self._drawn - 1) % self._n if self._drawn else None
         if phase is _DEAL:
             return Decision(_DEAL, None, last)
         if phase is _DECLARE:
             return Decision(_DECLARE, self._ask, last)
         if phase is _KITTY:
             return Decision(_KITTY, self._starter)
+        if phase is _CALL:
+            return Decision(_CALL, self._starter)
         return Decision(_OVER, None)
 
     @property
@@ -532,7 +690,7 @@ class Round:
         """The seat whose turn it is in the play phase (None otherwise)."""
         if self._phase is not _PLAY or self._leader is None:
             return None
-        return (self._leader + len(self._current)) % 4
+        return (self._leader + len(self._current)) % self._n
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's hand, sorted by play suit and level (engine-side; players get views)."""
@@ -561,7 +719,7 @@ class Round:
     def _trump_for(self, rank: str | None, suit: str | None) -> Trump:
         """The shared `Trump` for (rank, suit) under this round's unit options (§5.4, §6.1)."""
         o = self._options
-        return trump_for(rank, suit, o.gap_tractors == "on", o.throw_tractors == "on")
+        return _trump(rank, suit, o.gap_tractors == "on", o.throw_tractors == "on", self._d)
 
     def legal_declarations(self, seat: int) -> list[tuple[Card, ...]]:
         """The declarations `seat` may make now (§3.3), weakest first."""
@@ -594,7 +752,7 @@ class Round:
         if key == self._decl_key[seat]:
             return self._decl_ids[seat]
         out = [
-            ids for ids in candidate_declarations(hand, self._trump_rank)
+            ids for ids in candidate_declarations(hand, self._trump_rank, self._d)
             if self._declare_error(seat, ids) is None
         ]
         self._decl_key[seat] = key
@@ -602,10 +760,10 @@ class Round:
         return out
 
     def legal_plays(self, seat: int) -> Iterator[tuple[Card, ...]]:
-        """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); 8-card kitties in §4."""
+        """Every distinct legal play for `seat` now, lazily (§6.1, §6.2); kitties in §4."""
         if self._phase is _KITTY and seat == self._starter:
             items = hand_items(self._hands[seat], range(N_IDS))
-            for combo in submultisets(items, KITTY_SIZE, 0):
+            for combo in submultisets(items, self._n_kitty, 0):
                 yield cards_from_ids(combo)
             return
         if self._phase is not _PLAY or seat != self.to_act:
@@ -630,7 +788,7 @@ class Round:
     def _random_ids(self, seat: int, rng: random.Random) -> tuple[int, ...]:
         hand = self._hands[seat]
         if self._phase is _KITTY and seat == self._starter:
-            return random_bury(hand, rng, KITTY_SIZE)
+            return random_bury(hand, rng, self._n_kitty)
         if self._phase is not _PLAY or seat != self.to_act:
             raise IllegalAction(f"RULES §6: it is not seat {seat}'s turn to play")
         assert self._trump is not None
@@ -655,7 +813,7 @@ class Round:
         if phase is _DEAL:  # the drawer may declare (§3.3); else the deal goes on
             if not self._drawn:
                 return _DRAW
-            seat = (self._first_drawer + self._drawn - 1) % 4
+            seat = (self._first_drawer + self._drawn - 1) % self._n
             decls = self._declaration_ids(seat) if self._may_hold_declaration(seat) else []
             k = below(rng, len(decls) + 1) if decls else 0
             if k == len(decls):
@@ -673,9 +831,17 @@ class Round:
             return Declare(seat, tuple([CARDS[i] for i in decls[k]]))
         if d.seat is None:
             raise IllegalAction("RULES §8: the round is over")
+        if d.phase is _CALL:
+            return Call(d.seat, self.random_calls(rng))
         ids = self._random_ids(d.seat, rng)
         cards = cards_from_ids(ids)
         return Bury(d.seat, cards) if d.phase is _KITTY else Play(d.seat, cards)
+
+    def random_calls(self, rng: random.Random) -> tuple[tuple[Card, int], ...]:
+        """A uniformly random legal set of calls (RULES §12.4): `N // 2 - 1` distinct
+        (card, ordinal) pairs, no joker, no card of the trump rank, ordinals 1..d."""
+        rank = self._trump.rank if self._trump is not None else self._trump_rank
+        return random_calls(rank, self._n, self._d, rng)
 
     # ------------------------------------------------------------ actions
 
@@ -712,10 +878,12 @@ class Round:
             self._draw(commit)
             return
         if kind is Play:  # the common case, checked here without leaving compiled code
-            seat, cards = _seat_and_cards(action)
+            seat, cards = _seat_and_cards(action, self._n)
             self._play(seat, cards, commit)
             return
         check_well_formed(action)
+        if not isinstance(action, Draw | CloseWindow) and action.seat >= self._n:
+            self._check_seat(action.seat)  # raises: a seat this table lacks (§12.1)
         if isinstance(action, Draw):
             self._draw(commit)
         elif isinstance(action, Play):
@@ -728,11 +896,20 @@ class Round:
             self._close(commit)
         elif isinstance(action, Bury):
             self._bury(action.seat, cards_of(action), commit)
-        else:  # pragma: no cover - check_well_formed admits only the six action types
+        elif isinstance(action, Call):
+            self._call(action.seat, tuple([(c, j) for c, j in action.calls]), commit)
+        else:  # pragma: no cover - check_well_formed admits only the seven action types
             raise AssertionError(action)
 
+    def _check_seat(self, seat: object) -> None:
+        """Refuse a seat this table does not have (RULES §1, §12.1): a malformed action."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+            raise MalformedAction(f"RULES §1: seat must be 0-{self._n - 1}, not {seat!r}")
+
     def _phase_error(self, want: str, what: str) -> IllegalAction:
-        rule = {"deal": "§3.1", "declare": "§3.3", "kitty": "§4", "play": "§6"}[want]
+        rule = {
+            "deal": "§3.1", "declare": "§3.3", "kitty": "§4", "play": "§6", "call": "§12.4"
+        }[want]
         return IllegalAction(
             f"RULES {rule}: {what} is only possible in the {want} phase (now: {self._phase})"
         )
@@ -742,28 +919,28 @@ class Round:
             raise self._phase_error("deal", "drawing a card")
         if not commit:
             return
-        seat = (self._first_drawer + self._drawn) % 4
+        seat = (self._first_drawer + self._drawn) % self._n
         card = self._deck[self._drawn]
         self._hands[seat][card] += 1
         self._sizes[seat] += 1
         self._drawn += 1
         if self._want_events:
             self._events.append(Drew(seat, CARDS[card], self._sizes[seat]))
-        if self._drawn == 4 * HAND_SIZE:
+        if self._drawn == self._n * self._n_hand:
             self._phase = _DECLARE
             self._ask = self._first_drawer
             self._passes = 0
 
     def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
         try:
-            strength = declaration_strength(ids, self._trump_rank)
+            strength = declaration_strength(ids, self._trump_rank, self._d)
         except IllegalAction as e:
             return str(e)
         hand = self._hands[seat]
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        return overturn_error(seat, ids, strength, self._standing, self._options)
+        return overturn_error(seat, ids, strength, self._standing, self._options, self._d)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase not in (_DEAL, _DECLARE):
@@ -771,34 +948,34 @@ class Round:
                 f"RULES §3.3: declarations are only possible during the deal and its final "
                 f"window (now: {self._phase})"
             )
-        _check_seat(seat)
+        self._check_seat(seat)
         ids = tuple([c.id for c in cards])
         err = self._declare_error(seat, ids)
         if err:
             raise IllegalAction(err)
         if not commit:
             return
-        strength = declaration_strength(ids, self._trump_rank)
+        strength = declaration_strength(ids, self._trump_rank, self._d)
         overturned = self._standing[0] if self._standing else None
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self._declarations.append((seat, ids))
         self._standing = (seat, strength, ids)
         if self._phase is _DECLARE:
             self._passes = 0
-            self._ask = (seat + 1) % 4
+            self._ask = (seat + 1) % self._n
 
     def _pass(self, seat: int, commit: bool) -> None:
         if self._phase is not _DECLARE:
             raise self._phase_error("declare", "passing")
-        _check_seat(seat)
+        self._check_seat(seat)
         if seat != self._ask:
             raise IllegalAction(f"RULES §3.3: seat {self._ask} is asked now, not seat {seat}")
         if not commit:
             return
         self._events.append(Passed(seat))
         self._passes += 1
-        self._ask = (seat + 1) % 4
-        if self._passes >= 4:
+        self._ask = (seat + 1) % self._n
+        if self._passes >= self._n:  # every seat in a row has passed (§3.3)
             self._finish_declaring()
 
     def _close(self, commit: bool) -> None:
@@ -810,14 +987,14 @@ class Round:
     def _finish_declaring(self) -> None:
         if self._standing is not None:
             seat, strength, ids = self._standing
-            if strength == 3:
+            if ids[0] >= BJ_ID:  # jokers: no trump suit (§3.3, §12.1)
                 rank = self._trump_rank if self._options.no_trump_keeps_rank else None
                 self._trump = self._trump_for(rank, None)
             else:
                 self._trump = self._trump_for(self._trump_rank, declaration_suit(ids))
             if self._first_round:
                 self._starter = seat
-                self._declaring_team = seat % 2
+                self._declaring_team = None if self._friends_mode else seat % 2
         elif self._first_round and self._options.round1_no_declaration == "redeal":
             self._redeal()  # §3.5: nobody declared in the first round
             self._events.append(Redealt(self._attempt))
@@ -830,20 +1007,22 @@ class Round:
             self._events.append(KittyFlipped(cards_from_ids(self._kitty_flip), suit))
             if self._first_round:
                 self._starter = self._first_drawer
-                self._declaring_team = self._first_drawer % 2
-        assert self._starter is not None and self._declaring_team is not None
+                self._declaring_team = None if self._friends_mode else self._first_drawer % 2
+        assert self._starter is not None
+        assert self._declaring_team is not None or self._friends_mode
         self._events.append(
             TrumpFixed(
                 self._trump.rank, self._trump.suit,
                 self._standing[0] if self._standing else None,
-                self._starter, self._declaring_team,
+                self._starter,
+                self._declaring_team if self._declaring_team is not None else -1,
             )
         )
         self._events.append(KittyTaken(self._starter, cards_from_ids(self._kitty_taken)))
         hand = self._hands[self._starter]
         for i in self._kitty_taken:
             hand[i] += 1
-        self._sizes[self._starter] += KITTY_SIZE
+        self._sizes[self._starter] += self._n_kitty
         self._phase = _KITTY
         self._ask = None
 
@@ -869,14 +1048,15 @@ class Round:
     def _bury(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase is not _KITTY:
             raise self._phase_error("kitty", "burying the kitty")
-        _check_seat(seat)
+        self._check_seat(seat)
         if seat != self._starter:
             raise IllegalAction(
                 f"RULES §4: only the starter (seat {self._starter}) buries the kitty"
             )
-        if len(cards) != KITTY_SIZE:
+        if len(cards) != self._n_kitty:
             raise IllegalAction(
-                f"RULES §4: the starter puts back exactly 8 cards, not {len(cards)}"
+                f"RULES §4: the starter puts back exactly {self._n_kitty} cards, "
+                f"not {len(cards)}"
             )
         ids = tuple([c.id for c in cards])
         self._require_in_hand(seat, ids, "§4")
@@ -885,9 +1065,35 @@ class Round:
         hand = self._hands[seat]
         for i in ids:
             hand[i] -= 1
-        self._sizes[seat] -= KITTY_SIZE
+        self._sizes[seat] -= self._n_kitty
         self._kitty = ids
         self._events.append(KittyBuried(seat, tuple(cards)))
+        if self._friends_mode and n_calls(self._n) > 0:
+            self._phase = _CALL  # §12.4: the leader calls friends after the exchange
+            return
+        self._phase = _PLAY
+        self._leader = self._starter
+
+    def _call(self, seat: int, calls: tuple[tuple[Card, int], ...], commit: bool) -> None:
+        if self._phase is not _CALL:
+            raise self._phase_error("call", "calling friends")
+        self._check_seat(seat)
+        if seat != self._starter:
+            raise IllegalAction(
+                f"RULES §12.4: only the leader (seat {self._starter}) calls friends, "
+                f"not seat {seat}"
+            )
+        assert self._trump is not None
+        err = call_error(calls, self._trump.rank, self._n, self._d)
+        if err:
+            raise IllegalAction(err)
+        if not commit:
+            return
+        self._calls = tuple([(c.id, j) for c, j in calls])
+        self._call_by = [-1] * len(calls)
+        self._call_spent = [False] * len(calls)
+        self._copies = [0] * N_IDS
+        self._events.append(Called(seat, calls))
         self._phase = _PLAY
         self._leader = self._starter
 
@@ -906,7 +1112,7 @@ class Round:
     def _play(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase is not _PLAY:
             raise self._phase_error("play", "playing cards")
-        _check_seat(seat)
+        # the seat is one of this table's: `_handle` checked it on both its paths
         to_act = self.to_act
         if seat != to_act:
             raise IllegalAction(f"RULES §6: it is seat {to_act}'s turn, not seat {seat}'s")
@@ -962,10 +1168,14 @@ class Round:
         outcome = check_throw(shape, seat, self._hands, t)
         if outcome is not None:
             penalty = throw_penalty(len(ids), len(outcome.forced), self._options)
-            assert self._declaring_team is not None
-            sign = 1 if seat % 2 == self._declaring_team else -1
+            if self._friends_mode:
+                sign = 1 if self.on_declaring_side(seat) else -1
+            else:
+                sign = 1 if seat % 2 == self._declaring_team else -1
             self._opponents_points += sign * penalty
             self._penalties += sign * penalty
+            if self._friends_mode:
+                self._paid[seat] += penalty  # signed by the sides at the end (§12.4)
             failed = FailedThrow(
                 seat,
                 cards_from_ids(sorted(ids)),
@@ -1006,55 +1216,128 @@ class Round:
         # untyped on its way into the list, so that compiled code stores the shared pair
         # itself instead of a copy (see `cards.SEAT_ONE_ID`)
         cur: Any = self._current
-        cur.append(SEAT_ONE_ID[seat][ids[0]] if len(ids) == 1 else (seat, ids))
-        if len(self._current) == 4:
+        cur.append(_SEAT_ONE_ID[seat][ids[0]] if len(ids) == 1 else (seat, ids))
+        if len(self._current) == self._n:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
         shape = self._lead_shape
         assert shape is not None and self._trump is not None
-        assert self._leader is not None and self._declaring_team is not None
+        assert self._leader is not None
         plays = [ids for _, ids in self._current]
         w = self._current[winner_index(plays, shape, self._trump)][0]
         pts = 0
         for ids in plays:
             for i in ids:
                 pts += POINTS[i]
-        if w % 2 != self._declaring_team:
-            self._opponents_points += pts
-            self._point_cards += [i for ids in plays for i in ids if POINTS[i]]
-        # tuple.__new__: a NamedTuple's own constructor is interpreted code
-        self._tricks.append(tuple.__new__(Trick, (self._leader, tuple(self._current), w, pts)))
-        if self._want_events:
-            self._events.append(TrickWon(len(self._tricks) - 1, w, pts, self._opponents_points))
+        if self._friends_mode:
+            self._won[w] += pts
+            self._tricks.append(
+                tuple.__new__(Trick, (self._leader, tuple(self._current), w, pts))
+            )
+            resolved = self._resolve_calls(self._current)
+            self._recount()
+            if self._want_events:
+                self._events.append(
+                    TrickWon(len(self._tricks) - 1, w, pts, self._opponents_points)
+                )
+                self._events += resolved
+        else:
+            assert self._declaring_team is not None
+            if w % 2 != self._declaring_team:
+                self._opponents_points += pts
+                self._point_cards += [i for ids in plays for i in ids if POINTS[i]]
+            # tuple.__new__: a NamedTuple's own constructor is interpreted code
+            self._tricks.append(
+                tuple.__new__(Trick, (self._leader, tuple(self._current), w, pts))
+            )
+            if self._want_events:
+                self._events.append(
+                    TrickWon(len(self._tricks) - 1, w, pts, self._opponents_points)
+                )
         self._current = []
         self._lead_shape = None
         self._leader = w
         if self._sizes[w] == 0:  # every hand is empty: the last trick is done (§8)
             self._finish_round(shape)
 
+    def _resolve_calls(self, plays: list[tuple[int, tuple[int, ...]]]) -> list[Event]:
+        """§12.4 at the end of a trick: count the copies of every card in play order (in
+        seat order from the trick's leader; a failed throw's cards taken back were not
+        played). The seat that plays a called copy joins the leader's side now; the call
+        is spent if that seat is the leader or already on the side. A call whose copy is
+        never played (fewer copies than its ordinal outside the kitty) stays open and is
+        shown spent when the round ends (`call_views`). Returns the events."""
+        out: list[Event] = []
+        calls = self._calls
+        if not calls:
+            return out
+        copies = self._copies
+        trick = len(self._tricks) - 1
+        for seat, ids in plays:
+            for i in ids:
+                copies[i] += 1
+                for c in range(len(calls)):
+                    cid, j = calls[c]
+                    if cid == i and copies[i] == j and self._call_by[c] < 0:
+                        self._call_by[c] = seat
+                        if seat == self._starter or seat in self._friends:
+                            self._call_spent[c] = True
+                            out.append(CallSpent(seat, c, CARDS[cid], j, trick))
+                        else:
+                            self._friends.append(seat)
+                            out.append(FriendJoined(seat, c, CARDS[cid], j, trick))
+        return out
+
+    def _recount(self) -> None:
+        """Friends mode (§12.4): the opponents' points by the sides as known now: the
+        points of every trick won by a seat off the leader's side, and the failed-throw
+        penalties (§6.4) signed by the thrower's side now."""
+        side = [self.on_declaring_side(s) for s in range(self._n)]
+        opp = 0
+        pen = 0
+        for s in range(self._n):
+            if not side[s]:
+                opp += self._won[s]
+            pen += self._paid[s] if side[s] else -self._paid[s]
+        self._penalties = pen
+        self._opponents_points = opp + pen
+        self._point_cards = [
+            i for t in self._tricks if not side[t.winner] for _, ids in t.plays for i in ids
+            if POINTS[i]
+        ]
+        self._point_view = cards_from_ids(tuple(self._point_cards))
+
     def _finish_round(self, last_lead: Shape) -> None:
-        assert self._declaring_team is not None and self._starter is not None
+        assert self._starter is not None
         leader, plays, last_winner, _ = self._tricks[-1]
         # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
         # unit is the lead's largest unit.
-        largest_pairs = max(u.npairs for u in last_lead.units)
+        largest_pairs = (
+            max(u.npairs for u in last_lead.units) if self._d == 2
+            else max(u.power for u in last_lead.units)  # §12.3: a triple doubles twice
+        )
         multiplier = kitty_multiplier(
             self._options.kitty_multiplier, last_lead.n_cards, largest_pairs
         )
+        if self._friends_mode:
+            self._finish_friends(last_winner, multiplier)
+            return
+        assert self._declaring_team is not None
         kitty_pts = 0
         if last_winner % 2 != self._declaring_team:
             kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
             self._opponents_points += kitty_pts
-        gainer, n = level_change(self._opponents_points, self._options.band_80_115)
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
         before = [level_index(x) for x in self._levels]
         after = list(before)
+        # §8.3, §12.2: the next member of the declaring team, or the seat to the right
         if gainer == "declarers":
             team = self._declaring_team
-            next_starter = (self._starter + 2) % 4
+            next_starter = (self._starter + 2) % self._n
         else:
             team = 1 - self._declaring_team
-            next_starter = (self._starter + 1) % 4
+            next_starter = (self._starter + 1) % self._n
         after[team] = new_level(before[team], n, gainer == "declarers", self._options)
         n = after[team] - before[team]
         self._result = RoundResult(
@@ -1072,6 +1355,62 @@ class Round:
             next_declaring_team=team,
             levels_before=(level_name(before[0]), level_name(before[1])),
             levels_after=(level_name(after[0]), level_name(after[1])),
+        )
+        self._phase = _OVER
+        self._leader = None
+        self._events.append(RoundOver(self._result))
+
+    def _finish_friends(self, last_winner: int, multiplier: int) -> None:
+        """The end of a friends-mode round (§12.4): points by the side each seat is on
+        now, the kitty to the opponents if one of them won the last trick (§8.1), the
+        scaled bands (§12.3) for the leader and friends or for each opponent, and the
+        next leader."""
+        leader = self._starter
+        assert leader is not None
+        n_seats = self._n
+        side = [self.on_declaring_side(s) for s in range(n_seats)]
+        self._recount()
+        kitty_pts = 0
+        if not side[last_winner]:
+            kitty_pts = sum(POINTS[i] for i in self._kitty) * multiplier
+            self._opponents_points += kitty_pts
+        gainer, n = level_change(self._opponents_points, self._options.band_80_115, self._d)
+        before = [level_index(x) for x in self._levels]
+        after = list(before)
+        declarers = gainer == "declarers"
+        for s in range(n_seats):
+            if side[s] == declarers:
+                after[s] = new_level(before[s], n, declarers, self._options)
+        # the next leader: the next seat after the leader on the side that gained (or,
+        # after a swap without gain, the next opponent); the leader again if alone
+        next_leader = leader
+        for k in range(1, n_seats):
+            s = (leader + k) % n_seats
+            if side[s] == declarers:
+                next_leader = s
+                break
+        self._result = RoundResult(
+            opponents_points=self._opponents_points,
+            kitty=cards_from_ids(self._kitty),
+            kitty_points=kitty_pts,
+            multiplier=multiplier,
+            penalties=self._penalties,
+            last_trick_winner=last_winner,
+            declaring_team=-1,
+            starter=leader,
+            gainer=gainer,
+            levels_gained=n,
+            next_starter=next_leader,
+            next_declaring_team=-1,
+            levels_before=tuple([level_name(x) for x in before]),
+            levels_after=tuple([level_name(x) for x in after]),
+            leader=leader,
+            friends=tuple(self._friends),
+            sides=tuple(["leader" if s == leader else "friend" if side[s] else "opponent"
+                         for s in range(n_seats)]),
+            side_points=(sum(t[3] for t in self._tricks if side[t[2]]),
+                         sum(t[3] for t in self._tricks if not side[t[2]])),
+            level_gains=tuple([a - b for a, b in zip(after, before, strict=True)]),
         )
         self._phase = _OVER
         self._leader = None
@@ -1102,6 +1441,19 @@ class Round:
             self._cur_key = key
         return self._done_tricks, self._cur_view
 
+    def call_views(self) -> tuple[tuple[Card, int, int | None, bool], ...]:
+        """The calls as everyone sees them (RULES §11, §12.4): (card, ordinal, the seat
+        that played the called copy or None, spent). A copy's player shows once its
+        trick has ended. A call whose copy was never played is spent only when the
+        round is over: until then nobody but the leader can know that the copy it needs
+        lies in the kitty."""
+        over = self._phase is _OVER
+        return tuple([
+            (CARDS[cid], j, by if by >= 0 else None, sp or (over and by < 0))
+            for (cid, j), by, sp in zip(self._calls, self._call_by, self._call_spent,
+                                        strict=True)
+        ])
+
     def declaration_cards(self) -> tuple[tuple[int, tuple[Card, ...]], ...]:
         """Every declaration made so far as (seat, cards), in order (public, §3.3)."""
         if len(self._decl_cards) != len(self._declarations):
@@ -1119,7 +1471,7 @@ class Round:
         return build_view(self, seat)
 
     def counts_check(self) -> None:
-        """Assert the 108 cards are all accounted for (used by tests)."""
+        """Assert every card of the d decks is accounted for, each id d times (tests)."""
         total = [0] * N_IDS
         for h in self._hands:
             for i, n in enumerate(h):
@@ -1137,8 +1489,10 @@ class Round:
         else:
             for i in self._kitty:
                 total[i] += 1
-        if total != [2] * N_IDS:
+        if total != [self._d] * N_IDS:
             raise AssertionError("cards not conserved")
+        if len(self._sizes) != self._n or sum(self._sizes) != sum(map(sum, self._hands)):
+            raise AssertionError("hand sizes do not match the hands")
 
     # ------------------------------------------------------------ search support (bots)
 
@@ -1163,12 +1517,14 @@ class Round:
         declaration caches (they were of the other hands)."""
         if hands is None:
             h = self._hands
-            hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+            hands = (
+                [h[0][:], h[1][:], h[2][:], h[3][:]] if self._n == 4 else [x[:] for x in h]
+            )
             sorted_hands = self._sorted_hands[:]
             decl_key = self._decl_key[:]
         else:
-            sorted_hands = [None, None, None, None]
-            decl_key = [None, None, None, None]
+            sorted_hands = [None] * self._n
+            decl_key = [None] * self._n
         new = _new_round()
         new._set_state(  # by position: see `_set_state`
             self._options,
@@ -1213,6 +1569,14 @@ class Round:
             self._point_cards[:],
             self._penalties,
             self._result,
+            self._table,
+            self._calls,
+            self._call_by[:],
+            self._call_spent[:],
+            self._friends[:],
+            self._copies[:],
+            self._won[:],
+            self._paid[:],
         )
         return new
 
@@ -1222,33 +1586,35 @@ class Round:
     ) -> Round:
         """A round in the position `view` shows, with the hidden cards placed as given.
 
-        `hands` are the four seats' count arrays (54 ids) and `kitty` the 8 buried ids
-        (play phase) or the 8 the starter takes (kitty phase): one *determinized world*
-        for a search bot. Only the kitty and play phases can be built (RULES §4, §6); the
-        result has no action history (`actions` is empty) and is not a replayable record.
-        Raises `IllegalAction` if the world contradicts the view (hand sizes, the seat's
-        own hand, the 108 cards).
+        `hands` are the seats' count arrays (54 ids) and `kitty` the buried ids (play
+        phase) or the ones the starter takes (kitty phase): one *determinized world* for
+        a search bot. Only the kitty, call and play phases can be built (RULES §4, §6,
+        §12.4); the result has no action history (`actions` is empty) and is not a
+        replayable record. Raises `IllegalAction` if the world contradicts the view (hand
+        sizes, the seat's own hand, the d copies of every card).
         """
-        if view.phase not in ("kitty", "play") or view.trump is None:
+        if view.phase not in ("kitty", "play", "call") or view.trump is None:
             raise IllegalAction(
                 f"RULES §4/§6: a world can only be built in the kitty or play phase "
                 f"(now: {view.phase})"
             )
-        if view.starter is None or view.declaring_team is None:
+        table = table_of(view.options)
+        n, d, n_kitty, n_hand, friends_mode = table
+        if view.starter is None or (view.declaring_team is None and not friends_mode):
             raise IllegalAction("RULES §3.4: the starter is known once trump is fixed")
-        if len(hands) != 4 or any(len(h) != N_IDS for h in hands):
-            raise IllegalAction("hands: four count arrays of 54 card ids are required")
+        if len(hands) != n or any(len(h) != N_IDS for h in hands):
+            raise IllegalAction(f"hands: {n} count arrays of 54 card ids are required")
         sizes = [sum(h) for h in hands]
         if tuple(sizes) != tuple(view.hand_sizes):
             raise IllegalAction(f"hands: sizes {sizes} differ from the view's {view.hand_sizes}")
-        if len(kitty) != KITTY_SIZE:
-            raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
+        if len(kitty) != n_kitty:
+            raise IllegalAction(f"RULES §4: the kitty holds exactly {n_kitty} cards")
         trump_rank = view.trump_rank if view.trump_rank is not None else "2"
         declarations = [(s, tuple([c.id for c in cs])) for s, cs in view.declarations]
         standing: tuple[int, int, tuple[int, ...]] | None = None
         if declarations:
             s, ids = declarations[-1]
-            standing = (s, declaration_strength(ids, trump_rank), ids)
+            standing = (s, declaration_strength(ids, trump_rank, d), ids)
         kitty_ids = tuple(kitty)
         cur = view.current_trick
         current = (
@@ -1257,6 +1623,28 @@ class Round:
         leader: int | None = None
         if view.phase is _PLAY:
             leader = cur.leader if cur is not None else view.starter
+        tricks = [
+            Trick(
+                t.leader,
+                tuple([(s, tuple([c.id for c in cs])) for s, cs in t.plays]),
+                t.winner or 0,
+                t.points,
+            )
+            for t in view.tricks
+        ]
+        # friends mode (§12.4): the calls and joins are public; the copies played and the
+        # points and penalties per seat follow from the tricks and failed throws
+        copies = [0] * N_IDS
+        won = [0] * n
+        paid = [0] * n
+        if friends_mode:
+            for tr in tricks:
+                won[tr.winner] += tr.points
+                for _, ids in tr.plays:
+                    for i in ids:
+                        copies[i] += 1
+            for f in view.failed_throws:
+                paid[f.seat] += abs(f.penalty)
         rnd = _new_round()
         rnd._set_state(
             options=view.options,
@@ -1272,7 +1660,7 @@ class Round:
             deck=(),
             hands=[list(h) for h in hands],
             sizes=sizes,
-            drawn=4 * HAND_SIZE,
+            drawn=n * n_hand,
             declarations=declarations,
             standing=standing,
             phase=view.phase,
@@ -1283,15 +1671,7 @@ class Round:
                 else kitty_ids
             ),
             kitty=() if view.phase is _KITTY else kitty_ids,
-            tricks=[
-                Trick(
-                    t.leader,
-                    tuple([(s, tuple([c.id for c in cs])) for s, cs in t.plays]),
-                    t.winner or 0,
-                    t.points,
-                )
-                for t in view.tricks
-            ],
+            tricks=tricks,
             trick_cache=list(view.tricks),
             done_tricks=view.tricks,
             leader=leader,
@@ -1301,7 +1681,17 @@ class Round:
             opponents_points=view.opponents_points,
             point_cards=[c.id for c in view.point_cards],
             penalties=sum(f.penalty for f in view.failed_throws),
+            table=table,
+            calls=tuple([(c.id, j) for c, j, _, _ in view.calls]),
+            call_by=[-1 if by is None else by for _, _, by, _ in view.calls],
+            call_spent=[sp for _, _, _, sp in view.calls],
+            friends=list(view.friends),
+            copies=copies,
+            won=won,
+            paid=paid,
         )
+        if friends_mode and view.phase is not _KITTY and view.phase is not _CALL:
+            rnd._recount()
         if view.seat is not None:
             own = [0] * N_IDS
             for c in view.hand:
@@ -1312,7 +1702,7 @@ class Round:
             rnd.counts_check()
         except AssertionError:
             raise IllegalAction(
-                "RULES §1: the world does not hold each of the 108 cards once"
+                f"RULES §12.1: the world does not hold each card {d} times"
             ) from None
         return rnd
 
@@ -1328,7 +1718,7 @@ class Round:
         declaring_team: int,
         trump_rank: str = "2",
         starter: int | None = None,
-        levels: tuple[str, str] = ("2", "2"),
+        levels: tuple[str, ...] = ("2", "2"),
         opponents_points: int = 0,
         round_no: int = 0,
         options: RuleOptions | None = None,
@@ -1340,28 +1730,43 @@ class Round:
         which the round does not list (so `counts_check` does not hold). `starter`
         defaults to `leader` if it is on the declaring team, else the seat after it.
         Raises `IllegalAction` if the position is impossible: unequal hands (every seat
-        has played the same number of tricks, RULES §6), a kitty other than 8 cards
-        (§4), a card more than twice (§1), or a starter outside the declaring team (§3.4).
+        has played the same number of tricks, RULES §6), a kitty of the wrong size
+        (§4), a card more than d times (§1, §12.1), or a starter outside the declaring
+        team (§3.4). The table (seats, decks, mode) comes from `options` (§12.1); in
+        friends mode `declaring_team` is ignored, `starter` (default `leader`) is the
+        leader and the round starts before the call (phase `call`, §12.4).
         """
-        _check_seat(leader)
-        if declaring_team not in (0, 1):
-            raise IllegalAction(f"RULES §3.4: the declaring team is 0 or 1, not {declaring_team!r}")
-        if starter is None:
-            starter = leader if leader % 2 == declaring_team else (leader + 1) % 4
-        _check_seat(starter)
-        _check_setup(trump_rank, starter, declaring_team)
-        if len(hands) != 4 or len({len(h) for h in hands}) != 1 or not hands[0]:
-            raise IllegalAction("RULES §6: four non-empty hands of the same size are needed")
-        if len(kitty) != KITTY_SIZE:
-            raise IllegalAction("RULES §4: the kitty holds exactly 8 cards")
+        opts = options if options is not None else SEED_RULES
+        table = table_of(opts)
+        n, d, n_kitty, _, friends_mode = table
+        _check_seat(leader, n)
+        dt: int | None = declaring_team
+        if friends_mode:
+            dt = None
+            if starter is None:
+                starter = leader
+        else:
+            if declaring_team not in (0, 1):
+                raise IllegalAction(
+                    f"RULES §3.4: the declaring team is 0 or 1, not {declaring_team!r}"
+                )
+            if starter is None:
+                starter = leader if leader % 2 == declaring_team else (leader + 1) % n
+        _check_seat(starter, n)
+        _check_setup(trump_rank, starter, dt, table)
+        if len(hands) != n or len({len(h) for h in hands}) != 1 or not hands[0]:
+            raise IllegalAction(f"RULES §6: {n} non-empty hands of the same size are needed")
+        if len(kitty) != n_kitty:
+            raise IllegalAction(f"RULES §4: the kitty holds exactly {n_kitty} cards")
+        if friends_mode and len(levels) != n:
+            levels = ("2",) * n
         counts = [counts_of(h) for h in hands]
         total = counts_of(kitty)
         for h in counts:
             for i in range(N_IDS):
                 total[i] += h[i]
-        if max(total) > 2:
-            raise IllegalAction("RULES §1: a position holds each card at most twice")
-        opts = options if options is not None else SEED_RULES
+        if max(total) > d:
+            raise IllegalAction(f"RULES §12.1: a position holds each card at most {d} times")
         kitty_ids = tuple([c.id for c in kitty])
         rnd = _new_round()
         rnd._set_state(
@@ -1370,7 +1775,7 @@ class Round:
             trump_rank=trump_rank,
             first_round=False,
             starter=starter,
-            declaring_team=declaring_team,
+            declaring_team=dt,
             round_no=round_no,
             levels=levels,
             first_drawer=starter,
@@ -1378,16 +1783,20 @@ class Round:
             deck=(),  # no deal led here: the position is all there is
             hands=counts,
             sizes=[len(h) for h in hands],
-            drawn=4 * HAND_SIZE,
-            phase=_PLAY,
-            trump=trump_for(
-                trump_rank, trump_suit, opts.gap_tractors == "on", opts.throw_tractors == "on"
+            drawn=n * table[3],
+            phase=_CALL if friends_mode else _PLAY,
+            trump=_trump(
+                trump_rank, trump_suit, opts.gap_tractors == "on", opts.throw_tractors == "on",
+                d,
             ),
             kitty_taken=kitty_ids,  # as far as the position knows, the starter took these
             kitty=kitty_ids,
-            leader=leader,
+            leader=None if friends_mode else leader,
             opponents_points=opponents_points,
+            table=table,
         )
+        if friends_mode:  # the calls come first; the leader leads the first trick (§12.4)
+            rnd._leader = None
         return rnd
 
     def with_hidden(
@@ -1399,9 +1808,10 @@ class Round:
     ) -> Round:
         """A copy of this round with the hidden cards placed otherwise.
 
-        `hands` are the four hands as count arrays (54 ids); `kitty` the buried kitty
+        `hands` are every seat's hand as count arrays (54 ids); `kitty` the buried kitty
         (play and over phases) and `undealt` the cards still to be drawn, in drawing
-        order (deal and declare phases; the last 8 are the kitty the starter will take).
+        order (deal and declare phases; the last `n_kitty` are the kitty the starter
+        will take).
         What is not given stays. Everything public (hand sizes, declarations, tricks,
         the cards in play) stays, and so must the multiset of hidden cards.
 
@@ -1410,14 +1820,17 @@ class Round:
         the number of kitty or undealt cards, or the hidden cards themselves.
         """
         new_hands = [list(h) for h in hands]
-        if len(new_hands) != 4 or any(len(h) != N_IDS for h in new_hands):
-            raise IllegalAction("hands: four count arrays of 54 card ids are required")
+        n = self._n
+        if len(new_hands) != n or any(len(h) != N_IDS for h in new_hands):
+            raise IllegalAction(f"hands: {n} count arrays of 54 card ids are required")
         if [sum(h) for h in new_hands] != self._sizes:
             raise IllegalAction(f"hands: the sizes must stay {self._sizes}")
         dealing = self._phase is _DEAL or self._phase is _DECLARE
         old_rest = self._deck[self._drawn :] if dealing else self._kitty
         if kitty is not None and (dealing or len(kitty) != len(self._kitty)):
-            raise IllegalAction("RULES §4: the kitty keeps its 8 cards, once buried")
+            raise IllegalAction(
+                f"RULES §4: the kitty keeps its {self._n_kitty} cards, once buried"
+            )
         if undealt is not None and (not dealing or len(undealt) != len(old_rest)):
             raise IllegalAction(f"undealt: the {len(old_rest)} cards still to draw are needed")
         rest = tuple(undealt if dealing and undealt is not None else
@@ -1425,14 +1838,14 @@ class Round:
         before = counts_of(cards_from_ids(old_rest))
         after = counts_of(cards_from_ids(rest))
         for i in range(N_IDS):
-            for s in range(4):
+            for s in range(n):
                 before[i] += self._hands[s][i]
                 after[i] += new_hands[s][i]
         if before != after:
             raise IllegalAction("hands: the hidden cards must be the same cards, placed otherwise")
         if dealing:
             deck = self._deck[: self._drawn] + rest
-            return self._copy(new_hands, deck, deck[4 * HAND_SIZE :], self._kitty)
+            return self._copy(new_hands, deck, deck[n * self._n_hand :], self._kitty)
         return self._copy(new_hands, self._deck, self._kitty_taken, rest)
 
 
@@ -1446,16 +1859,18 @@ def build_view(
 ) -> View:
     """Copy what `seat` may see of `rnd` (RULES §11) into a new `View` (`Round.view`;
     `Game.view` adds the game's part: the last result, whether and who won)."""
-    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
-        raise ValueError(f"seat must be 0-3 or None, not {seat!r}")
+    n = rnd._n
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                             or not 0 <= seat < n):
+        raise ValueError(f"seat must be 0-{n - 1} or None, not {seat!r}")
     shown_trump = rnd.display_trump()
     hand = rnd.sorted_hand(seat) if seat is not None else ()
     over = rnd._phase is _OVER
-    # §4, §11: the starter sees the 8 taken (and, once buried, the 8 put back);
-    # everyone sees the buried kitty when the round ends.
+    # §4, §11: the starter sees the kitty taken (and, once buried, the cards put
+    # back); everyone sees the buried kitty when the round ends.
     starter_sees = (
         seat is not None and seat == rnd._starter
-        and rnd._phase in (_KITTY, _PLAY, _OVER)
+        and rnd._phase in (_KITTY, _PLAY, _OVER, _CALL)
     )
     kitty_taken = cards_from_ids(rnd._kitty_taken) if starter_sees else None
     kitty = cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None
@@ -1465,12 +1880,12 @@ def build_view(
         to_act = rnd.to_act
     elif phase is _DECLARE:
         to_act = rnd._ask
-    elif phase is _KITTY:
+    elif phase is _KITTY or phase is _CALL:
         to_act = rnd._starter
     else:
         to_act = None
     last_drawer = (
-        (rnd._first_drawer + rnd._drawn - 1) % 4 if rnd._drawn and phase in (_DEAL, _DECLARE)
+        (rnd._first_drawer + rnd._drawn - 1) % n if rnd._drawn and phase in (_DEAL, _DECLARE)
         else None
     )
     standing = rnd._standing
@@ -1480,13 +1895,15 @@ def build_view(
     else:
         trump_rank = rnd._trump_rank
         trump_suit = CARDS[standing[2][0]].suit if standing else None
+    if rnd._friends_mode:
+        return _friends_view(rnd, seat, last_result, game_over, winner, shown_trump)
     return View(
         seat=seat,
         phase=rnd._phase,
         to_act=to_act,
         round_no=rnd._round_no,
         hand=hand,
-        hand_sizes=(rnd._sizes[0], rnd._sizes[1], rnd._sizes[2], rnd._sizes[3]),
+        hand_sizes=tuple(rnd._sizes),
         trump_rank=trump_rank,
         trump_suit=trump_suit,
         trump=trump,
@@ -1496,7 +1913,7 @@ def build_view(
         starter=rnd._starter,
         declaring_team=rnd._declaring_team,
         levels=rnd._levels,
-        cards_left=100 - rnd._drawn if rnd._phase is _DEAL else 0,
+        cards_left=n * rnd._n_hand - rnd._drawn if rnd._phase is _DEAL else 0,
         last_drawer=last_drawer,
         tricks=tricks,
         current_trick=current,
@@ -1517,10 +1934,99 @@ def build_view(
     )
 
 
+def _friends_view(
+    rnd: Round,
+    seat: int | None,
+    last_result: RoundResult | None,
+    game_over: bool,
+    winner: int | None,
+    shown_trump: Trump,
+) -> View:
+    """`build_view` in friends mode (RULES §12.4): the same view, with the calls, the
+    friends who joined and the sides as everyone knows them (§11)."""
+    n = rnd._n
+    over = rnd._phase is _OVER
+    starter_sees = (
+        seat is not None and seat == rnd._starter
+        and rnd._phase in (_KITTY, _PLAY, _OVER, _CALL)
+    )
+    tricks, current = rnd.trick_views()
+    phase = rnd._phase
+    to_act: int | None = None
+    if phase is _PLAY:
+        to_act = rnd.to_act
+    elif phase is _DECLARE:
+        to_act = rnd._ask
+    elif phase is _KITTY or phase is _CALL:
+        to_act = rnd._starter
+    standing = rnd._standing
+    trump = rnd._trump
+    if trump is not None:
+        trump_rank, trump_suit = trump.rank, trump.suit
+    else:
+        trump_rank = rnd._trump_rank
+        trump_suit = CARDS[standing[2][0]].suit if standing else None
+    return View(
+        seat=seat,
+        phase=phase,
+        to_act=to_act,
+        round_no=rnd._round_no,
+        hand=rnd.sorted_hand(seat) if seat is not None else (),
+        hand_sizes=tuple(rnd._sizes),
+        trump_rank=trump_rank,
+        trump_suit=trump_suit,
+        trump=trump,
+        declarations=rnd.declaration_cards(),
+        declarer=standing[0] if standing else None,
+        kitty_flip=cards_from_ids(rnd._kitty_flip) if rnd._kitty_flip else (),
+        starter=rnd._starter,
+        declaring_team=None,
+        levels=rnd._levels,
+        cards_left=n * rnd._n_hand - rnd._drawn if phase is _DEAL else 0,
+        last_drawer=(
+            (rnd._first_drawer + rnd._drawn - 1) % n
+            if rnd._drawn and phase in (_DEAL, _DECLARE) else None
+        ),
+        tricks=tricks,
+        current_trick=current,
+        failed_throws=tuple(rnd._failed_throws),
+        opponents_points=rnd._opponents_points,
+        point_cards=rnd.point_cards_won(),
+        kitty=cards_from_ids(rnd._kitty) if rnd._kitty and (over or starter_sees) else None,
+        kitty_taken=cards_from_ids(rnd._kitty_taken) if starter_sees else None,
+        result=rnd._result,
+        options=rnd._options,
+        last_result=last_result,
+        game_over=game_over,
+        winner=winner,
+        display_trump=shown_trump,
+        hand_counts=tuple.__new__(Hand, rnd._hands[seat]) if seat is not None else None,
+        lead_shape=rnd._lead_shape if rnd._current else None,
+        calls=rnd.call_views(),
+        friends=tuple(rnd._friends),
+        sides=rnd.sides(),
+    )
+
+
 _DRAW = Draw()
-_FULL_DECK: Final = sorted(list(range(N_IDS)) * 2)
-# decisions are immutable: the four of the play phase are made once
-_PLAY_DECISIONS = tuple(Decision(_PLAY, seat) for seat in range(4))
+# decisions are immutable: those of the play phase are made once
+_PLAY_DECISIONS = tuple(Decision(_PLAY, seat) for seat in range(MAX_SEATS))
+# `cards.SEAT_ONE_ID`/`SEAT_ONE_CARD` (the shared one-card plays of seats 0-3) with the
+# same for seats 4-9 (RULES §12.1): the four-player tables keep their very tuples
+_SEAT_ONE_ID: tuple[tuple[Any, ...], ...] = SEAT_ONE_ID[:4] + tuple(
+    tuple((s, ONE_ID[i]) for i in range(N_IDS)) for s in range(4, MAX_SEATS)
+)
+_SEAT_ONE_CARD: tuple[tuple[Any, ...], ...] = SEAT_ONE_CARD[:4] + tuple(
+    tuple((s, ONE_CARD[i]) for i in range(N_IDS)) for s in range(4, MAX_SEATS)
+)
+
+
+def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: int) -> Trump:
+    """The shared `Trump` of (rank, suit) for the unit options and the deck count (RULES
+    §5, §12.3): the deck count travels with the trump context."""
+    if decks == 2:
+        return trump_for(rank, suit, gap, throws)
+    return trump_for(rank, suit, gap, throws, decks)
 
 
 _new_object = object.__new__
@@ -1536,18 +2042,21 @@ def _new_play(seat: int, cards: tuple[Card, ...]) -> Play:
     return play
 
 
-def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
-    """The seat and cards of a `Play`/`Bury`/`Declare` if it is well formed (RULES §1);
-    anything else goes to `check_well_formed`, which raises `MalformedAction` naming it."""
+def _seat_and_cards(action: object, n: int) -> tuple[int, tuple[Card, ...]]:
+    """The seat and cards of a `Play`/`Bury`/`Declare` if it is well formed (RULES §1)
+    at a table of `n` seats; anything else goes to `check_well_formed`, which raises
+    `MalformedAction` naming it (a seat beyond the table: `_check_seat` refuses it)."""
     seat = getattr(action, "seat")  # noqa: B009  (untyped on purpose: checked just below)
     cards = getattr(action, "cards")  # noqa: B009
-    if type(seat) is int and 0 <= seat <= 3 and (type(cards) is tuple or type(cards) is list):
+    if type(seat) is int and 0 <= seat < n and (type(cards) is tuple or type(cards) is list):
         for c in cards:
             if type(c) is not Card:
                 break
         else:
             return seat, tuple(cards)
     check_well_formed(action)
+    if not 0 <= seat < n:
+        raise MalformedAction(f"RULES §1: seat must be 0-{n - 1}, not {seat!r}")
     return int(seat), tuple(cards)
 
 
@@ -1555,7 +2064,7 @@ def _seat_and_cards(action: object) -> tuple[int, tuple[Card, ...]]:
 def _seat_cards(seat: int, ids: tuple[int, ...]) -> Any:
     """A play as its view shows it, `(seat, cards)`: shared for one card (`SEAT_ONE_CARD`;
     returned untyped so that compiled callers keep that very tuple)."""
-    return SEAT_ONE_CARD[seat][ids[0]] if len(ids) == 1 else (seat, cards_from_ids(ids))
+    return _SEAT_ONE_CARD[seat][ids[0]] if len(ids) == 1 else (seat, cards_from_ids(ids))
 
 
 def _without(
@@ -1582,17 +2091,27 @@ def _new_round() -> Round:
     return Round.__new__(Round)
 
 
-def _check_setup(trump_rank: str, starter: int | None, declaring_team: int | None) -> None:
-    """Refuse a round setting the rules do not allow (RULES §3.2, §3.4)."""
+def _check_setup(
+    trump_rank: str, starter: int | None, declaring_team: int | None, table: Table = FOUR
+) -> None:
+    """Refuse a round setting the rules do not allow (RULES §3.2, §3.4, §12.2, §12.4)."""
     if trump_rank not in RANKS:
         raise IllegalAction(f"RULES §3.2: {trump_rank!r} is not a trump rank")
+    if starter is not None:
+        _check_seat(starter, table[0])
+    if table[4]:  # friends mode: a leader, no fixed teams (§12.4)
+        if declaring_team is not None:
+            raise IllegalAction(
+                "RULES §12.4: friends mode has no fixed teams: give the leader as starter "
+                "and no declaring team"
+            )
+        return
     if (starter is None) != (declaring_team is None):
         raise IllegalAction("RULES §3.4: starter and declaring team are known together")
     if starter is not None and declaring_team is not None and starter % 2 != declaring_team:
         raise IllegalAction("RULES §3.4: the starter belongs to the declaring team")
 
 
-def _check_seat(seat: object) -> None:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-        raise IllegalAction(f"RULES §1: seat must be 0-3, not {seat!r}")
-
+def _check_seat(seat: object, n: int = 4) -> None:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise IllegalAction(f"RULES §1: seat must be 0-{n - 1}, not {seat!r}")

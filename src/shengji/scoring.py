@@ -25,7 +25,10 @@ def kitty_multiplier(mode: str, cards_per_player: int, largest_unit_pairs: int) 
     largest unit of the winning play, k its pairs (single ×2, pair ×4, a tractor of
     k pairs ×2^(k+1)). The winning play of a trick matches the lead unit by unit
     (§6.3), so the engine passes the lead's largest unit: a ruff that happens to hold a
-    longer tractor than the lead asked for counts as the units it won with.
+    longer tractor than the lead asked for counts as the units it won with. With more
+    decks (RULES §12.3: "the kitty multiplier is unchanged") the round passes the unit's
+    `power` in place of its pairs, (k−1)·length for a tractor of k-tuples (`shapes.Unit`),
+    which is the pairs for d = 2.
     """
     if mode == "flat":
         return 2
@@ -45,27 +48,27 @@ def throw_penalty(attempted: int, forced: int, options: RuleOptions) -> int:
     return cards * options.throw_penalty_per_card
 
 
-def level_change(opponent_points: int, band_80_115: str = "swap") -> tuple[Gainer, int]:
-    """Who goes up and by how much for the opponents' final points (RULES §8.2).
+def level_change(
+    opponent_points: int, band_80_115: str = "swap", decks: int = 2
+) -> tuple[Gainer, int]:
+    """Who goes up and by how much for the opponents' final points (RULES §8.2, §12.3).
 
-    Returns `("declarers", n)` or `("opponents", n)`. The 80-115 band gives
-    `("opponents", 0)` (the opponents take over without a level change), or
-    `("declarers", 0)` with the `band_80_115="stay"` option.
+    Returns `("declarers", n)` or `("opponents", n)`. With `decks` = d the bands are
+    s = 20·d points wide (RULES §12.3 Decision): T ≤ 0 gives the declarers +3, 5 … s−5
+    +2, s … 2s−5 +1, 2s … 3s−5 the swap, then the opponents +1, +2, +3 a band and one
+    more for each further full s. With d = 2 (s = 40) this is the table of §8.2.
+    The swap band gives `("opponents", 0)` (the opponents take over without a level
+    change), or `("declarers", 0)` with the `band_80_115="stay"` option.
     """
     t = opponent_points
     if t <= 0:
         return ("declarers", 3)
-    if t < 40:
-        return ("declarers", 2)
-    if t < 80:
-        return ("declarers", 1)
-    if t < 120:
+    band = t // (20 * decks)  # 0 for 5 … s−5, 1 for s … 2s−5, …
+    if band < 2:
+        return ("declarers", 2 - band)
+    if band == 2:
         return ("opponents", 0) if band_80_115 == "swap" else ("declarers", 0)
-    if t < 160:
-        return ("opponents", 1)
-    if t < 200:
-        return ("opponents", 2)
-    return ("opponents", 3 + (t - 200) // 40)
+    return ("opponents", band - 2)
 
 
 def new_level(level: int, gain: int, as_declarers: bool, options: RuleOptions) -> int:

@@ -20,40 +20,66 @@ SINGLE = LeadKind.SINGLE
 PAIR = LeadKind.PAIR
 TRACTOR = LeadKind.TRACTOR
 THROW = LeadKind.THROW
+TUPLE = LeadKind.TUPLE
 
 
 @dataclass(frozen=True, slots=True, init=False)
 class Unit:
-    """One unit of a lead (§6.1): a single (0 pairs), a pair, or a tractor of `npairs` pairs.
+    """One unit of a lead (§6.1, §12.3): a single, a k-tuple (k identical cards: a pair,
+    with more decks a triple, a quadruple…) or a tractor of `length` k-tuples.
 
-    `top` is the level of its highest card (the deciding level, §6.3); `ids`
-    the card ids it is made of.
+    `k` is the tuple size (1 for a single) and `length` the number of k-tuples (1 for a
+    lone tuple, ≥ 2 for a tractor). `npairs` keeps its two-deck meaning: 0 for a single,
+    1 for a pair, the number of pairs of a tractor; with more decks it is 0 for a single
+    and `length` for any k-tuple or tractor of them. `top` is the level of its highest
+    card (the deciding level, §6.3); `ids` the card ids it is made of.
     """
 
     npairs: int
     top: int
     ids: tuple[int, ...]
+    k: int
+    length: int
 
     def __init__(
         self,
         npairs: int,
         top: int,
         ids: tuple[int, ...],
+        k: int = 0,
+        length: int = 0,
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "npairs", npairs)
         object.__setattr__(self, "top", top)
         object.__setattr__(self, "ids", ids)
+        if k <= 0:  # the two-deck units, from their pairs
+            k = 1 if npairs == 0 else 2
+            length = npairs if npairs > 1 else 1
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "length", length)
 
     @property
     def kind(self) -> LeadKind:
-        """`LeadKind.SINGLE`, `PAIR` or `TRACTOR`."""
-        return SINGLE if self.npairs == 0 else PAIR if self.npairs == 1 else TRACTOR
+        """`LeadKind.SINGLE`, `PAIR`, `TRACTOR`, or `TUPLE` for a lone k-tuple of k ≥ 3."""
+        if self.k == 1:
+            return SINGLE
+        if self.length >= 2:
+            return TRACTOR
+        return PAIR if self.k == 2 else TUPLE
 
     @property
     def size(self) -> int:
         """Number of cards in the unit."""
         return len(self.ids)
+
+    @property
+    def power(self) -> int:
+        """How many times a unit doubles the kitty under `kitty_multiplier="power"`
+        (§8.1): (k − 1) · length, i.e. its cards less its tuples. With two decks this is
+        `npairs` (single 0, pair 1, a tractor of k pairs k); a triple is 2, a tractor of
+        two triples 4 (§12.3)."""
+        return (self.k - 1) * self.length
 
     def cards(self) -> list[Card]:
         """The unit's cards."""
@@ -62,7 +88,15 @@ class Unit:
 
 @dataclass(frozen=True, slots=True, init=False)
 class Shape:
-    """A lead's shape: play suit, kind, and its units, longest tractors first (§6.1)."""
+    """A lead's shape: play suit, kind, and its units, longest tractors first (§6.1); with
+    more decks (§12.3) tractors first (larger k first, then longer), then tuples (larger
+    k first), then singles.
+
+    `need[k]` (for 2 ≤ k ≤ d; 0 below) is `need_k` of §12.3: the disjoint k-tuples that
+    can be taken from the lead's tuples and tractors. With two decks `need[2]` is
+    `n_pairs`. `tractor_lengths` are the lengths of the lead's tractors in unit order;
+    `n_pair_units` counts its lone tuples (pairs with two decks).
+    """
 
     play_suit: int
     kind: LeadKind
@@ -72,6 +106,7 @@ class Shape:
     n_pair_units: int
     n_pairs: int  # all pairs in the lead (p of §6.2)
     value: int  # level of the deciding unit (§6.3)
+    need: tuple[int, ...]  # need_k of §12.3, indexed by k
 
     def __init__(
         self,
@@ -83,8 +118,12 @@ class Shape:
         n_pair_units: int,
         n_pairs: int,
         value: int,
+        need: tuple[int, ...] = (),
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
+        if not need:  # two decks: the pairs are all that is needed (§6.2)
+            need = _NEED2[n_pairs] if n_pairs < len(_NEED2) else (0, 0, n_pairs)
+        object.__setattr__(self, "need", need)
         object.__setattr__(self, "play_suit", play_suit)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "units", units)
@@ -93,6 +132,16 @@ class Shape:
         object.__setattr__(self, "n_pair_units", n_pair_units)
         object.__setattr__(self, "n_pairs", n_pairs)
         object.__setattr__(self, "value", value)
+
+    def need_k(self, k: int) -> int:
+        """`need_k` of §12.3: the disjoint k-tuples the lead's tuples and tractors hold
+        (0 for k < 2 or beyond the lead's largest tuple)."""
+        need = self.need
+        return need[k] if 0 <= k < len(need) else 0
+
+
+#: the shared `need` of a two-deck shape of p pairs (§6.2), p < 64
+_NEED2: tuple[tuple[int, ...], ...] = tuple((0, 0, p) for p in range(64))
 
 
 def play_suit_of_ids(ids: Sequence[int], t: Trump) -> int:
@@ -137,7 +186,11 @@ def longest_run(pairs_at: Sequence[Sequence[int] | int]) -> tuple[int, int]:
 
 
 def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
-    """Split cards of one play suit into units: tractors (longest first), pairs, singles (§6.1)."""
+    """Split cards of one play suit into units: tractors (longest first), pairs, singles
+    (§6.1); with more decks tractors (larger k first, then longer), tuples (larger k
+    first), singles (§12.3)."""
+    if t.decks != 2:
+        return decompose_k(ids, t)
     counts = count_ids(ids)
     level = t.level
     pair_at: dict[int, list[int]] = {}
@@ -161,15 +214,15 @@ def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
                 del pair_at[lvl]
             counts[i] -= 2
             tids += [i, i]
-        units.append(Unit(best_len, best_top, tuple(tids)))
+        units.append(Unit(best_len, best_top, tuple(tids), 2, best_len))
     pairs: list[Unit] = []
     singles: list[Unit] = []
     for i, n in counts.items():
         if n >= 2:
-            pairs.append(Unit(1, level[i], PAIR_ID[i]))
+            pairs.append(Unit(1, level[i], PAIR_ID[i], 2, 1))
             n -= 2
         if n == 1:
-            singles.append(Unit(0, level[i], ONE_ID[i]))
+            singles.append(Unit(0, level[i], ONE_ID[i], 1, 1))
     pairs.sort(key=lambda u: -u.top)
     singles.sort(key=lambda u: -u.top)
     units.sort(key=lambda u: (-u.npairs, -u.top))
@@ -210,8 +263,10 @@ def _shape_of(ids: tuple[int, ...], t: Trump) -> Shape:
     if len(ids) <= 2 and ids[0] == ids[-1]:  # fast path: a single or a pair
         lvl = t.level[ids[0]]
         npairs = len(ids) - 1
-        unit = Unit(npairs, lvl, ids)
+        unit = Unit(npairs, lvl, ids, npairs + 1, 1)
         return Shape(ps, unit.kind, (unit,), len(ids), (), npairs, npairs, lvl)
+    if t.decks != 2:
+        return _shape_of_k(ids, ps, t)
     units = decompose(ids, t)
     n = len(ids)
     if len(units) > 1 and not t.throw_tractors and units[0].npairs >= 2:
@@ -238,7 +293,7 @@ def _without_tractors(units: list[Unit], t: Trump) -> list[Unit]:
     rest: list[Unit] = []
     for u in units:
         if u.npairs >= 2:
-            pairs += [Unit(1, level[i], PAIR_ID[i]) for i in u.ids[::2]]
+            pairs += [Unit(1, level[i], PAIR_ID[i], 2, 1) for i in u.ids[::2]]
         elif u.npairs == 1:
             pairs.append(u)
         else:
@@ -268,6 +323,8 @@ def match_value(ids: Sequence[int], shape: Shape, t: Trump) -> int | None:
     ids = tuple(ids)  # typed: compiled code indexes a tuple directly
     if len(ids) != shape.n_cards:
         return None
+    if t.decks != 2:
+        return _match_value_k(ids, shape, t)
     level = t.level
     kind = shape.kind
     if kind == SINGLE:
@@ -326,6 +383,177 @@ def runs_in_hand(counts: Sequence[int], t: Trump, ps: int) -> list[int]:
     """Pair counts per level of play suit `ps` in a hand's count array."""
     h = as_list(counts)
     return [sum(1 for i in lv if h[i] >= 2) for lv in t.ids_at_level[ps]]
+
+
+# ---------------------------------------------------------------- more decks (§12.3)
+
+
+def _tuple_name(k: int) -> str:
+    """The name of a k-tuple (§12.3)."""
+    return TUPLE_NAMES[k] if k < len(TUPLE_NAMES) else f"{k}-tuple"
+
+
+#: what §12.3 calls a k-tuple, by k
+TUPLE_NAMES: tuple[str, ...] = ("", "single", "pair", "triple", "quadruple", "quintuple")
+
+
+def decompose_k(ids: Sequence[int], t: Trump) -> list[Unit]:
+    """Split cards of one play suit into the units of §12.3, for any number of decks:
+    tractors first (larger k first, then longer, then higher), then tuples (larger k
+    first, then higher), then singles (higher first). Each tractor is the longest run of
+    consecutive levels (§5.4) holding k identical cards, the highest among equally long
+    ones; at a level of several equal cards (the off-suit trump-rank cards) the lowest id
+    that has k copies left is taken."""
+    counts = count_ids(ids)
+    level = t.level
+    tractors: list[Unit] = []
+    for k in range(t.decks, 1, -1):
+        while True:
+            at: dict[int, int] = {}  # level -> the lowest id with k copies left there
+            for i, n in counts.items():
+                if n >= k:
+                    lvl = level[i]
+                    j = at.get(lvl)
+                    if j is None or i < j:
+                        at[lvl] = i
+            if len(at) < 2:
+                break
+            best_len, best_top, cur, prev = 0, -1, 0, -2
+            for lvl in sorted(at):
+                cur = cur + 1 if lvl == prev + 1 else 1
+                if cur >= best_len:
+                    best_len, best_top = cur, lvl
+                prev = lvl
+            if best_len < 2:
+                break
+            tids: list[int] = []
+            for lvl in range(best_top - best_len + 1, best_top + 1):
+                i = at[lvl]
+                counts[i] -= k
+                tids += [i] * k
+            tractors.append(Unit(best_len, best_top, tuple(tids), k, best_len))
+    tuples: list[Unit] = []
+    singles: list[Unit] = []
+    for i in sorted(counts):
+        n = counts[i]
+        if n >= 2:
+            tuples.append(Unit(1, level[i], (i,) * n, n, 1))
+        elif n == 1:
+            singles.append(Unit(0, level[i], ONE_ID[i], 1, 1))
+    tractors.sort(key=lambda u: (-u.k, -u.length, -u.top))
+    tuples.sort(key=lambda u: (-u.k, -u.top))
+    singles.sort(key=lambda u: -u.top)
+    return tractors + tuples + singles
+
+
+def need_of(units: Sequence[Unit], decks: int) -> tuple[int, ...]:
+    """`need_k` of §12.3 for k = 0..decks (0 for k < 2): the disjoint k-tuples that can
+    be taken from these units' tuples and tractors (a triple gives one pair; a tractor of
+    two triples two pairs and two triples)."""
+    need = [0] * (decks + 1)
+    for u in units:
+        if u.k >= 2:
+            for k in range(2, u.k + 1):
+                need[k] += u.length * (u.k // k)
+    return tuple(need)
+
+
+def _shape_of_k(ids: tuple[int, ...], ps: int, t: Trump) -> Shape:
+    """`shape_of` with more decks (§12.3)."""
+    units = decompose_k(ids, t)
+    if len(units) > 1 and not t.throw_tractors and units[0].length >= 2:
+        units = _without_tractors_k(units, t)
+    kind = units[0].kind if len(units) == 1 else THROW
+    tractors = tuple(u.length for u in units if u.length >= 2)
+    n_tuple_units = sum(1 for u in units if u.k >= 2 and u.length == 1)
+    need = need_of(units, t.decks)
+    # Deciding unit (§12.3): the highest unit of the lead's largest kind, the first unit
+    # (units are sorted by kind, then high to low)
+    return Shape(ps, kind, tuple(units), len(ids), tractors, n_tuple_units, need[2],
+                 units[0].top, need)
+
+
+def _without_tractors_k(units: list[Unit], t: Trump) -> list[Unit]:
+    """A throw's units with each tractor read as its k-tuples (§6.1 `throw_tractors=off`)."""
+    level = t.level
+    tuples: list[Unit] = []
+    rest: list[Unit] = []
+    for u in units:
+        if u.length >= 2:
+            for j in range(0, len(u.ids), u.k):
+                i = u.ids[j]
+                tuples.append(Unit(1, level[i], (i,) * u.k, u.k, 1))
+        elif u.k >= 2:
+            tuples.append(u)
+        else:
+            rest.append(u)
+    tuples.sort(key=lambda u: (-u.k, -u.top))
+    return tuples + rest
+
+
+def _match_value_k(ids: tuple[int, ...], shape: Shape, t: Trump) -> int | None:
+    """`match_value` with more decks (§12.3): the play must split into the lead's units of
+    the same kinds (each k-tuple by k identical cards, each tractor by a tractor of the
+    same k and length, singles by any cards); its value is the highest unit of the lead's
+    largest kind over every such split."""
+    level = t.level
+    first = shape.units[0]
+    if first.k == 1:  # singles only: the highest card decides
+        best = -1
+        for i in ids:
+            if level[i] > best:
+                best = level[i]
+        return best
+    counts = count_ids(ids)
+    kinds = [(u.k, u.length) for u in shape.units if u.k >= 2]
+    ps = t.play_suit[ids[0]]  # the play's suit: the led one or trumps (a ruff)
+    levels = t.ids_at_level[ps]
+    k0, len0 = kinds[0]
+    best = -1
+
+    def rec(idx: int, cur: int, bound: int) -> None:
+        nonlocal best
+        if idx == len(kinds):
+            if cur > best:
+                best = cur
+            return
+        k, length = kinds[idx]
+        same_as_prev = idx > 0 and kinds[idx - 1] == kinds[idx]
+        top_max = bound if same_as_prev else len(levels) - 1
+        decides = k == k0 and length == len0
+        for top in range(top_max, length - 2, -1):
+            lo = top - length + 1
+            picks = _tuple_picks(counts, levels, lo, top, k)
+            for pick in picks:
+                for i in pick:
+                    counts[i] -= k
+                rec(idx + 1, max(cur, top) if decides else cur, top)
+                for i in pick:
+                    counts[i] += k
+
+    rec(0, -1, len(levels) - 1)
+    return None if best < 0 else best
+
+
+def _tuple_picks(
+    counts: dict[int, int], levels: list[list[int]], lo: int, top: int, k: int
+) -> list[list[int]]:
+    """Every way to take k identical cards at each level lo..top from `counts`: one id per
+    level (several only where equal cards share a level)."""
+    out: list[list[int]] = [[]]
+    for lvl in range(lo, top + 1):
+        ok = [i for i in levels[lvl] if counts.get(i, 0) >= k]
+        if not ok:
+            return []
+        out = [p + [i] for p in out for i in ok]
+    return out
+
+
+def tuple_runs(counts: Sequence[int], t: Trump, ps: int, k: int) -> list[int]:
+    """Per level of play suit `ps`: how many ids the count array holds at least k times
+    (k = 2 is `runs_in_hand`)."""
+    h = as_list(counts)
+    return [sum(1 for i in lv if h[i] >= k) for lv in t.ids_at_level[ps]]
 
 
 picklable(Unit, Shape)

@@ -46,9 +46,13 @@ def trick_winner(plays: Sequence[Sequence[Card]], trump: Trump) -> int:
 
 
 def lowest_beater(hand: Sequence[int], unit: Unit, ps: int, t: Trump) -> tuple[int, ...] | None:
-    """The lowest unit of `hand` (counts) that beats `unit` of play suit `ps`, or None (§6.1)."""
+    """The lowest unit of `hand` (counts) that beats `unit` of play suit `ps`, or None (§6.1):
+    with more decks (§12.3) a higher unit of the same kind, k identical cards for a
+    k-tuple and a tractor of the same k and length for a tractor."""
     hand = as_list(hand)
     levels = t.ids_at_level[ps]
+    if unit.k > 2:
+        return _lowest_beater_k(hand, unit, levels)
     if unit.npairs == 0:
         for lvl in range(unit.top + 1, len(levels)):
             for i in levels[lvl]:
@@ -71,6 +75,22 @@ def lowest_beater(hand: Sequence[int], unit: Unit, ps: int, t: Trump) -> tuple[i
             for low in range(lvl - k + 1, lvl + 1):
                 i = next(j for j in levels[low] if hand[j] >= 2)
                 out += [i, i]
+            return tuple(out)
+    return None
+
+
+def _lowest_beater_k(hand: list[int], unit: Unit, levels: list[list[int]]) -> tuple[int, ...] | None:
+    """`lowest_beater` for a unit of k-tuples, k ≥ 3 (§12.3)."""
+    k = unit.k
+    length = unit.length
+    run = 0
+    for lvl in range(len(levels)):
+        run = run + 1 if any(hand[i] >= k for i in levels[lvl]) else 0
+        if run >= length and lvl > unit.top:
+            out: list[int] = []
+            for low in range(lvl - length + 1, lvl + 1):
+                i = next(j for j in levels[low] if hand[j] >= k)
+                out += [i] * k
             return tuple(out)
     return None
 
@@ -100,14 +120,18 @@ def check_throw(
 ) -> ThrowCheck | None:
     """None if the lead stands; else the failed-throw outcome (§6.4).
 
-    `hands` are the four seats' count arrays. The forced unit is the beatable
+    `hands` are every seat's count arrays. The forced unit is the beatable
     unit with fewest cards, among those the lowest; the first player after the
     leader in play order who can beat it shows their lowest beating unit.
     """
     if shape.kind != THROW:
         return None
     ps = shape.play_suit
-    others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    n = len(hands)  # every seat after the leader, in play order (RULES §12.1: N seats)
+    if n == 4:
+        others = [(leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4]
+    else:
+        others = [(leader + k) % n for k in range(1, n)]
     # plain loops, no key lambda or generator: compiled code runs them without
     # calling back into the interpreter
     # the search for the forced unit also finds who stops it first and with what
@@ -130,8 +154,9 @@ def failed_throw(
 ) -> list[Card] | None:
     """The unit the leader must lead instead of `lead` (RULES §6.4), or None if it stands.
 
-    `other_hands` are the hands of the three other players (in play order after
-    the leader). Single, pair and tractor leads always stand.
+    `other_hands` are the hands of the other players (in play order after the
+    leader: three at four seats, N − 1 at N, §12.1). Single, pair, tuple and tractor
+    leads always stand.
     """
     shape = shape_of([c.id for c in lead], trump)
     hands = [[0] * N_IDS] + [counts_of(h) for h in other_hands]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from .cards import BJ_ID, CARDS, N_IDS, RANKS, RJ_ID, SUITS, Card
+from .cards import BJ_ID, CARDS, MAX_DECKS, N_IDS, RANKS, RJ_ID, SUITS, Card
 from .errors import IllegalAction
 
 TRUMP = 4
@@ -29,7 +29,9 @@ class Trump:
     False is the option `gap_tractors=trumps_only` (§5.4: in a plain suit the
     cards either side of the missing trump rank are not consecutive);
     `throw_tractors` False is `throw_tractors=off` (§6.1: a throw is read as
-    pairs and singles, see `shapes.shape_of`).
+    pairs and singles, see `shapes.shape_of`). `decks` is the number of decks (RULES
+    §12): each card exists that many times, so units are k-tuples up to `decks` and
+    their tractors (§12.3); 2 is the four-player game of §1-§11.
 
     Tables (indexed by card id): `play_suit[id]` (0-3 natural suit, 4 trump),
     `level[id]` (0 is the lowest of its play suit; equal cards share a level,
@@ -39,7 +41,7 @@ class Trump:
     """
 
     __slots__ = (
-        "rank", "suit", "gap_tractors", "throw_tractors",
+        "rank", "suit", "gap_tractors", "throw_tractors", "decks",
         "play_suit", "level", "ids_at_level", "suit_ids", "sort_key", "shapes",
     )
 
@@ -50,7 +52,10 @@ class Trump:
         *,
         gap_tractors: bool = True,
         throw_tractors: bool = True,
+        decks: int = 2,
     ) -> None:
+        if isinstance(decks, bool) or not isinstance(decks, int) or not 2 <= decks <= MAX_DECKS:
+            raise IllegalAction(f"RULES §12: {decks!r} is not a number of decks (2..{MAX_DECKS})")
         if rank is not None and rank not in RANKS:
             raise IllegalAction(f"RULES §3.2: {rank!r} is not a trump rank (2..A)")
         if suit is not None and suit not in SUITS:
@@ -59,6 +64,7 @@ class Trump:
         self.suit = suit
         self.gap_tractors = gap_tractors
         self.throw_tractors = throw_tractors
+        self.decks: int = decks
         play_suit = [0] * N_IDS
         level = [0] * N_IDS
         # Order every play suit from low to high as a list of "levels", each a list of ids.
@@ -119,13 +125,13 @@ class Trump:
         key = self.sort_key
         return sorted(cards, key=lambda c: (key[c.id], c.id))
 
-    def _key(self) -> tuple[str | None, str | None, bool, bool]:
-        return (self.rank, self.suit, self.gap_tractors, self.throw_tractors)
+    def _key(self) -> tuple[str | None, str | None, bool, bool, int]:
+        return (self.rank, self.suit, self.gap_tractors, self.throw_tractors, self.decks)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Trump) and other._key() == self._key()
 
-    def __reduce__(self) -> tuple[object, tuple[str | None, str | None, bool, bool]]:
+    def __reduce__(self) -> tuple[object, tuple[str | None, str | None, bool, bool, int]]:
         # rebuilt from its key (also what pickling needs once the class is compiled)
         return (trump_for, self._key())
 
@@ -135,17 +141,23 @@ class Trump:
     def __repr__(self) -> str:
         flags = ("" if self.gap_tractors else ", gap_tractors=False") + (
             "" if self.throw_tractors else ", throw_tractors=False"
-        )
+        ) + ("" if self.decks == 2 else f", decks={self.decks}")
         return f"Trump({self.rank!r}, {self.suit!r}{flags})"
 
 
 @functools.cache
 def trump_for(
-    rank: str | None, suit: str | None, gap_tractors: bool = True, throw_tractors: bool = True
+    rank: str | None,
+    suit: str | None,
+    gap_tractors: bool = True,
+    throw_tractors: bool = True,
+    decks: int = 2,
 ) -> Trump:
-    """A shared `Trump` for (rank, suit) and the round's unit options (RULES §5.4, §6.1):
-    its tables are built once per process."""
-    return Trump(rank, suit, gap_tractors=gap_tractors, throw_tractors=throw_tractors)
+    """A shared `Trump` for (rank, suit), the round's unit options (RULES §5.4, §6.1) and
+    the number of decks (§12): its tables are built once per process."""
+    return Trump(
+        rank, suit, gap_tractors=gap_tractors, throw_tractors=throw_tractors, decks=decks
+    )
 
 
 def card_is_rank(card: Card, rank: str | None) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._build import picklable
-from .actions import Action, Declare, Pass
+from .actions import Action, Call, Declare, Pass, random_calls, table_of
 from .cards import CARDS, Card, below, cards_from_ids, counts_of, format_cards
 from .declare import candidate_declarations, declaration_strength, overturn_error
 from .follow import (
@@ -45,13 +45,22 @@ _DECLARE: Final = Phase.DECLARE
 _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
+_CALL: Final = Phase.CALL
+
+#: a call as views show it (RULES §12.4): the card, the ordinal, the seat that played the
+#: called copy (None until its trick has ended) and whether the call is spent
+CallView = tuple[Card, int, int | None, bool]
 
 
 @dataclass(frozen=True, slots=True, init=False)
 class View:
     """One seat's view of a round (RULES §11). `seat` None is a spectator.
 
-    A frozen snapshot: it holds no reference back to the round.
+    A frozen snapshot: it holds no reference back to the round. `hand_sizes` has one
+    entry per seat (§12.1); in friends mode (§12.4) `calls` are the leader's calls
+    (`CallView`s), `friends` the seats that joined and `sides` each seat's side as far
+    as everyone knows ("leader", "friend", or None until the round is over, then
+    "opponent"); in teams mode all three are empty.
     """
 
     seat: int | None
@@ -59,7 +68,7 @@ class View:
     to_act: int | None
     round_no: int
     hand: tuple[Card, ...]
-    hand_sizes: tuple[int, int, int, int]
+    hand_sizes: tuple[int, ...]
     trump_rank: str | None
     trump_suit: str | None
     trump: Trump | None
@@ -68,7 +77,7 @@ class View:
     kitty_flip: tuple[Card, ...]
     starter: int | None
     declaring_team: int | None
-    levels: tuple[str, str]
+    levels: tuple[str, ...]
     cards_left: int
     last_drawer: int | None
     tricks: tuple[TrickView, ...]
@@ -88,6 +97,9 @@ class View:
     #: what the engine already holds, so that nobody rebuilds them from the cards
     hand_counts: Hand | None = field(default=None, repr=False, compare=False)
     lead_shape: Shape | None = field(default=None, repr=False, compare=False)
+    calls: tuple[CallView, ...] = ()
+    friends: tuple[int, ...] = ()
+    sides: tuple[str | None, ...] = ()
 
     def __init__(
         self,
@@ -96,7 +108,7 @@ class View:
         to_act: int | None,
         round_no: int,
         hand: tuple[Card, ...],
-        hand_sizes: tuple[int, int, int, int],
+        hand_sizes: tuple[int, ...],
         trump_rank: str | None,
         trump_suit: str | None,
         trump: Trump | None,
@@ -105,7 +117,7 @@ class View:
         kitty_flip: tuple[Card, ...],
         starter: int | None,
         declaring_team: int | None,
-        levels: tuple[str, str],
+        levels: tuple[str, ...],
         cards_left: int,
         last_drawer: int | None,
         tricks: tuple[TrickView, ...],
@@ -123,6 +135,9 @@ class View:
         display_trump: Trump | None = None,
         hand_counts: Hand | None = None,
         lead_shape: Shape | None = None,
+        calls: tuple[CallView, ...] = (),
+        friends: tuple[int, ...] = (),
+        sides: tuple[str | None, ...] = (),
     ) -> None:
         # written out: compiled by mypyc this is ~10x faster than the generated one
         object.__setattr__(self, "seat", seat)
@@ -158,6 +173,9 @@ class View:
         object.__setattr__(self, "display_trump", display_trump)
         object.__setattr__(self, "hand_counts", hand_counts)
         object.__setattr__(self, "lead_shape", lead_shape)
+        object.__setattr__(self, "calls", calls)
+        object.__setattr__(self, "friends", friends)
+        object.__setattr__(self, "sides", sides)
 
     # ------------------------------------------------------------ helpers from the view only
 
@@ -230,9 +248,10 @@ class View:
 
     def random_play(self, rng: random.Random) -> tuple[Card, ...]:
         """A uniformly random distinct legal play of this seat now (as the starter in the
-        kitty phase: a uniformly random distinct set of 8 cards to bury, §4)."""
+        kitty phase: a uniformly random distinct set of kitty cards to bury, §4)."""
         if self.phase is _KITTY and self.seat is not None and self.seat == self.starter:
-            return tuple(CARDS[i] for i in random_bury(self.counts(), rng))
+            size = table_of(self.options)[2]
+            return tuple(CARDS[i] for i in random_bury(self.counts(), rng, size))
         if not self._my_turn_to_play() or self.trump is None:
             raise ValueError("not this seat's turn to play")
         counts = self.counts()
@@ -253,16 +272,17 @@ class View:
         ):
             return []
         standing: tuple[int, int, tuple[int, ...]] | None = None
+        d = table_of(self.options)[1]
+        rank = self.trump_rank
         if self.declarations:
             s, cards = self.declarations[-1]
             s_ids = tuple([c.id for c in cards])
-            standing = (s, declaration_strength(s_ids, self.trump_rank), s_ids)
+            standing = (s, declaration_strength(s_ids, rank, d), s_ids)
         return [
             cards_from_ids(ids)
-            for ids in candidate_declarations(self.counts(), self.trump_rank)
+            for ids in candidate_declarations(self.counts(), rank, d)
             if overturn_error(
-                self.seat, ids, declaration_strength(ids, self.trump_rank), standing,
-                self.options,
+                self.seat, ids, declaration_strength(ids, rank, d), standing, self.options, d,
             ) is None
         ]
 
@@ -272,6 +292,15 @@ class View:
         decls = self.legal_declarations()
         k = below(rng, len(decls) + 1) if decls else 0
         return Pass(self.seat) if k == len(decls) else Declare(self.seat, decls[k])
+
+    def random_call_action(self, rng: random.Random) -> Call:
+        """As the leader in the call phase (RULES §12.4): a uniformly random legal call of
+        `N // 2 - 1` friends (distinct cards and ordinals, no joker, no trump rank)."""
+        if self.phase is not _CALL or self.seat is None or self.seat != self.starter:
+            raise ValueError("RULES §12.4: only the leader calls, in the call phase")
+        n, d = table_of(self.options)[:2]
+        rank = self.trump.rank if self.trump is not None else self.trump_rank
+        return Call(self.seat, random_calls(rank, n, d, rng))
 
     # ------------------------------------------------------------ JSON
 
@@ -313,6 +342,22 @@ class View:
             "winner": self.winner,
             "options": self.options.to_json(),
             "lead": _cj(self.lead) if self.lead else None,
+            **self._friends_json(),
+        }
+
+    def _friends_json(self) -> dict[str, Any]:
+        """Friends mode only (RULES §12.4): the calls, the joined friends, each seat's side
+        as far as everyone knows. Nothing in teams mode, so four-player views keep their
+        JSON."""
+        if not self.sides:
+            return {}
+        return {
+            "calls": [
+                {"card": c.text, "ordinal": j, "played_by": by, "spent": sp}
+                for c, j, by, sp in self.calls
+            ],
+            "friends": list(self.friends),
+            "sides": list(self.sides),
         }
 
     def private_json(self) -> dict[str, Any]:

@@ -8,6 +8,16 @@ seats 0/2 and B at 1/3, then with the teams swapped, so the luck of the cards
 (and of being the declaring team) cancels in the pair. Full games (`--games`)
 are mirrored the same way: the same seed with A as team 0, then as team 1.
 
+Larger tables (RULES §12) keep the pattern: A holds the seats of one parity and B the
+others, and the mirror plays the same deal with the pattern turned by one seat, so every
+seat's hand is played once by A and once by B. In teams mode (§12.2) the parities are
+the teams. In friends mode (§12.4) sides form during the round, so "A against B" means
+A on the even seats (seat 0, the deal's leader, among them), then A on the odd seats;
+a half's `levels_a` is the sum of the levels A's seats gained (`RoundResult.level_gains`),
+and A "won" the half if its seats gained more than B's (on equal gains, the swap band:
+if the next leader is A's). Only the random bot plays a table other than the
+four-player teams game (`table_spec_error`).
+
 `run_pairing` spreads the deals over a process pool (`workers`) or a Ray
 cluster (`ray`, extra `[cluster]`); results never depend on either, since each
 deal's seed derives from the arena seed and its index alone.
@@ -37,6 +47,7 @@ ProgressFn = Callable[[int], None]
 __all__ = [
     "ProgressFn",
     "TimedAgent",
+    "table_spec_error",
     "deal_round",
     "deal_seed",
     "play_deal",
@@ -56,13 +67,30 @@ def _agent_seed(seed: int, seat: int, half: int) -> int:
     return random.Random(f"shengji-arena:agent:{seed}:{seat}:{half}").getrandbits(48)
 
 
+def table_spec_error(spec: str, options: RuleOptions) -> str | None:
+    """Why agent `spec` cannot play a table of `options`, or None. Every bot plays the
+    four-player teams game; at other tables (RULES §12) only the random bot does: the
+    heuristic, the expert and the learned bots read four seats and fixed teams, so they
+    are refused rather than played wrongly."""
+    if options.n_players == 4 and options.mode == "teams":
+        return None
+    kind = spec.split(":", 1)[0].strip()
+    if kind == "random":
+        return None
+    return (
+        f"RULES §12: the {kind!r} bot plays only the four-player teams game; at a table of "
+        f"{options.n_players} players in {options.mode} mode only 'random' plays"
+    )
+
+
 def _agents(a: str, b: str, a_team: int, seed: int, table: Round | Game) -> list[Agent]:
-    """Agents for a deal or game; their seeds differ between the two halves of a mirror,
-    so that A against A is not trivially the same game twice. A research bot that sees
-    every hand (`omniscient`, `sees_all`) is given the real round or game."""
+    """Agents for a deal or game, A on the seats of parity `a_team`; their seeds differ
+    between the two halves of a mirror, so that A against A is not trivially the same
+    game twice. A research bot that sees every hand (`omniscient`, `sees_all`) is given
+    the real round or game."""
     agents = [
         make_agent(a if seat % 2 == a_team else b, _agent_seed(seed, seat, a_team))
-        for seat in range(4)
+        for seat in range(table.options.n_players)
     ]
     for agent in agents:
         if getattr(agent, "sees_all", False):
@@ -111,7 +139,11 @@ def _sum_counts(counts: list[dict[str, int]]) -> dict[str, int]:
 
 
 def deal_round(seed: int, options: RuleOptions | None = None) -> Round:
-    """The round a deal is played on: trump rank 2, seat 0 starts, team 0 declares."""
+    """The round a deal is played on: trump rank 2, seat 0 starts, team 0 declares (in
+    friends mode, RULES §12.4: seat 0 leads, every level 2)."""
+    if options is not None and options.mode == "friends":
+        return Round(seed, options, trump_rank="2", starter=0,
+                     levels=("2",) * options.n_players)
     return Round(seed, options, trump_rank="2", starter=0, declaring_team=0)
 
 
@@ -121,20 +153,33 @@ def play_deal(
     """Play one deal with agent kind `a` on team `a_team` and `b` on the other team."""
     rnd = deal_round(seed, options)
     agents = [TimedAgent(x) for x in _agents(a, b, a_team, seed, rnd)]
+    n = rnd.options.n_players
     try:
         play_round(rnd, agents)
     finally:
-        fails = _finish(list(agents), [rnd.view(s) for s in range(4)])
+        fails = _finish(list(agents), [rnd.view(s) for s in range(n)])
     res = rnd.result
     assert res is not None
-    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
-    a_won = gainer_team == a_team
+    if res.level_gains is not None:  # friends mode (§12.4): levels per seat
+        levels_a = sum(g for s, g in enumerate(res.level_gains) if s % 2 == a_team)
+        levels_b = sum(g for s, g in enumerate(res.level_gains) if s % 2 != a_team)
+        a_won = levels_a > levels_b or (
+            levels_a == levels_b and res.next_starter % 2 == a_team
+        )
+        a_declaring = res.starter % 2 == a_team
+    else:
+        gainer_team = (res.declaring_team if res.gainer == "declarers"
+                       else 1 - res.declaring_team)
+        a_won = gainer_team == a_team
+        levels_a = res.levels_gained if a_won else 0
+        levels_b = 0 if a_won else res.levels_gained
+        a_declaring = res.declaring_team == a_team
     return DealOutcome(
         deal=index,
-        a_declaring=res.declaring_team == a_team,
+        a_declaring=a_declaring,
         a_won=a_won,
-        levels_a=res.levels_gained if a_won else 0,
-        levels_b=0 if a_won else res.levels_gained,
+        levels_a=levels_a,
+        levels_b=levels_b,
         opponents_points=res.opponents_points,
         times_a=tuple(t for s, x in enumerate(agents) if s % 2 == a_team for t in x.times),
         times_b=tuple(t for s, x in enumerate(agents) if s % 2 != a_team for t in x.times),
@@ -157,16 +202,23 @@ def play_game_outcome(
     index: int, seed: int, a: str, b: str, a_team: int, options: RuleOptions | None = None,
     max_rounds: int = 400,
 ) -> GameOutcome:
-    """A whole game (RULES §9) with A on team `a_team`."""
+    """A whole game (RULES §9) with A on team `a_team` (in friends mode, §12.4: on the
+    seats of parity `a_team`; A wins if the seat that passed A is one of them)."""
     game = Game(seed, options)
     agents = _agents(a, b, a_team, seed, game)
     try:
         play_game(game, agents, max_rounds=max_rounds)
     finally:
-        fails = _finish(agents, [game.view(s) for s in range(4)], game.winner)
-    if game.winner is None:
+        fails = _finish(agents, [game.view(s) for s in range(game.options.n_players)],
+                        game.winner)
+    lv = game.levels
+    if game.friends_mode:
+        if game.winner is None:  # a runaway game: the seat of the highest level
+            a_won = max(range(len(lv)), key=lambda s: lv[s]) % 2 == a_team
+        else:
+            a_won = game.winner % 2 == a_team
+    elif game.winner is None:
         # A runaway game (never seen in practice): the team with the higher level wins.
-        lv = game.levels
         a_won = lv[a_team] > lv[1 - a_team]
     else:
         a_won = game.winner == a_team
@@ -238,6 +290,9 @@ def run_pairing(
     opts = options or RuleOptions()
     for kind in (a, b):
         make_agent(kind, 0)  # fail early on an unknown kind
+        err = table_spec_error(kind, opts)
+        if err is not None:
+            raise ValueError(err)
     tasks: list[_Task] = [
         ("deal", i, deal_seed(seed, i), a, b, opts) for i in range(deals)
     ] + [("game", i, deal_seed(seed, i, "game"), a, b, opts) for i in range(games)]

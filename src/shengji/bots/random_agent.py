@@ -29,4 +29,6 @@ class RandomAgent:
             return Bury(seat, view.random_play(self.rng))  # uniform over distinct 8-card sets
         if phase == "play":
             return Play(seat, tuple(view.random_play(self.rng)))
+        if phase == "call":  # friends mode (RULES §12.4): a uniformly random legal call
+            return view.random_call_action(self.rng)
         raise ValueError(f"nothing to do in phase {phase!r}")

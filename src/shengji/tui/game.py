@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from ..actions import Action, Bury, Declare, Pass, Play
+from ..actions import Action, Bury, Call, Declare, Pass, Play
 from ..bots import Agent, make_agent
 from ..cards import Card, parse_cards
 from ..driver import advance
 from ..errors import IllegalAction
 from ..events import (
+    Called,
+    CallSpent,
     Declared,
+    Event,
+    FriendJoined,
     KittyBuried,
     KittyFlipped,
     Redealt,
@@ -40,13 +44,18 @@ from ..trump import Trump, trump_for
 from ..views import View
 from .render import (
     JOKERS_NOTE,
+    calls_text,
+    card_text,
     cards_text,
     failed_throw_text,
     group_by_play_suit,
     hand_text,
+    levels_text,
     options_text,
+    ordinal,
     result_text,
     seat_name,
+    set_table,
     team_name,
     trick_text,
     trump_text,
@@ -89,9 +98,13 @@ class TerminalGame(Narrator):
         hint_seed: int = 0,
         coach_budget: Budget | None = None,
     ) -> None:
-        if human in agents or sorted([*agents, human]) != [0, 1, 2, 3]:
-            raise ValueError("agents must cover the three seats other than the human's")
+        n = game.options.n_players
+        if human in agents or sorted([*agents, human]) != list(range(n)):
+            raise ValueError("agents must cover the seats other than the human's")
+        set_table(n)  # seat names for this table (RULES §12.1)
         super().__init__()
+        self.n = n
+        self.friends = game.options.mode == "friends"
         self.game = game
         self.console = console
         self.stdin = stdin
@@ -106,7 +119,7 @@ class TerminalGame(Narrator):
         self._reviews: dict[int, RoundReview] = {}  # round (0-based) -> its review
         self.player = _HumanAgent(self)
         self.agents: list[Agent] = [
-            self.player if s == human else agents[s] for s in range(4)
+            self.player if s == human else agents[s] for s in range(n)
         ]
         isatty = getattr(stdin, "isatty", None)
         self._tty = bool(isatty()) if callable(isatty) else False
@@ -140,11 +153,20 @@ class TerminalGame(Narrator):
     def run(self) -> int:
         """Play until the game ends (or `max_rounds` rounds); returns a process exit code."""
         g = self.game
+        if self.friends:
+            who = (f" — finding friends (找朋友) at {self.n} seats: you are seat {self.human}; "
+                   f"each round's leader calls {self.n // 2 - 1} friend(s) by card "
+                   "(RULES §12.4). ")
+        elif self.n != 4:
+            who = (f" — {self.n} seats in two fixed teams: you are seat {self.human}, with "
+                   f"{team_name(self.human % 2, self.human)} (RULES §12.2). ")
+        else:
+            who = " — you play South with North as your partner against East and West. "
         self.say(
             Text.assemble(
                 ("Tractor", "bold"),
-                f" — you play South with North as your partner against East and West. "
-                f"Seed {g.seed}; rules: {options_text(g.options)}. Type 'help' for commands.",
+                f"{who}Seed {g.seed}; rules: {options_text(g.options)}. "
+                "Type 'help' for commands.",
             )
         )
         try:
@@ -159,15 +181,19 @@ class TerminalGame(Narrator):
         self._save()
         if g.is_over:
             assert g.winner is not None
-            mine = g.winner == self.human % 2
-            self.say(
-                Text(
-                    f"Game over after {len(g.results)} rounds: {team_name(g.winner, self.human)} "
-                    f"win, levels {g.level_names[0]} / {g.level_names[1]}. "
-                    + ("Well played!" if mine else "Better luck next time."),
-                    style="bold green" if mine else "bold red",
-                )
-            )
+            if self.friends:  # §12.4: the winner is a player
+                mine = g.winner == self.human
+                who = seat_name(g.winner, self.human)
+                text = (f"Game over after {len(g.results)} rounds: {who} passed A and "
+                        f"{'win' if mine else 'wins'}; levels "
+                        f"{levels_text(g.level_names, self.human, True)}. ")
+            else:
+                mine = g.winner == self.human % 2
+                text = (f"Game over after {len(g.results)} rounds: "
+                        f"{team_name(g.winner, self.human)} win, levels "
+                        f"{g.level_names[0]} / {g.level_names[1]}. ")
+            self.say(Text(text + ("Well played!" if mine else "Better luck next time."),
+                          style="bold green" if mine else "bold red"))
         return 0
 
     def _step(self) -> None:
@@ -178,6 +204,28 @@ class TerminalGame(Narrator):
         for _, events in advance(g, self.agents):
             for event in events:
                 self.narrate(event.for_seat(self.human))
+
+    def narrate(self, e: Event) -> None:
+        """Say what one event means; the friends-mode events here (RULES §12.4)."""
+        if isinstance(e, Called):
+            self.say(Text.assemble(
+                (seat_name(e.seat, self.human), "bold"),
+                " (the leader) calls: ", calls_text([(c, j, None, False) for c, j in e.calls],
+                                                    self.human),
+            ))
+        elif isinstance(e, FriendJoined):
+            self.say(Text.assemble(
+                (seat_name(e.seat, self.human), "bold green"),
+                f" played the {ordinal(e.ordinal)} ", card_text(e.card),
+                (" and joins the leader's side (RULES §12.4).", "bold green"),
+            ))
+        elif isinstance(e, CallSpent):
+            self.say(Text.assemble(
+                f"{seat_name(e.seat, self.human)} played the {ordinal(e.ordinal)} ",
+                card_text(e.card), ": that call is spent (RULES §12.4).",
+            ), style="dim")
+        else:
+            super().narrate(e)
 
     # ------------------------------------------------------------ narration (events and
     # views only, never the round: what each event means to the player)
@@ -199,27 +247,39 @@ class TerminalGame(Narrator):
         """The final trump, the declaring team and the starter (RULES §3.2)."""
         me = self.human
         self._trump = trump_for(e.rank, e.suit)
+        who = (f". Leader {seat_name(e.starter, me)}." if self.friends else
+               f". Declaring team {team_name(e.declaring_team, me)}, "
+               f"starter {seat_name(e.starter, me)}.")
         self.say(
             Text.assemble(
                 ("Trump is final: ", "bold"),
                 trump_text(e.rank, e.suit, final=True),
-                f". Declaring team {team_name(e.declaring_team, me)}, "
-                f"starter {seat_name(e.starter, me)}.",
+                who,
             )
         )
 
     def on_kitty_buried(self, e: KittyBuried) -> None:
         """Another seat buried the kitty (which cards stays hidden, RULES §11)."""
         if e.seat != self.human:
-            self.say(f"{seat_name(e.seat, self.human)} takes the kitty and buries 8 cards.")
+            self.say(f"{seat_name(e.seat, self.human)} takes the kitty and buries "
+                     f"{self.game.options.n_kitty} cards.")
 
     def on_throw_failed(self, e: ThrowFailed) -> None:
         """A failed throw and its penalty (RULES §6.4)."""
         self.say(failed_throw_text(e, self.human))
 
     def on_trick_won(self, e: TrickWon) -> None:
-        """The closed trick, its winner and its points (RULES §6.3, §7)."""
-        self.say(trick_text(self.close_trick(e), e.trick + 1, self.human,
+        """The closed trick, its winner and its points (RULES §6.3, §7). In friends mode
+        (§12.4) the points count by the side the winner is on at the round's end, which
+        nobody knows yet: the trick shows its points, not whose they are."""
+        trick = self.close_trick(e)
+        if self.friends:
+            line = trick_text(trick, e.trick + 1, self.human)
+            if trick.points:
+                line.append(f" ({trick.points} points)", style="dim")
+            self.say(line)
+            return
+        self.say(trick_text(trick, e.trick + 1, self.human,
                             declaring_team=self.declaring_team,
                             opponents_points=e.opponents_points))
 
@@ -231,12 +291,15 @@ class TerminalGame(Narrator):
     def _round_header(self, e: RoundStarted) -> None:
         me = self.human
         self.console.rule(f"Round {e.round_no + 1}")
-        lv = e.levels
         line = Text(
-            f"Levels: {team_name(0, me)} {lv[0]}, {team_name(1, me)} {lv[1]}. "
-            f"Trump rank {e.trump_rank}. "
+            f"Levels: {levels_text(e.levels, me, self.friends)}. Trump rank {e.trump_rank}. "
         )
-        if e.declaring_team is None:
+        if self.friends and e.starter is not None:
+            line.append(f"Leader {seat_name(e.starter, me)} (trump at their level, RULES "
+                        "§12.4); they call friends after the kitty.")
+        elif self.friends:
+            line.append("Whoever's declaration stands becomes the leader (RULES §12.4).")
+        elif e.declaring_team is None:
             line.append("Whoever's declaration stands becomes the starter (RULES §3.4).")
         else:
             assert e.starter is not None
@@ -324,6 +387,18 @@ class TerminalGame(Narrator):
         me = self.human
         line = Text(f"Round {view.round_no + 1} · ", style="dim")
         line.append_text(trump_text(view.trump_rank, view.trump_suit, view.trump is not None))
+        if self.friends:
+            if view.starter is not None:
+                line.append(f" · leader {seat_name(view.starter, me)}")
+                if view.friends:
+                    line.append(", friends " + ", ".join(seat_name(s, me) for s in view.friends))
+                line.append(" · ")
+                line.append(f"opponents' points {view.opponents_points}", style="bold yellow")
+            line.append(f" · levels {levels_text(view.levels, me, True)}")
+            self.say(line)
+            if view.calls:
+                self.say(calls_text(view.calls, me))
+            return
         if view.declaring_team is not None and view.starter is not None:
             line.append(
                 f" · {team_name(view.declaring_team, me)} declaring "
@@ -483,6 +558,8 @@ class _HumanAgent:
             return self._final_window(view, seat)
         if view.phase == "kitty":
             return self._bury(view, seat)
+        if view.phase == "call":
+            return self._call(view, seat)
         return self._play(view, seat)
 
     # ---------------------------------------------------------------- declarations (§3.3)
@@ -551,12 +628,13 @@ class _HumanAgent:
         ui.say(Text.assemble(
             ("You are the starter: ", "bold"),
             "you take the kitty (", cards_text(view.kitty_taken or ()),
-            ", underlined) and put 8 cards back face down (RULES §4).",
+            f", underlined) and put {len(view.kitty_taken or ())} cards back face down "
+            "(RULES §4).",
         ))
         ui.show_status(view)
         order = ui.show_hand(view, mark=view.kitty_taken or ())
         while True:
-            text = ui.ask("Bury 8 cards> ")
+            text = ui.ask(f"Bury {len(view.kitty_taken or ())} cards> ")
             if ui.command(text, view):
                 continue
             try:
@@ -567,6 +645,32 @@ class _HumanAgent:
                 ui.say(Text(str(e), style="bold red"))
                 continue
             ui.say(Text.assemble("You bury ", cards_text(cards), "."))
+            return action
+
+    # ---------------------------------------------------------------- calls (§12.4)
+    def _call(self, view: View, seat: int) -> Action:
+        ui = self.ui
+        n = len(view.hand_sizes)
+        f = n // 2 - 1
+        decks = view.options.n_decks
+        ui.say(Text.assemble(
+            ("You lead: call your friends (RULES §12.4). ", "bold"),
+            f"Name {f} card{'s' if f != 1 else ''}, each with which copy (1-{decks}) to be "
+            "played this round joins you, e.g. 'AS 2' for the 2nd A♠",
+            ", 'AS 2, KH 1'" if f > 1 else "", ". Not a joker, not the trump rank.",
+        ))
+        ui.show_hand(view)
+        while True:
+            text = ui.ask(f"Call {f} friend{'s' if f != 1 else ''}> ")
+            if not text or ui.command(text, view):
+                continue
+            try:
+                calls = parse_calls(text)
+                action = Call(seat, calls)
+                ui.game.check(action)
+            except IllegalAction as e:
+                ui.say(Text(str(e), style="bold red"))
+                continue
             return action
 
     # ---------------------------------------------------------------- the play (§6)
@@ -633,6 +737,25 @@ def _confirm_throw(ui: TerminalGame, view: View, cards: Sequence[Card], trump: T
     return answer in ("y", "yes")
 
 
+def parse_calls(text: str) -> tuple[tuple[Card, int], ...]:
+    """Friend calls from text (RULES §12.4): "AS 2, KH 1" (a card and an ordinal each; the
+    ordinal may be left out for the 1st copy). Malformed text raises `IllegalAction`."""
+    out: list[tuple[Card, int]] = []
+    for piece in (p.strip() for p in text.replace(";", ",").split(",")):
+        if not piece:
+            continue
+        words = piece.split()
+        if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+            raise IllegalAction(
+                f"RULES §12.4: write a call as a card and an ordinal, e.g. 'AS 2', not {piece!r}"
+            )
+        cards = parse_cards(words[0])
+        if len(cards) != 1:
+            raise IllegalAction(f"RULES §12.4: a call names one card, not {words[0]!r}")
+        out.append((cards[0], int(words[1]) if len(words) == 2 else 1))
+    return tuple(out)
+
+
 def _new_cards(before: Sequence[Card], after: Sequence[Card]) -> list[Card]:
     left = list(before)
     out: list[Card] = []
@@ -645,15 +768,18 @@ def _new_cards(before: Sequence[Card], after: Sequence[Card]) -> list[Card]:
 
 
 def agents_for(
-    partner: str, opponents: str, seed: int, human: int = 0
+    partner: str, opponents: str, seed: int, human: int = 0, n_players: int = 4,
+    friends: bool = False,
 ) -> dict[int, Agent]:
-    """Bots for the three other seats: the partner opposite the human, opponents beside."""
+    """Bots for the other seats: the partner(s) on the human's team (same parity, RULES
+    §12.2), opponents on the other; in friends mode (§12.4), where sides change every
+    round, every other seat plays `opponents`."""
     rng = random.Random(f"shengji-play:{seed}")
     out: dict[int, Agent] = {}
-    for s in range(4):
+    for s in range(n_players):
         if s == human:
             continue
-        kind = partner if s % 2 == human % 2 else opponents
+        kind = partner if s % 2 == human % 2 and not friends else opponents
         out[s] = make_agent(kind, rng.getrandbits(48))
     return out
 
@@ -678,7 +804,7 @@ def play_terminal(
     game = Game(seed=seed, options=options)
     ui = TerminalGame(
         game,
-        agents_for(partner, opponents, seed),
+        agents_for(partner, opponents, seed, 0, options.n_players, options.mode == "friends"),
         console=console or Console(highlight=False),
         stdin=stdin or sys.stdin,
         save=save,
@@ -690,5 +816,6 @@ def play_terminal(
 
 
 __all__ = [
-    "QuitGame", "TerminalGame", "agents_for", "parse_selection", "play_terminal",
+    "QuitGame", "TerminalGame", "agents_for", "parse_calls", "parse_selection",
+    "play_terminal",
 ]

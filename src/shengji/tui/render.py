@@ -29,14 +29,59 @@ JOKERS_NOTE = "BJ = black joker, RJ = red joker: the two highest trumps (RJ abov
 """Shown under a hand that holds a joker (RULES §1, §5.2)."""
 
 
+_TABLE = [4]  # the seats of the table shown (RULES §12.1); set by `set_table`
+
+
+def set_table(n_players: int) -> None:
+    """Name the seats of a table of `n_players` (RULES §12.1): the compass at four,
+    "Seat k" (k = 0 … N−1, the engine's seat numbers) at larger tables."""
+    _TABLE[0] = n_players
+
+
 def seat_name(seat: int, me: int | None = 0) -> str:
-    """`"You"` for the human's seat, else the compass name."""
-    return "You" if me is not None and seat == me else SEAT_NAMES[seat]
+    """`"You"` for the human's seat, else the compass name (four seats) or "Seat k"."""
+    if me is not None and seat == me:
+        return "You"
+    return SEAT_NAMES[seat] if _TABLE[0] == 4 else f"Seat {seat}"
 
 
 def team_name(team: int, me: int | None = 0) -> str:
-    """A team by its two seats, e.g. "You+North" or "East+West"."""
-    return f"{seat_name(team, me)}+{seat_name(team + 2, me)}"
+    """A team by its seats (same parity, RULES §12.2), e.g. "You+North" or "East+West";
+    "You+Seat 2+Seat 4" at six seats."""
+    return "+".join(seat_name(s, me) for s in range(team, _TABLE[0], 2))
+
+
+def ordinal(j: int) -> str:
+    """1st, 2nd, 3rd, 4th, 5th (the ordinals of a friend call, RULES §12.4)."""
+    return f"{j}" + {1: "st", 2: "nd", 3: "rd"}.get(j, "th")
+
+
+def calls_text(calls: Sequence[tuple[Card, int, int | None, bool]], me: int | None = 0) -> Text:
+    """The friends banner (RULES §12.4): "Friend: the 2nd A♠ — not yet played" for each
+    call (`View.calls`: card, ordinal, who played the copy, spent), or who joined, or
+    that it is spent. Public information only (§11)."""
+    out = Text()
+    for k, (card, j, by, spent) in enumerate(calls):
+        out.append(" · " if k else "Friend: ", style="bold")
+        out.append(f"the {ordinal(j)} ")
+        out.append_text(card_text(card))
+        if by is None:
+            out.append(" — spent (not played: in the kitty)" if spent else " — not yet played",
+                       style="dim")
+        elif spent:
+            out.append(f" — played by {seat_name(by, me)}, already on the leader's side "
+                       "(spent)", style="dim")
+        else:
+            out.append(f" — {seat_name(by, me)} joined", style="bold green")
+    return out
+
+
+def levels_text(levels: Sequence[str], me: int | None = 0, friends: bool = False) -> str:
+    """The levels: "You+North 2, East+West 5" (teams) or "You 2, Seat 1 3, …" (friends,
+    a level per player, RULES §12.4)."""
+    if friends:
+        return ", ".join(f"{seat_name(s, me)} {lv}" for s, lv in enumerate(levels))
+    return f"{team_name(0, me)} {levels[0]}, {team_name(1, me)} {levels[1]}"
 
 
 def card_style(card: Card) -> str:
@@ -177,7 +222,7 @@ def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:
     out.append(f"{whose} throw ", style="red")
     out.append_text(cards_text(f.attempted))
     out.append(" fails (RULES §6.4): ", style="red")
-    out.append(f"{seat_name(f.blocker, me)} shows ")
+    out.append(f"{seat_name(f.blocker, me)} {'show' if f.blocker == me else 'shows'} ")
     out.append_text(cards_text(f.shown))
     out.append("; ")
     out.append_text(cards_text(f.forced))
@@ -189,8 +234,46 @@ def _levels(n: int) -> str:
     return f"{n} level" + ("" if n == 1 else "s")
 
 
+def friends_result_text(
+    r: RoundResult, me: int | None = 0, trump: Trump | None = None
+) -> Text:
+    """The end of a friends-mode round (RULES §12.4): the sides, points by side, the kitty,
+    each player's level change and the next leader."""
+    assert r.sides is not None and r.level_gains is not None
+    out = Text()
+    out.append("Round over. ", style="bold")
+    out.append(f"Leader {seat_name(r.starter, me)}")
+    friends = ", ".join(seat_name(s, me) for s in (r.friends or ()))
+    out.append(f", friends: {friends}.\n" if friends else ", who found no friend.\n")
+    out.append("  Kitty: ")
+    out.append_text(cards_text(trump.sort(r.kitty) if trump is not None else r.kitty))
+    out.append(f"; last trick won by {seat_name(r.last_trick_winner, me)}")
+    if r.kitty_points:
+        out.append(f" → kitty points ×{r.multiplier} = +{r.kitty_points}", style="yellow")
+    out.append("\n")
+    if r.penalties:
+        out.append(f"  Failed-throw penalties: {r.penalties:+d}\n")
+    if r.side_points is not None:
+        out.append(f"  Tricks' points: leader's side {r.side_points[0]}, "
+                   f"opponents {r.side_points[1]}.\n")
+    out.append(f"  Opponents' points: {r.opponents_points}\n", style="bold")
+    side = "The leader's side" if r.gainer == "declarers" else "The opponents"
+    if r.levels_gained or r.gainer == "declarers":
+        out.append(f"  {side} go up {_levels(r.levels_gained)}.\n")
+    else:
+        out.append("  The opponents take over (no level change).\n")
+    out.append("  Levels: " + ", ".join(
+        f"{seat_name(s, me)} {b}" + (f" → {a}" if a != b else "")
+        for s, (b, a) in enumerate(zip(r.levels_before, r.levels_after, strict=True))
+    ) + ".\n")
+    out.append(f"  Next round: leader {seat_name(r.next_starter, me)}.")
+    return out
+
+
 def result_text(r: RoundResult, me: int | None = 0, trump: Trump | None = None) -> Text:
     """The end-of-round summary (RULES §8); `trump` sorts the kitty."""
+    if r.sides is not None:
+        return friends_result_text(r, me, trump)
     out = Text()
     decl = r.declaring_team
     out.append("Round over. ", style="bold")

@@ -34,9 +34,11 @@ from .render import (
     cards_text,
     failed_throw_text,
     hand_text,
+    levels_text,
     options_text,
     result_text,
     seat_name,
+    set_table,
     team_name,
     trick_text,
     trump_text,
@@ -88,13 +90,14 @@ class Replay:
         """Replay the whole record (or until the viewer quits); the exit code, 0."""
         rec = self.record
         game = Game(rec.seed, rec.options)
+        set_table(rec.options.n_players)  # seat names of this table (RULES §12.1)
         self.console.print(Text.assemble(
             ("Replay", "bold"), f" of game seed {rec.seed}, {len(rec.actions)} actions, "
             f"rules: {options_text(rec.options)}"))
         narrator = _Narrator(self.console, game)
         narrator(game.round_started(), None)
         for raw in rec.actions:
-            events = game.apply(action_from_json(raw))
+            events = game.apply(action_from_json(raw, rec.options.n_players))
             for k, event in enumerate(events):
                 narrator(event, events[k + 1] if k + 1 < len(events) else None)
                 if narrator.wants_pause and not self.pause():
@@ -133,7 +136,8 @@ class _Narrator(Narrator):
     def on_trick_won(self, e: TrickWon) -> None:
         trick = self.close_trick(e)
         assert self.declaring_team is not None  # the trump is fixed before any trick
-        self.say(trick_text(trick, e.trick + 1, None, declaring_team=self.declaring_team,
+        team = self.declaring_team if self.declaring_team >= 0 else None  # friends: -1
+        self.say(trick_text(trick, e.trick + 1, None, declaring_team=team,
                             opponents_points=e.opponents_points))
         self.wants_pause = not isinstance(self._after, RoundOver)
 
@@ -141,7 +145,7 @@ class _Narrator(Narrator):
         assert e.cards is not None and self.trump is not None  # a record hides nothing
         self.say(Text.assemble(f"{seat_name(e.seat, None)} buries ",
                                cards_text(self.trump.sort(e.cards))))
-        for s in range(4):
+        for s in range(self.game.options.n_players):
             text, _ = hand_text(self.game.view(s).hand, self.trump, indexed=False)
             self.say(Text(f"{seat_name(s, None)}'s hand:", style="bold"))
             self.say(text)
@@ -154,8 +158,8 @@ class _Narrator(Narrator):
 
     def on_round_started(self, e: RoundStarted) -> None:
         self.console.rule(f"Round {e.round_no + 1}")
-        self.say(f"Levels: {team_name(0, None)} {e.levels[0]}, {team_name(1, None)} "
-                 f"{e.levels[1]}; trump rank {e.trump_rank}.")
+        friends = self.game.options.mode == "friends"
+        self.say(f"Levels: {levels_text(e.levels, None, friends)}; trump rank {e.trump_rank}.")
 
     def on_redealt(self, e: Redealt) -> None:
         self.say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
@@ -176,6 +180,11 @@ class _Narrator(Narrator):
         self.say(failed_throw_text(e, None))
 
     def on_game_over(self, e: GameOver) -> None:
+        if self.game.options.mode == "friends":  # §12.4: a player wins
+            self.say(Text(f"{seat_name(e.winner, None)} wins the game after {self.rounds} "
+                          f"rounds (levels {levels_text(e.levels, None, True)}).",
+                          style="bold green"))
+            return
         self.say(Text(f"{team_name(e.winner, None)} win the game after {self.rounds} "
                       f"rounds (levels {e.levels[0]} / {e.levels[1]}).", style="bold green"))
 
