@@ -1327,7 +1327,7 @@ class Round:
         leader, plays, last_winner, _ = self._tricks[-1]
         # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
         # unit is the lead's largest unit.
-        largest_pairs = max(u.npairs for u in last_lead.units)
+        largest_pairs = max(u.power for u in last_lead.units)  # (k-1)·length, §12.3
         multiplier = kitty_multiplier(
             self._options.kitty_multiplier, last_lead.n_cards, largest_pairs
         )
