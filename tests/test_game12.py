@@ -213,7 +213,13 @@ def check_round(game: Game, k: int, options: RuleOptions, declarer: int | None) 
         assert [s for s in range(n) if r.sides[s] == "friend"] == sorted(r.friends)
         assert len(r.friends) <= n // 2 - 1
         tricks = r.side_points
-        assert tricks is not None and sum(tricks) <= 100 * d
+        assert tricks is not None and sum(tricks) == 100 * d - sum(
+            c.points for c in r.kitty)  # every point card not in the kitty is in a trick
+        # §12.4 Decision: the opponents' points are the tricks of the seats not on the
+        # leader's side at the end, the kitty if one of them won the last trick, and the
+        # failed throws' penalties
+        assert r.opponents_points == tricks[1] + r.kitty_points + r.penalties
+        assert (r.kitty_points > 0) <= (not on_side[r.last_trick_winner])
         declarers = gainer == "declarers"
         want = [new_level(before[s], gain, declarers, options) if on_side[s] == declarers
                 else before[s] for s in range(n)]
@@ -235,7 +241,8 @@ def play_out(options: RuleOptions, seed: int, max_rounds: int = 60) -> Game:
         done = len(game.results)
         events = game.apply(game.random_action(rng))
         if done == 0 and game.round.starter is not None and declarer is None:
-            declarer = game.round.starter  # fixed once round 0's declaration stands
+            declarer = game.view(None).declarer  # whose declaration stands (§3.4, §12.4)
+            assert declarer is not None
         if len(game.results) > done:
             check_round(game, done, options, declarer if done == 0 else None)
             assert isinstance(events[-1], RoundStarted) or game.is_over

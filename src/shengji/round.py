@@ -46,6 +46,7 @@ from .cards import (
     below,
     cards_from_ids,
     counts_of,
+    deck_ids,
     shuffled_ids,
 )
 from .declare import (
@@ -107,21 +108,15 @@ HAND_SIZE = 25
 KITTY_SIZE = 8
 PHASES = tuple(Phase)
 
-def deck_of(decks: int) -> tuple[int, ...]:
-    """The 54·d card ids in a fixed order (RULES §12.1): each id `decks` times in a row;
-    for two decks the 108-card order every stored record was dealt from."""
-    return tuple([i for i in range(N_IDS) for _ in range(decks)])
-
-
 def shuffled_deck_ids(seed: int | str, decks: int) -> tuple[int, ...]:
     """The deal order of `decks` decks for `seed` (RULES §12.1): for two decks exactly
     `cards.shuffled_ids(seed)`, so every stored four-player record keeps its deal; for
-    more, the same Fisher-Yates shuffle of `deck_of(decks)`."""
+    more, the same Fisher-Yates shuffle of `cards.deck_ids(decks)`."""
     if decks == 2:
         return shuffled_ids(seed)
     rng = random.Random(seed)
     getrandbits = rng.getrandbits
-    deck = list(deck_of(decks))
+    deck = list(deck_ids(decks))
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()
@@ -223,7 +218,7 @@ class Round:
             raise IllegalAction("RULES §2: in teams mode the two teams have a level each")
         if deck is not None:
             deck = tuple(deck)
-            if sorted(deck) != sorted(deck_of(d)):
+            if sorted(deck) != list(deck_ids(d)):
                 raise IllegalAction(
                     f"RULES §12.1: a deck is the {N_IDS * d} cards, each id 0-53 {d} times"
                 )
@@ -757,10 +752,7 @@ class Round:
         if key == self._decl_key[seat]:
             return self._decl_ids[seat]
         out = [
-            ids for ids in (
-                candidate_declarations(hand, self._trump_rank) if self._d == 2
-                else _candidates(hand, self._trump_rank, self._d)
-            )
+            ids for ids in candidate_declarations(hand, self._trump_rank, self._d)
             if self._declare_error(seat, ids) is None
         ]
         self._decl_key[seat] = key
@@ -941,17 +933,14 @@ class Round:
 
     def _declare_error(self, seat: int, ids: tuple[int, ...]) -> str | None:
         try:
-            strength = (
-                declaration_strength(ids, self._trump_rank) if self._d == 2
-                else _strength(ids, self._trump_rank, self._d)
-            )
+            strength = declaration_strength(ids, self._trump_rank, self._d)
         except IllegalAction as e:
             return str(e)
         hand = self._hands[seat]
         for i, n in count_ids(ids).items():
             if hand[i] < n:
                 return "RULES §3.3: you can only declare with cards in your hand at that moment"
-        return overturn_error(seat, ids, strength, self._standing, self._options)
+        return overturn_error(seat, ids, strength, self._standing, self._options, self._d)
 
     def _declare(self, seat: int, cards: tuple[Card, ...], commit: bool) -> None:
         if self._phase not in (_DEAL, _DECLARE):
@@ -966,10 +955,7 @@ class Round:
             raise IllegalAction(err)
         if not commit:
             return
-        strength = (
-            declaration_strength(ids, self._trump_rank) if self._d == 2
-            else _strength(ids, self._trump_rank, self._d)
-        )
+        strength = declaration_strength(ids, self._trump_rank, self._d)
         overturned = self._standing[0] if self._standing else None
         self._events.append(Declared(seat, tuple(cards), strength, overturned))
         self._declarations.append((seat, ids))
@@ -1327,7 +1313,10 @@ class Round:
         leader, plays, last_winner, _ = self._tricks[-1]
         # §8.1: the winning play matches the lead unit by unit (§6.3), so its largest
         # unit is the lead's largest unit.
-        largest_pairs = max(u.power for u in last_lead.units)  # (k-1)·length, §12.3
+        largest_pairs = (
+            max(u.npairs for u in last_lead.units) if self._d == 2
+            else max(u.power for u in last_lead.units)  # §12.3: a triple doubles twice
+        )
         multiplier = kitty_multiplier(
             self._options.kitty_multiplier, last_lead.n_cards, largest_pairs
         )
@@ -1625,7 +1614,7 @@ class Round:
         standing: tuple[int, int, tuple[int, ...]] | None = None
         if declarations:
             s, ids = declarations[-1]
-            standing = (s, _strength(ids, trump_rank, d), ids)
+            standing = (s, declaration_strength(ids, trump_rank, d), ids)
         kitty_ids = tuple(kitty)
         cur = view.current_trick
         current = (
@@ -2030,9 +2019,6 @@ _SEAT_ONE_ID: tuple[tuple[Any, ...], ...] = SEAT_ONE_ID[:4] + tuple(
 _SEAT_ONE_CARD: tuple[tuple[Any, ...], ...] = SEAT_ONE_CARD[:4] + tuple(
     tuple((s, ONE_CARD[i]) for i in range(N_IDS)) for s in range(4, MAX_SEATS)
 )
-_TRUMP_ANY: Any = Trump
-_STRENGTH_ANY: Any = declaration_strength
-_CANDIDATES_ANY: Any = candidate_declarations
 
 
 def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: int) -> Trump:
@@ -2040,23 +2026,7 @@ def _trump(rank: str | None, suit: str | None, gap: bool, throws: bool, decks: i
     §5, §12.3): the deck count travels with the trump context."""
     if decks == 2:
         return trump_for(rank, suit, gap, throws)
-    t: Trump = _TRUMP_ANY(rank, suit, gap_tractors=gap, throw_tractors=throws, decks=decks)
-    return t
-
-
-def _strength(ids: tuple[int, ...], trump_rank: str, decks: int) -> int:
-    """`declare.declaration_strength` for `decks` decks (k-of-a-kind, RULES §12.1)."""
-    if decks == 2:
-        return declaration_strength(ids, trump_rank)
-    return int(_STRENGTH_ANY(ids, trump_rank, decks=decks))
-
-
-def _candidates(hand: list[int], trump_rank: str, decks: int) -> list[tuple[int, ...]]:
-    """`declare.candidate_declarations` for `decks` decks (RULES §12.1)."""
-    if decks == 2:
-        return candidate_declarations(hand, trump_rank)
-    out: list[tuple[int, ...]] = _CANDIDATES_ANY(hand, trump_rank, decks=decks)
-    return out
+    return trump_for(rank, suit, gap, throws, decks)
 
 
 _new_object = object.__new__
@@ -2145,4 +2115,3 @@ def _check_setup(
 def _check_seat(seat: object, n: int = 4) -> None:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise IllegalAction(f"RULES §1: seat must be 0-{n - 1}, not {seat!r}")
-

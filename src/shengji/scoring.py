@@ -23,11 +23,12 @@ def kitty_multiplier(mode: str, cards_per_player: int, largest_unit_pairs: int) 
     `mode` is the option `kitty_multiplier`: `"per_card"` gives 2 × the cards each
     player played to the last trick; `"flat"` always 2; `"power"` 2^(k+1) for the
     largest unit of the winning play, k its pairs (single ×2, pair ×4, a tractor of
-    k pairs ×2^(k+1)); with more decks (§12.3) k is the unit's cards less its tuples,
-    `Unit.power` (a triple ×8, a tractor of two triples ×32). The winning play of a
-    trick matches the lead unit by unit (§6.3), so the engine passes the lead's largest
-    unit: a ruff that happens to hold a longer tractor than the lead asked for counts as
-    the units it won with.
+    k pairs ×2^(k+1)). The winning play of a trick matches the lead unit by unit
+    (§6.3), so the engine passes the lead's largest unit: a ruff that happens to hold a
+    longer tractor than the lead asked for counts as the units it won with. With more
+    decks (RULES §12.3: "the kitty multiplier is unchanged") the round passes the unit's
+    `power` in place of its pairs, (k−1)·length for a tractor of k-tuples (`shapes.Unit`),
+    which is the pairs for d = 2.
     """
     if mode == "flat":
         return 2

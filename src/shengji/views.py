@@ -46,8 +46,6 @@ _KITTY: Final = Phase.KITTY
 _OVER: Final = Phase.OVER
 _PLAY: Final = Phase.PLAY
 _CALL: Final = Phase.CALL
-_STRENGTH_ANY: Any = declaration_strength
-_CANDIDATES_ANY: Any = candidate_declarations
 
 #: a call as views show it (RULES §12.4): the card, the ordinal, the seat that played the
 #: called copy (None until its trick has ended) and whether the call is spent
@@ -279,12 +277,12 @@ class View:
         if self.declarations:
             s, cards = self.declarations[-1]
             s_ids = tuple([c.id for c in cards])
-            standing = (s, _strength(s_ids, rank, d), s_ids)
+            standing = (s, declaration_strength(s_ids, rank, d), s_ids)
         return [
             cards_from_ids(ids)
-            for ids in _candidates(self.counts(), rank, d)
+            for ids in candidate_declarations(self.counts(), rank, d)
             if overturn_error(
-                self.seat, ids, _strength(ids, rank, d), standing, self.options,
+                self.seat, ids, declaration_strength(ids, rank, d), standing, self.options, d,
             ) is None
         ]
 
@@ -377,18 +375,3 @@ picklable(View)
 
 
 __all__ = ["View", "format_cards", "result_json"]
-
-
-def _strength(ids: tuple[int, ...], trump_rank: str, decks: int) -> int:
-    """`declare.declaration_strength` for `decks` decks (k-of-a-kind, RULES §12.1)."""
-    if decks == 2:
-        return declaration_strength(ids, trump_rank)
-    return int(_STRENGTH_ANY(ids, trump_rank, decks=decks))
-
-
-def _candidates(hand: list[int], trump_rank: str, decks: int) -> list[tuple[int, ...]]:
-    """`declare.candidate_declarations` for `decks` decks (RULES §12.1)."""
-    if decks == 2:
-        return candidate_declarations(hand, trump_rank)
-    out: list[tuple[int, ...]] = _CANDIDATES_ANY(hand, trump_rank, decks=decks)
-    return out

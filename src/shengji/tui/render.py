@@ -222,7 +222,7 @@ def failed_throw_text(f: FailedThrow | ThrowFailed, me: int | None = 0) -> Text:
     out.append(f"{whose} throw ", style="red")
     out.append_text(cards_text(f.attempted))
     out.append(" fails (RULES §6.4): ", style="red")
-    out.append(f"{seat_name(f.blocker, me)} shows ")
+    out.append(f"{seat_name(f.blocker, me)} {'show' if f.blocker == me else 'shows'} ")
     out.append_text(cards_text(f.shown))
     out.append("; ")
     out.append_text(cards_text(f.forced))
