@@ -271,7 +271,10 @@ def test_declarations_show_k_of_a_kind_rules_12_1():
         declaration_strength(ids("2S 2S 2S"), "2")
 
 
-def overturns(seat, new, standing_seat, standing, options=RuleOptions(), d=3):
+DEFAULT = RuleOptions()
+
+
+def overturns(seat, new, standing_seat, standing, options=DEFAULT, d=3):
     s_ids = tuple(ids(standing))
     std = (standing_seat, declaration_strength(s_ids, "2", d), s_ids)
     return overturn_error(seat, ids(new), declaration_strength(ids(new), "2", d), std,

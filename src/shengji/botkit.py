@@ -10,7 +10,9 @@ the engine is here, with a stable name, so that no bot reaches into engine inter
 - trump: `Trump` (tables per id: `play_suit`, `level`, `sort_key`), `TRUMP` (the play
   suit number of trumps, RULES §5);
 - shapes (RULES §5.2, §6.1): `Shape`, `Unit`, `shape_of(ids, trump)`, `decompose`
-  (a play's units), `match_value` (how well a follow matches a lead, §6.2);
+  (a play's units), `match_value` (how well a follow matches a lead, §6.2); with more
+  decks (§12.3, `Trump.decks`) a `Unit` is `length` k-tuples of `k` identical cards and
+  `Shape.need_k(k)` the k-tuples a follower must match;
 - legality (RULES §6): `iter_leads`, `iter_follows` (every distinct legal lead/follow as
   ids), `follow_error` (why a follow is illegal, or None);
 - tricks and scoring: `winner_index` (RULES §6.3), `kitty_multiplier` (RULES §8.1);

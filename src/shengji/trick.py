@@ -79,7 +79,9 @@ def lowest_beater(hand: Sequence[int], unit: Unit, ps: int, t: Trump) -> tuple[i
     return None
 
 
-def _lowest_beater_k(hand: list[int], unit: Unit, levels: list[list[int]]) -> tuple[int, ...] | None:
+def _lowest_beater_k(
+    hand: list[int], unit: Unit, levels: list[list[int]]
+) -> tuple[int, ...] | None:
     """`lowest_beater` for a unit of k-tuples, k ≥ 3 (§12.3)."""
     k = unit.k
     length = unit.length
