@@ -515,25 +515,32 @@ def _iter_follows_k(hand: list[int], shape: Shape, t: Trump) -> Iterator[Play]:
                 if _step(st, x, caps, d) in nxt:
                     alive[j].add(st)
                     break
-    out: list[int] = []
-
-    def rec(j: int, st: _State) -> Iterator[Play]:
-        if j == len(items):
-            yield tuple(out)
-            return
-        i, c = items[j]
-        nxt = alive[j + 1]
-        for x in range(min(c, n - st[0]), -1, -1):
-            ns = _step(st, x, caps, d)
-            if ns in nxt:
-                out.extend([i] * x)
-                yield from rec(j + 1, ns)
-                if x:
-                    del out[-x:]
-
     start = tuple([0] * (len(caps) + 1))
     if start in alive[0]:
-        yield from rec(0, start)
+        yield from _walk(items, alive, caps, d, n, 0, start, [])
+
+
+def _walk(
+    items: Sequence[tuple[int, int]],
+    alive: list[set[_State]],
+    caps: list[int],
+    d: int,
+    n: int,
+    j: int,
+    st: _State,
+    out: list[int],
+) -> Iterator[Play]:
+    """The plays of `_iter_follows_k` from item j in state `st`, `out` taken so far: each
+    take that keeps the target reachable (`alive`), most copies first."""
+    if j == len(items):
+        yield tuple(out)
+        return
+    i, c = items[j]
+    nxt = alive[j + 1]
+    for x in range(min(c, n - st[0]), -1, -1):
+        ns = _step(st, x, caps, d)
+        if ns in nxt:
+            yield from _walk(items, alive, caps, d, n, j + 1, ns, out + [i] * x)
 
 
 def _random_follow_k(
