@@ -19,17 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from shengji.actions import Call, call_error
+from shengji.actions import Call, Play, call_error
 from shengji.bots import HeuristicAgent, make_agent, table_kind_error
+from shengji.bots.heuristic_base import lead_shape
 from shengji.bots.heuristic_call import choose_calls
 from shengji.bots.heuristic_follow import follow
-from shengji.bots.heuristic_base import lead_shape
 from shengji.bots.knowledge import Knowledge, sides_of
 from shengji.cards import CARDS
 from shengji.driver import step
 from shengji.game import Game
 from shengji.options import RuleOptions
 from shengji.round import Round
+from shengji.trick import winner_index
 from shengji.trump import TRUMP
 
 TABLES = [(5, "friends"), (6, "teams"), (6, "friends"), (8, "teams"), (8, "friends"),
@@ -144,8 +145,6 @@ def test_a_called_card_holder_plays_for_the_leader() -> None:
         if top is None:
             continue
         agents = [make_agent("heuristic", s) for s in range(n)]
-        from shengji.actions import Play
-
         rnd.step(Play(leader, (CARDS[top],)))
         while rnd.to_act != last:
             step(rnd, agents)
@@ -153,8 +152,6 @@ def test_a_called_card_holder_plays_for_the_leader() -> None:
         trick = view.current_trick
         assert trick is not None
         plays = [(s, [c.id for c in cs]) for s, cs in trick.plays]
-        from shengji.trick import winner_index
-
         shape = lead_shape(plays[0][1], t)
         if plays[winner_index([p for _, p in plays], shape, t)][0] != leader:
             continue
