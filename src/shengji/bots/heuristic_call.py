@@ -15,9 +15,14 @@ from __future__ import annotations
 
 from ..actions import Call, n_calls
 from ..botkit import CARDS, View
-from ..cards import BJ_ID, RANKS, SUITS, card_id
 
 __all__ = ["choose_calls"]
+
+#: the ranks from the highest down (RULES §2), the suits in the cards' order
+_RANKS_DOWN = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
+_SUITS = ("S", "H", "D", "C")
+#: the card id of each (rank, suit) that can be called (no jokers, §12.4)
+_ID = {(c.rank, c.suit): c.id for c in CARDS if not c.is_joker}
 
 
 def choose_calls(view: View) -> Call:
@@ -31,15 +36,13 @@ def choose_calls(view: View) -> Call:
     for c in view.kitty or ():  # the leader's own kitty: those copies are never played
         mine[c.id] += 1
     suit_len = {s: sum(1 for c in view.hand if not c.is_joker and c.suit == s
-                       and c.rank != rank) for s in SUITS}
+                       and c.rank != rank) for s in _SUITS}
     ranked: list[tuple[tuple[int, ...], tuple[int, int]]] = []
-    for r_ix, r in enumerate(reversed(RANKS)):
+    for r_ix, r in enumerate(_RANKS_DOWN):
         if r == rank:
             continue
-        for s_ix, s in enumerate(SUITS):
-            i = card_id(r, s)
-            if i >= BJ_ID:
-                continue
+        for s_ix, s in enumerate(_SUITS):
+            i = _ID[(r, s)]
             plain = s != view.trump_suit
             held = mine[i]
             for j in range(held + 1, d + 1):
