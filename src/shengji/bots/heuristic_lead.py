@@ -5,6 +5,8 @@
    if several (cards shown to stop a failed throw count as held, §6.4);
 3. strong in trumps: pull with the lowest trump pair or tractor;
 4. a side suit the partner is void in and the opponents are not: lead it low;
+   in friends mode (§12.4), on the leader's side, a low card in the suit of a called
+   card it does not hold, for the called card to win the trick and its holder to join;
 5. otherwise a cheap lead: a low pair or tractor, else a low single from a short suit.
 
 What "sure", "void" and "likely" mean is `knowledge.Knowledge`'s (§11).
@@ -112,6 +114,8 @@ def lead(bot: HeuristicBase, k: Knowledge) -> Ids:
         choice = _lead_trump_pair(bot, c)
     if not choice:
         choice = _lead_to_partner_void(bot, c)
+    if not choice and k.open_calls:
+        choice = _lead_to_called_card(bot, c)
     return choice if choice else _lead_cheap(bot, c)
 
 
@@ -161,6 +165,23 @@ def _lead_to_partner_void(bot: HeuristicBase, c: _LeadContext) -> Ids | None:
                 low = min(ids, key=lambda i: (POINTS[i], t.level[i]))
                 if POINTS[low] == 0:
                     return [low]
+    return None
+
+
+def _lead_to_called_card(bot: HeuristicBase, c: _LeadContext) -> Ids | None:
+    """4b. Friends mode (§12.4), on the leader's side: a low card (no points) of the suit
+    of an open call whose card it does not hold, so that the called card wins the trick
+    and its holder joins; not in a suit an opponent has shown void in."""
+    k, t = c.k, c.k.t
+    if not k.declaring:
+        return None
+    for i in k.open_calls:
+        ps = t.play_suit[i]
+        if ps == TRUMP or k.hand[i]:
+            continue
+        ids = [j for j in c.by_suit[ps] if POINTS[j] == 0 and t.level[j] < t.level[i]]
+        if ids and not any(k.void[s][ps] for s in c.opps):
+            return [min(ids, key=lambda j: (t.level[j], j))]
     return None
 
 

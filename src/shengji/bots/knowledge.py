@@ -29,7 +29,9 @@ from ..botkit import N_IDS, POINTS, TRUMP, Card, Trump, View, as_list
 if TYPE_CHECKING:
     from ..botkit import TrickView
 
-__all__ = ["Knowledge", "declared_held", "other_seats", "sides_of", "view_key"]
+__all__ = [
+    "Knowledge", "declared_held", "open_calls", "other_seats", "sides_of", "view_key",
+]
 
 
 class Knowledge:
@@ -63,6 +65,7 @@ class Knowledge:
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
         "n_hand", "n_unseen", "unseen_pts", "sure_cache", "held", "options", "key", "n_done",
         "n_part", "mark", "declarers", "n", "mates", "declaring", "n_kitty",
+        "open_calls",
     )
 
     def __init__(self, view: View | None, t: Trump) -> None:
@@ -95,6 +98,7 @@ class Knowledge:
         self.n_kitty = view.options.n_kitty
         self.declarers = view.declaring_team if view.declaring_team is not None else -1
         self.mates, self.declaring = sides_of(view)
+        self.open_calls = open_calls(view)
         self.strict = view.options.strict_tractor_follow
         self.key: tuple[object, ...] | None = view_key(view)
         self.starter_kitty = False
@@ -158,6 +162,7 @@ class Knowledge:
         self.hand_sizes = list(view.hand_sizes)
         if view.calls:  # friends mode (§12.4): a friend may have joined since
             self.mates, self.declaring = sides_of(view)
+            self.open_calls = open_calls(view)
         if view.failed_throws:  # rare: recomputed from the tricks
             self.held = self._failed_throw_cards(view, tricks, cur)
         # The seat's own hand is the check that nothing was missed.
@@ -279,6 +284,7 @@ class Knowledge:
         k.declarers = self.declarers
         k.n = self.n
         k.n_kitty = self.n_kitty
+        k.open_calls = self.open_calls
         if self.n == 4 and self.declarers >= 0:  # four-player teams: the partner
             k.mates, k.declaring = [(seat + 2) % 4], seat % 2 == self.declarers
         else:  # larger tables are not searched (the expert plays four seats only)
@@ -535,6 +541,12 @@ def sides_of(view: View) -> tuple[list[int], bool]:
     side = {leader, *view.friends} if leader is not None else set(view.friends)
     if me not in side:
         held = view.counts()
+        cur = view.current_trick
+        if cur is not None:  # a copy it has just played joins it when the trick ends
+            for s, cards in cur.plays:
+                if s == me:
+                    for c in cards:
+                        held[c.id] += 1
         for card, _, by, spent in view.calls:
             if by is None and not spent and held[card.id]:
                 side.add(me)
@@ -542,6 +554,12 @@ def sides_of(view: View) -> tuple[list[int], bool]:
     if me in side:
         return [s for s in range(n) if s in side and s != me], True
     return [s for s in range(n) if s not in side and s != me], False
+
+def open_calls(view: View) -> list[int]:
+    """The card ids of the calls (RULES §12.4) whose copy has not been played yet and
+    that are not spent (public); [] in teams mode and before the call."""
+    return [card.id for card, _, by, spent in view.calls if by is None and not spent]
+
 
 def declared_held(view: View) -> list[list[int]]:
     """Per seat (the viewer's own row stays zero), copies of each card id it declared
