@@ -250,3 +250,30 @@ def test_four_player_digest_unchanged() -> None:
     assert got["heuristic"] == "ab26c85bf908f4e4"
     assert got["facts"] == "a7632f56c35aa785 (1752 world, 28 deal)"
     assert got["expert"] == "bf25a845672db9a5"
+
+
+def test_sides_as_each_seat_knows_them() -> None:
+    """Teams (§12.2): the seats of one's parity. Friends (§12.4), before any join: the
+    leader alone on its side; a seat without a called card plays with every other seat
+    off the leader's side (the Decision of `sides_of`), a holder with the leader."""
+    rnd = _round(0, 6, "teams")
+    while rnd.decision().phase != "play":
+        step(rnd, [make_agent("heuristic", s) for s in range(6)])
+    assert sides_of(rnd.view(1))[0] == [3, 5]
+    assert sides_of(rnd.view(4))[0] == [0, 2]
+    rnd = _to_call(2, 6)
+    leader = rnd.decision().seat
+    assert leader is not None
+    rnd.step(HeuristicAgent(0).act(rnd.view(leader)))
+    view = rnd.view(leader)
+    called = {c.id for c, _, _, _ in view.calls}
+    assert sides_of(view) == ([], True)
+    for s in range(6):
+        if s == leader:
+            continue
+        mates, declaring = sides_of(rnd.view(s))
+        holds = any(rnd.hand_counts(s)[i] for i in called)
+        assert declaring == holds
+        assert (leader in mates) == holds
+        if not holds:
+            assert mates == [x for x in range(6) if x not in (s, leader)]

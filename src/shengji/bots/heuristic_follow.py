@@ -53,7 +53,14 @@ class _FollowContext:
         self.k = k
         self.shape = shape
         # the side as the seat knows it (teams: its parity; friends: `sides_of`, §12.4)
-        self.mates = mates = k.mates
+        mates = k.mates
+        if k.open_calls:  # friends mode: a seat playing a called card now joins the leader
+            calls = k.open_calls
+            joining = [s for s, p in plays if s != k.me and any(i in calls for i in p)]
+            if joining:
+                mates = ([*mates, *(s for s in joining if s not in mates)] if k.declaring
+                         else [s for s in mates if s not in joining])
+        self.mates = mates
         n_seats = k.n
         leader = plays[0][0]
         ids_plays = [p for _, p in plays]
