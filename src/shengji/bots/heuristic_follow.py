@@ -80,7 +80,8 @@ class _FollowContext:
         # §8.1: the kitty's points times the multiplier of the round's options.
         self.kitty_val = (
             kitty_value(bot, k) / 2 * kitty_multiplier(
-                k.options.kitty_multiplier, n, max(u.npairs for u in shape.units)
+                k.options.kitty_multiplier, n,
+                max(u.npairs if t.decks == 2 else u.power for u in shape.units),
             ) if final_trick else 0.0
         )
         self.reserve: set[int] = set()
