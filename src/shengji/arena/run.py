@@ -15,8 +15,8 @@ the teams. In friends mode (§12.4) sides form during the round, so "A against B
 A on the even seats (seat 0, the deal's leader, among them), then A on the odd seats;
 a half's `levels_a` is the sum of the levels A's seats gained (`RoundResult.level_gains`),
 and A "won" the half if its seats gained more than B's (on equal gains, the swap band:
-if the next leader is A's). Only the random bot plays a table other than the
-four-player teams game (`table_spec_error`).
+if the next leader is A's). Only the random and heuristic bots play a table other than
+the four-player teams game (`table_spec_error`).
 
 `run_pairing` spreads the deals over a process pool (`workers`) or a Ray
 cluster (`ray`, extra `[cluster]`); results never depend on either, since each
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..actions import Action
-from ..bots import Agent, make_agent
+from ..bots import Agent, make_agent, table_kind_error
 from ..driver import play_game, play_round
 from ..game import Game
 from ..options import RuleOptions
@@ -69,18 +69,10 @@ def _agent_seed(seed: int, seat: int, half: int) -> int:
 
 def table_spec_error(spec: str, options: RuleOptions) -> str | None:
     """Why agent `spec` cannot play a table of `options`, or None. Every bot plays the
-    four-player teams game; at other tables (RULES §12) only the random bot does: the
-    heuristic, the expert and the learned bots read four seats and fixed teams, so they
-    are refused rather than played wrongly."""
-    if options.n_players == 4 and options.mode == "teams":
-        return None
-    kind = spec.split(":", 1)[0].strip()
-    if kind == "random":
-        return None
-    return (
-        f"RULES §12: the {kind!r} bot plays only the four-player teams game; at a table of "
-        f"{options.n_players} players in {options.mode} mode only 'random' plays"
-    )
+    four-player teams game; at other tables (RULES §12) only the random and heuristic bots
+    do (`bots.base.table_kind_error`): the expert and the learned bots read four seats and
+    fixed teams, so they are refused rather than played wrongly."""
+    return table_kind_error(spec, options)
 
 
 def _agents(a: str, b: str, a_team: int, seed: int, table: Round | Game) -> list[Agent]:

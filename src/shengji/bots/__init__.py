@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .base import (
     AGENT_KINDS,
+    ANY_TABLE_KINDS,
     LEVEL_ITERS,
     LEVELS,
     RESEARCH_KINDS,
@@ -19,6 +20,7 @@ from .base import (
     agent_spec_error,
     make_agent,
     parse_agent_spec,
+    table_kind_error,
     table_spec_error,
 )
 from .expert import ExpertAgent
@@ -27,7 +29,8 @@ from .omniscient import OmniscientAgent
 from .random_agent import RandomAgent
 
 __all__ = [
-    "AGENT_KINDS", "LEVEL_ITERS", "LEVELS", "RESEARCH_KINDS", "Agent", "ExpertAgent",
-    "HeuristicAgent", "OmniscientAgent", "RandomAgent", "agent_label", "agent_spec_error",
-    "make_agent", "parse_agent_spec", "table_spec_error",
+    "AGENT_KINDS", "ANY_TABLE_KINDS", "LEVEL_ITERS", "LEVELS", "RESEARCH_KINDS", "Agent",
+    "ExpertAgent", "HeuristicAgent", "OmniscientAgent", "RandomAgent", "agent_label",
+    "agent_spec_error", "make_agent", "parse_agent_spec", "table_kind_error",
+    "table_spec_error",
 ]

@@ -18,11 +18,17 @@ wall-clock safety cap. `omniscient` is a research bot that sees every hand
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..agent import Agent
 
+if TYPE_CHECKING:
+    from ..options import RuleOptions
+
 __all__ = [
-    "AGENT_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent", "agent_label",
-    "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec", "table_spec_error",
+    "AGENT_KINDS", "ANY_TABLE_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent",
+    "agent_label", "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec",
+    "table_kind_error", "table_spec_error",
 ]
 
 #: the milliseconds per decision of the expert's named levels (no `ms`/`iters` given)
@@ -37,6 +43,11 @@ LEVEL_ITERS: dict[str, int] = {"fast": 80, "expert": 400, "master": 1600}
 
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
+
+#: the kinds that play every table of RULES §12 (any seat count, both modes); the others
+#: (the expert's levels, whose world sampler deals four hands, and the learned and
+#: research bots) play the four-player teams game only (`table_kind_error`)
+ANY_TABLE_KINDS: tuple[str, ...] = ("random", "heuristic")
 
 #: the most processes one searching bot may use (`expert:workers=N`; the default is 1)
 MAX_WORKERS = 8
@@ -110,6 +121,23 @@ def table_spec_error(spec: str) -> str | None:
     return None
 
 
+def table_kind_error(spec: str, options: RuleOptions) -> str | None:
+    """Why agent `spec` cannot play a table of `options` (RULES §12), or None. Every bot
+    plays the four-player teams game; at other tables only `ANY_TABLE_KINDS` do (the
+    expert samples four-seat worlds, the learned bots read four seats), refused rather
+    than played wrongly."""
+    if options.n_players == 4 and options.mode == "teams":
+        return None
+    kind = spec.split(":", 1)[0].strip() if isinstance(spec, str) else ""
+    if kind in ANY_TABLE_KINDS:
+        return None
+    return (
+        f"RULES §12: the {kind!r} bot plays only the four-player teams game; at a table of "
+        f"{options.n_players} players in {options.mode} mode only "
+        f"{' or '.join(repr(k) for k in ANY_TABLE_KINDS)} play"
+    )
+
+
 def agent_label(spec: str) -> str:
     """The spec as printed: a research kind carries "(cheating: sees all hands)"."""
     kind = spec.strip().partition(":")[0].strip() if isinstance(spec, str) else ""
@@ -141,7 +169,7 @@ def agent_spec_error(spec: str) -> str | None:
 
 
 def make_agent(kind: str, seed: int, *, counted: bool = False,
-               cap_ms: int | None = None) -> Agent:
+               cap_ms: int | None = None, options: RuleOptions | None = None) -> Agent:
     """An agent for the spec `kind` ("random", "heuristic", "expert[:ms=N|iters=N,...]",
     the levels "fast" and "master", the arena's "omniscient"), deterministic given `seed`
     (the expert only with an iteration budget); `dmc:PATH` is a trained checkpoint
@@ -150,7 +178,13 @@ def make_agent(kind: str, seed: int, *, counted: bool = False,
 
     `counted`: a named level given no `ms`/`iters` searches its `LEVEL_ITERS` rollouts
     rather than its `LEVELS` milliseconds (web tables); `cap_ms`: the expert's wall-clock
-    safety cap (`ExpertAgent.cap_ms`: a search it cuts short is degraded)."""
+    safety cap (`ExpertAgent.cap_ms`: a search it cuts short is degraded); `options`: the
+    table's rules, refused with `ValueError` naming RULES §12 for a kind that cannot play
+    it (`table_kind_error`)."""
+    if options is not None:
+        err = table_kind_error(kind, options)
+        if err:
+            raise ValueError(err)
     if kind.startswith("dmc:") and len(kind) > 4:
         from ..learn.agent import DMCAgent
 

@@ -145,6 +145,12 @@ class ExpertAgent:
         """Declare, bury or play (all searched) for this seat's view."""
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
+        if len(view.hand_sizes) != 4 or view.sides:
+            raise ValueError(
+                "RULES §12: the expert plays only the four-player teams game (its world "
+                f"sampler deals four hands); this table has {len(view.hand_sizes)} players"
+                f"{' in friends mode' if view.sides else ''}: use 'heuristic' or 'random'"
+            )
         self.decisions += 1
         self.last_search = None
         # Each decision gets its own generator, so that one decision's search does not

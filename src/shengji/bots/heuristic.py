@@ -32,6 +32,7 @@ from ..actions import Action, Bury, Pass, Play
 from ..botkit import CARDS, N_IDS, Card, View, follow_error
 from .heuristic_base import HeuristicBase, Ids, lead_shape
 from .heuristic_bury import bury_options
+from .heuristic_call import choose_calls
 from .heuristic_declare import choose_declaration
 from .heuristic_follow import fallback, follow
 from .heuristic_lead import lead
@@ -66,6 +67,8 @@ class HeuristicAgent(HeuristicBase):
             return self._declare(view, seat)
         if phase == "kitty":
             return Bury(seat, tuple(self._bury(view)))
+        if phase == "call":  # friends mode, the leader (RULES §12.4)
+            return choose_calls(view)
         if phase == "play":
             return Play(seat, tuple(CARDS[i] for i in self._play(view, seat)))
         raise ValueError(f"nothing to do in phase {phase!r}")

@@ -109,7 +109,7 @@ def last_trick_reserve(bot: HeuristicBase, k: Knowledge) -> set[int]:
     if not trumps:
         return set()
     top = max(trumps, key=lambda i: t.level[i])
-    if k.higher_single(TRUMP, t.level[top], other_seats(k.me)):
+    if k.higher_single(TRUMP, t.level[top], other_seats(k.me, k.n)):
         return set()
     return {top}
 
@@ -123,7 +123,7 @@ def kitty_value(bot: HeuristicBase, k: Knowledge) -> float:
         return 0.0
     unseen_pts = k.unseen_pts
     # A starter rarely buries points: count the kitty's fair share at half.
-    return 2.0 * bot.kitty_share * unseen_pts * 8 / unseen_cards
+    return 2.0 * bot.kitty_share * unseen_pts * k.n_kitty / unseen_cards
 
 
 _UNITS: dict[tuple[Trump, tuple[int, ...]], list[Unit]] = {}

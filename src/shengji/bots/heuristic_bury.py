@@ -31,6 +31,7 @@ def bury_options(bot: HeuristicBase, view: View, n: int) -> list[list[int]]:
         counts[i] += 1
     ps_of = t.play_suit
     level = t.level
+    n_kitty = view.options.n_kitty  # 8 at four players; §12.1 at other tables
 
     def cost(i: int) -> float:
         c = CARDS[i]
@@ -50,7 +51,7 @@ def bury_options(bot: HeuristicBase, view: View, n: int) -> list[list[int]]:
     for r in range(len(suits) + 1):
         for subset in combinations(suits, r):
             chosen = [i for s in subset for i in side[s]]
-            if len(chosen) > 8:
+            if len(chosen) > n_kitty:
                 continue
             # sums of float costs start at 0.0: compiled by mypyc, sum() from the int
             # 0 is read as an int and refuses the float it gets
@@ -59,11 +60,11 @@ def bury_options(bot: HeuristicBase, view: View, n: int) -> list[list[int]]:
                 (i for i in hand if ps_of[i] == TRUMP or ps_of[i] not in subset),
                 key=lambda i: (cost(i), i),
             )
-            fill = rest[: 8 - len(chosen)]
+            fill = rest[: n_kitty - len(chosen)]
             total += sum((cost(i) for i in fill), 0.0)
             total += _lone_cards(side, subset, fill, t) * bot.lone_penalty / LONE_PENALTY
             key = tuple(sorted(chosen + fill))
-            if len(key) == 8 and total < found.get(key, float("inf")):
+            if len(key) == n_kitty and total < found.get(key, float("inf")):
                 found[key] = total
     ranked = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
     return [list(k) for k, _ in ranked[:n]]

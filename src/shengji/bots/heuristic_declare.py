@@ -4,7 +4,8 @@
 largest share of the hand trumps (`trump_count`; a no-trump declaration by
 `no_trump_score`) and declares it when that share is high enough for this moment of
 the deal: more is asked early in the deal, less in the final window, and overturning a
-partner's declaration needs a much better suit than an opponent's.
+partner's declaration needs a much better suit than an opponent's. In friends mode
+(§12.4) there are no partners yet: only the seat's own declaration counts as one.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def choose_declaration(
     n = len(hand)
     final = view.phase == "declare"
     first_round = view.declaring_team is None  # the declaration picks the declarers
+    friends = bool(view.sides)  # friends mode (§12.4): no teams; later rounds have a leader
+    if friends:
+        first_round = view.starter is None
     standing = view.declarer
     best: tuple[float, tuple[Card, ...]] | None = None
     for opt in options:
@@ -78,7 +82,7 @@ def choose_declaration(
             # Early in the deal a long suit is a weak signal: ask for more.
             need = 0.5 if n < 6 else 0.4 if n < 12 else 0.34
             ok = frac >= need + rng.uniform(-0.02, 0.02)
-    elif standing % 2 == seat % 2:
+    elif (standing == seat) if friends else standing % 2 == seat % 2:
         cur = standing_quality(view, hand)
         ok = frac - cur >= 0.2 and not first_round
     else:

@@ -41,7 +41,7 @@ class _FollowContext:
     """What every follow rule looks at: who holds the trick with what, who plays after,
     the points at stake (the kitty's too on the last trick, §8.1)."""
 
-    __slots__ = ("k", "shape", "partner", "later", "later_opps", "last", "trick_pts",
+    __slots__ = ("k", "shape", "mates", "later", "later_opps", "last", "trick_pts",
                  "kitty_val", "reserve", "w_suit", "w_val", "partner_winning",
                  "partner_safe")
 
@@ -50,10 +50,18 @@ class _FollowContext:
         shape: Shape,
     ) -> None:
         t = k.t
-        me = k.me
         self.k = k
         self.shape = shape
-        self.partner = (me + 2) % 4
+        # the side as the seat knows it (teams: its parity; friends: `sides_of`, §12.4)
+        mates = k.mates
+        if k.open_calls:  # friends mode: a seat playing a called card now joins the leader
+            calls = k.open_calls
+            joining = [s for s, p in plays if s != k.me and any(i in calls for i in p)]
+            if joining:
+                mates = ([*mates, *(s for s in joining if s not in mates)] if k.declaring
+                         else [s for s in mates if s not in joining])
+        self.mates = mates
+        n_seats = k.n
         leader = plays[0][0]
         ids_plays = [p for _, p in plays]
         w_idx = winner_index(ids_plays, shape, t)
@@ -63,8 +71,8 @@ class _FollowContext:
         w_val = match_value(w_ids, shape, t)
         assert w_val is not None
         self.w_val = w_val
-        self.later = [(leader + j) % 4 for j in range(len(plays) + 1, 4)]
-        self.later_opps = [s for s in self.later if s % 2 != me % 2]
+        self.later = [(leader + j) % n_seats for j in range(len(plays) + 1, n_seats)]
+        self.later_opps = [s for s in self.later if s not in mates]
         self.last = not self.later
         self.trick_pts = sum(POINTS[i] for p in ids_plays for i in p)
         n = shape.n_cards
@@ -72,13 +80,14 @@ class _FollowContext:
         # §8.1: the kitty's points times the multiplier of the round's options.
         self.kitty_val = (
             kitty_value(bot, k) / 2 * kitty_multiplier(
-                k.options.kitty_multiplier, n, max(u.npairs for u in shape.units)
+                k.options.kitty_multiplier, n,
+                max(u.npairs if t.decks == 2 else u.power for u in shape.units),
             ) if final_trick else 0.0
         )
         self.reserve: set[int] = set()
         if not final_trick and k.n_hand <= 4 and self.trick_pts * 2 < kitty_value(bot, k):
             self.reserve = last_trick_reserve(bot, k)
-        self.partner_winning = w_seat == self.partner
+        self.partner_winning = w_seat in mates
         self.partner_safe = self.partner_winning and (
             self.last
             or not _beatable_by(k, w_ids, self.w_suit, w_val, shape, self.later_opps)
@@ -93,7 +102,10 @@ def follow(
     c = _FollowContext(bot, k, plays, shape)
     if c.partner_safe:
         return _follow_feed_partner(bot, c)
-    wins = _winning_plays(k, shape, c.w_suit, c.w_val, c.reserve)
+    if k.t.decks != 2 and shape.n_cards > 1:  # k-tuples (§12.3): from the legal plays
+        wins = _winning_plays_k(bot, k, plays, shape, c.reserve)
+    else:
+        wins = _winning_plays(k, shape, c.w_suit, c.w_val, c.reserve)
     dump = _discard(bot, k, shape, point_weight=2.5, reserve=c.reserve)
     if not wins:
         return dump
@@ -119,7 +131,7 @@ def _follow_try_win(bot: HeuristicBase, c: _FollowContext, wins: list[Ids], dump
     ]
     if safe:
         p = safe[0]
-        gain = expected + bot.lead_worth + (5 if c.partner in c.later else 0)
+        gain = expected + bot.lead_worth + (5 if any(m in c.later for m in c.mates) else 0)
         if c.partner_winning and c.trick_pts + c.kitty_val < 5:
             return dump if dump_cost <= sum((keep(bot, k, i) for i in p), 0.0) else p
         if gain * bot.win_weight >= sum((keep(bot, k, i) for i in p), 0.0) - dump_cost:
@@ -159,10 +171,14 @@ def _beatable_by(
             ) or k.ruff_risk(lead_suit, seats) > 0.5
         return False if suit == TRUMP and lead_suit != TRUMP else False
     npairs = 0 if shape.kind == "single" else shape.n_pairs
+    tk = 2
+    if k.t.decks != 2 and npairs:  # §12.3: the deciding unit, of the lead's largest kind
+        top_unit = shape.units[0]
+        npairs, tk = top_unit.npairs, top_unit.k
     if suit == lead_suit:
         # Followers who still hold the led suit can beat in suit; void ones can ruff.
         in_suit_seats = [s for s in seats if not k.void[s][lead_suit]]
-        if in_suit_seats and k.unit_beatable(lead_suit, npairs, val, in_suit_seats):
+        if in_suit_seats and k.unit_beatable(lead_suit, npairs, val, in_suit_seats, tk):
             return True
         return lead_suit != TRUMP and k.ruff_risk(lead_suit, seats) > 0.3
     # A ruff: beaten only by a higher ruff from a seat void in the led suit.
@@ -172,7 +188,56 @@ def _beatable_by(
         if risky < 0.3:
             return False
         void_seats = list(seats)
-    return k.unit_beatable(TRUMP, npairs, val, void_seats)
+    return k.unit_beatable(TRUMP, npairs, val, void_seats, tk)
+
+
+#: the most legal follows the k-tuple rules look through (RULES §12.3; a bound on time)
+MAX_FOLLOWS = 2000
+
+
+def _winning_plays_k(
+    bot: HeuristicBase, k: Knowledge, plays: Sequence[tuple[int, Sequence[int]]],
+    shape: Shape, reserve: set[int],
+) -> list[Ids]:
+    """With more decks (§12.3): the legal follows that would take the trick now
+    (`winner_index`, §6.3), weakest first and then cheapest; a ruff only from trumps."""
+    t = k.t
+    hand = k.hand
+    if k.suit_len[shape.play_suit] == 0 and shape.play_suit != TRUMP:
+        hand = [n if t.play_suit[i] == TRUMP else 0 for i, n in enumerate(hand)]
+        if sum(hand) < shape.n_cards:
+            return []
+    before = [list(p) for _, p in plays]
+    me = len(before)
+    out: list[tuple[int, float, Ids]] = []
+    for count, play in enumerate(iter_follows(hand, shape, t, k.strict)):
+        if count >= MAX_FOLLOWS:
+            break
+        ids = list(play)
+        if reserve and any(i in reserve for i in ids):
+            continue
+        if winner_index([*before, ids], shape, t) == me:
+            cost = sum((keep(bot, k, i) for i in ids), 0.0)
+            out.append((play_value(ids, shape, t), cost, ids))
+    out.sort()
+    return [p for _, _, p in out]
+
+
+def _cheapest_k(
+    bot: HeuristicBase, k: Knowledge, shape: Shape, point_weight: float, reserve: set[int]
+) -> Ids:
+    """With more decks (§12.3): the cheapest legal follow by `_discard_cost`."""
+    costs: dict[int, float] = {}
+    best: tuple[float, Ids] | None = None
+    for count, play in enumerate(iter_follows(k.hand, shape, k.t, k.strict)):
+        if count >= MAX_FOLLOWS:
+            break
+        ids = list(play)
+        c = sum((_discard_cost(bot, k, i, point_weight, reserve, costs) for i in ids), 0.0)
+        if best is None or c < best[0]:
+            best = (c, ids)
+    assert best is not None, "a seat to act always has a legal play"
+    return best[1]
 
 
 def _winning_plays(
@@ -272,6 +337,8 @@ def _discard(
     t = k.t
     lead_suit = shape.play_suit
     n = shape.n_cards
+    if n > 1 and t.decks != 2:
+        return _cheapest_k(bot, k, shape, point_weight, reserve)
     hand = k.hand
     h = k.suit_len[lead_suit]
     costs: dict[int, float] = {}

@@ -5,6 +5,8 @@
    if several (cards shown to stop a failed throw count as held, §6.4);
 3. strong in trumps: pull with the lowest trump pair or tractor;
 4. a side suit the partner is void in and the opponents are not: lead it low;
+   in friends mode (§12.4), on the leader's side, a low card in the suit of a called
+   card it does not hold, for the called card to win the trick and its holder to join;
 5. otherwise a cheap lead: a low pair or tractor, else a low single from a short suit.
 
 What "sure", "void" and "likely" mean is `knowledge.Knowledge`'s (§11).
@@ -30,16 +32,17 @@ class _LeadContext:
     """What every lead rule looks at: the hand by play suit (less the card kept for the
     last trick), trump strength and who can still ruff (§6.1)."""
 
-    __slots__ = ("k", "opps", "partner", "others", "by_suit", "my_trumps", "strong",
+    __slots__ = ("k", "opps", "mates", "others", "by_suit", "my_trumps", "strong",
                  "opp_trumps_possible", "_units", "_winners")
 
     def __init__(self, bot: HeuristicBase, k: Knowledge) -> None:
         t = k.t
         me = k.me
         self.k = k
-        self.others = other_seats(me)
-        self.opps = [(me + 1) % 4, (me + 3) % 4]
-        self.partner = (me + 2) % 4
+        self.others = other_seats(me, k.n)
+        # the side as the seat knows it (teams: its parity; friends: `sides_of`, §12.4)
+        self.mates = k.mates
+        self.opps = [s for s in self.others if s not in k.mates]
         hand = k.hand
         reserve = last_trick_reserve(bot, k)
         by_suit = [[i for i in t.suit_ids[ps] for _ in range(hand[i])] for ps in range(5)]
@@ -55,7 +58,7 @@ class _LeadContext:
         self.strong = (
             self.my_trumps >= bot.strong_min_trumps
             and self.my_trumps >= (
-                bot.decl_strong_ratio if me % 2 == k.declarers else bot.strong_ratio
+                bot.decl_strong_ratio if k.declaring else bot.strong_ratio
             ) * unseen_trumps
         )
         self._units: list[list[Unit] | None] = [None] * 5
@@ -82,7 +85,7 @@ class _LeadContext:
             return []
         out: Ids = []
         for u in self.units(ps):
-            if not k.unit_beatable(ps, u.npairs, u.top, others):
+            if not k.unit_beatable(ps, u.npairs, u.top, others, u.k):
                 out.extend(u.ids)
         if not out:
             return []
@@ -90,10 +93,10 @@ class _LeadContext:
         # regroup, e.g. two adjacent pairs become a tractor); else lead one unit.
         # Without `throw_tractors` the engine reads a throw as pairs and singles (§6.1).
         units = shape_of(out, t).units if not t.throw_tractors else units_of(out, t)
-        if any(k.unit_beatable(ps, u.npairs, u.top, others) for u in units):
+        if any(k.unit_beatable(ps, u.npairs, u.top, others, u.k) for u in units):
             first = next(
                 u for u in self.units(ps)
-                if not k.unit_beatable(ps, u.npairs, u.top, others)
+                if not k.unit_beatable(ps, u.npairs, u.top, others, u.k)
             )
             return list(first.ids)
         return out
@@ -111,6 +114,8 @@ def lead(bot: HeuristicBase, k: Knowledge) -> Ids:
         choice = _lead_trump_pair(bot, c)
     if not choice:
         choice = _lead_to_partner_void(bot, c)
+    if not choice and k.open_calls:
+        choice = _lead_to_called_card(bot, c)
     return choice if choice else _lead_cheap(bot, c)
 
 
@@ -149,16 +154,34 @@ def _lead_trump_pair(bot: HeuristicBase, c: _LeadContext) -> Ids | None:
 
 
 def _lead_to_partner_void(bot: HeuristicBase, c: _LeadContext) -> Ids | None:
-    """4. Partner is void in a side suit where the opponents are not: lead it low."""
-    k, t, partner = c.k, c.k.t, c.partner
-    if k.void[partner][TRUMP] or k.hand_sizes[partner] <= 0:
+    """4. A partner is void in a side suit where the opponents are not: lead it low."""
+    k, t = c.k, c.k.t
+    for partner in c.mates:
+        if k.void[partner][TRUMP] or k.hand_sizes[partner] <= 0:
+            continue
+        for ps in range(4):
+            ids = c.by_suit[ps]
+            if ids and k.void[partner][ps] and not any(k.void[s][ps] for s in c.opps):
+                low = min(ids, key=lambda i: (POINTS[i], t.level[i]))
+                if POINTS[low] == 0:
+                    return [low]
+    return None
+
+
+def _lead_to_called_card(bot: HeuristicBase, c: _LeadContext) -> Ids | None:
+    """4b. Friends mode (§12.4), on the leader's side: a low card (no points) of the suit
+    of an open call whose card it does not hold, so that the called card wins the trick
+    and its holder joins; not in a suit an opponent has shown void in."""
+    k, t = c.k, c.k.t
+    if not k.declaring:
         return None
-    for ps in range(4):
-        ids = c.by_suit[ps]
-        if ids and k.void[partner][ps] and not any(k.void[s][ps] for s in c.opps):
-            low = min(ids, key=lambda i: (POINTS[i], t.level[i]))
-            if POINTS[low] == 0:
-                return [low]
+    for i in k.open_calls:
+        ps = t.play_suit[i]
+        if ps == TRUMP or k.hand[i]:
+            continue
+        ids = [j for j in c.by_suit[ps] if POINTS[j] == 0 and t.level[j] < t.level[i]]
+        if ids and not any(k.void[s][ps] for s in c.opps):
+            return [min(ids, key=lambda j: (t.level[j], j))]
     return None
 
 

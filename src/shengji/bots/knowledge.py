@@ -29,7 +29,9 @@ from ..botkit import N_IDS, POINTS, TRUMP, Card, Trump, View, as_list
 if TYPE_CHECKING:
     from ..botkit import TrickView
 
-__all__ = ["Knowledge", "declared_held", "other_seats", "view_key"]
+__all__ = [
+    "Knowledge", "declared_held", "open_calls", "other_seats", "sides_of", "view_key",
+]
 
 
 class Knowledge:
@@ -62,7 +64,8 @@ class Knowledge:
         "t", "me", "hand", "unseen", "void", "nopair", "n_levels", "suit_len",
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
         "n_hand", "n_unseen", "unseen_pts", "sure_cache", "held", "options", "key", "n_done",
-        "n_part", "mark", "declarers",
+        "n_part", "mark", "declarers", "n", "mates", "declaring", "n_kitty",
+        "open_calls",
     )
 
     def __init__(self, view: View | None, t: Trump) -> None:
@@ -87,11 +90,15 @@ class Knowledge:
                     for c in cards:
                         hand[c.id] += 1
         self.hand = hand
-        self.unseen = [2 - n for n in hand]
-        self.void = [[False] * 5 for _ in range(4)]
-        self.nopair = [[False] * 5 for _ in range(4)]
+        self.n = n_seats = len(view.hand_sizes)
+        self.unseen = [t.decks - n for n in hand]
+        self.void = [[False] * 5 for _ in range(n_seats)]
+        self.nopair = [[False] * 5 for _ in range(n_seats)]
         self.options = view.options
+        self.n_kitty = view.options.n_kitty
         self.declarers = view.declaring_team if view.declaring_team is not None else -1
+        self.mates, self.declaring = sides_of(view)
+        self.open_calls = open_calls(view)
         self.strict = view.options.strict_tractor_follow
         self.key: tuple[object, ...] | None = view_key(view)
         self.starter_kitty = False
@@ -153,6 +160,9 @@ class Knowledge:
         elif n_tricks:
             self.n_done, self.n_part, self.mark = n_tricks, 0, tricks[-1].plays
         self.hand_sizes = list(view.hand_sizes)
+        if view.calls:  # friends mode (§12.4): a friend may have joined since
+            self.mates, self.declaring = sides_of(view)
+            self.open_calls = open_calls(view)
         if view.failed_throws:  # rare: recomputed from the tricks
             self.held = self._failed_throw_cards(view, tricks, cur)
         # The seat's own hand is the check that nothing was missed.
@@ -169,7 +179,7 @@ class Knowledge:
 
     def _see_trick(self, plays: Sequence[tuple[int, Sequence[Card]]], start: int) -> None:
         lead = [c.id for c in plays[0][1]]
-        lead_pairs = len(lead) - len(set(lead))
+        lead_pairs = len(lead) - len(set(lead)) if self.t.decks == 2 else -1
         for j in range(start, len(plays)):
             seat, cards = plays[j]
             ids = lead if j == 0 else [c.id for c in cards]
@@ -193,7 +203,7 @@ class Knowledge:
         return [
             self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
                            pool)
-            for s in range(4)
+            for s in range(len(hands))
         ]
 
     def for_seat(
@@ -272,6 +282,13 @@ class Knowledge:
         k.strict = self.strict
         k.options = self.options
         k.declarers = self.declarers
+        k.n = self.n
+        k.n_kitty = self.n_kitty
+        k.open_calls = self.open_calls
+        if self.n == 4 and self.declarers >= 0:  # four-player teams: the partner
+            k.mates, k.declaring = [(seat + 2) % 4], seat % 2 == self.declarers
+        else:  # larger tables are not searched (the expert plays four seats only)
+            k.mates, k.declaring = list(self.mates), self.declaring
         k.key = None
         k.n_done = k.n_part = 0
         k.mark = ()
@@ -348,6 +365,11 @@ class Knowledge:
         in_suit = [i for i in ids if ps_of[i] == lead_suit]
         if len(in_suit) < n:
             self.void[seat][lead_suit] = True
+        elif n > 1 and self.t.decks != 2:
+            # §12.3: a lead with a pair to take makes a follower holding any k-tuple
+            # (k >= 2) of the suit play one; a follow with no repeated card shows none
+            if len(set(lead)) < n and len(set(in_suit)) == n:
+                self.nopair[seat][lead_suit] = True
         elif n > 1:
             if lead_pairs < 0:
                 lead_pairs = n - len(set(lead))
@@ -420,29 +442,33 @@ class Knowledge:
                     return True
         return False
 
-    def higher_pair(self, ps: int, lvl: int, seats: Sequence[int]) -> bool:
-        """Could one of `seats` hold a pair of play suit `ps` above level `lvl` (§6.1)?
-        Not if each is void there, showed no pair there (§6.2) or is out of cards."""
+    def higher_pair(self, ps: int, lvl: int, seats: Sequence[int], k: int = 2) -> bool:
+        """Could one of `seats` hold a pair (a `k`-tuple, §12.3) of play suit `ps` above
+        level `lvl` (§6.1)? Not if each is void there, showed no pair there (§6.2) or is
+        out of cards."""
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
         unseen = self.unseen_for(seats)
         for lv in range(lvl + 1, len(levels)):
             for i in levels[lv]:
-                if unseen[i] >= 2:
+                if unseen[i] >= k:
                     return True
         return False
 
-    def higher_tractor(self, ps: int, k: int, top: int, seats: Sequence[int]) -> bool:
-        """Could one of `seats` hold a tractor of `k` pairs in play suit `ps` whose top
-        is above level `top` (§5.4, §6.1)? Judged from the unseen pairs of adjacent levels."""
+    def higher_tractor(
+        self, ps: int, k: int, top: int, seats: Sequence[int], tk: int = 2
+    ) -> bool:
+        """Could one of `seats` hold a tractor of `k` pairs (of `k` `tk`-tuples, §12.3) in
+        play suit `ps` whose top is above level `top` (§5.4, §6.1)? Judged from the unseen
+        pairs (tuples) of adjacent levels."""
         if not self._holders(ps, seats, pairs=True):
             return False
         levels = self.t.ids_at_level[ps]
         unseen = self.unseen_for(seats)
         run = 0
         for lv in range(len(levels)):
-            if any(unseen[i] >= 2 for i in levels[lv]):
+            if any(unseen[i] >= tk for i in levels[lv]):
                 run += 1
                 if run >= k and lv > top:
                     return True
@@ -450,13 +476,17 @@ class Knowledge:
                 run = 0
         return False
 
-    def unit_beatable(self, ps: int, npairs: int, top: int, seats: Sequence[int]) -> bool:
-        """Could one of `seats` hold a higher unit of this shape in suit `ps` (§6.1)?"""
+    def unit_beatable(
+        self, ps: int, npairs: int, top: int, seats: Sequence[int], k: int = 2
+    ) -> bool:
+        """Could one of `seats` hold a higher unit of this shape in suit `ps` (§6.1)?
+        `npairs` is `Unit.npairs` (the tuples of a tractor, 1 for one tuple, 0 for a
+        single) and `k` the tuple size (`Unit.k`, §12.3)."""
         if npairs == 0:
             return self.higher_single(ps, top, seats)
         if npairs == 1:
-            return self.higher_pair(ps, top, seats)
-        return self.higher_tractor(ps, npairs, top, seats)
+            return self.higher_pair(ps, top, seats, k)
+        return self.higher_tractor(ps, npairs, top, seats, k)
 
     def ruff_risk(self, ps: int, seats: Sequence[int]) -> float:
         """Rough chance that one of `seats` is void in side suit `ps` and can trump it."""
@@ -467,7 +497,7 @@ class Knowledge:
             return 0.0
         if any(self.void[s][ps] for s in live):
             return 1.0
-        others = [s for s in range(4) if s != self.me and not self.void[s][ps]]
+        others = [s for s in range(self.n) if s != self.me and not self.void[s][ps]]
         u = self.unseen_len[ps]
         if not others:
             return 0.0
@@ -481,16 +511,63 @@ def view_key(view: View) -> tuple[object, ...]:
             view.declaring_team, view.options, view.levels, view.kitty)
 
 
-def other_seats(me: int) -> list[int]:
-    """The three seats after `me`, in playing order (RULES §6)."""
-    return [(me + j) % 4 for j in (1, 2, 3)]
+def other_seats(me: int, n: int = 4) -> list[int]:
+    """The `n - 1` other seats after `me`, in playing order (RULES §6, §12.1)."""
+    if n == 4:
+        return [(me + j) % 4 for j in (1, 2, 3)]
+    return [(me + j) % n for j in range(1, n)]
+
+
+def sides_of(view: View) -> tuple[list[int], bool]:
+    """The seats the viewer plays with (its side, less itself) and whether that side is
+    the declaring one, as far as the viewer knows (RULES §11, §12.2, §12.4).
+
+    Teams (§12.2): the seats of the viewer's parity. Friends mode (§12.4): the leader's
+    side is the leader and the joined friends, and a seat that holds a copy of a called
+    card whose call is still open counts itself on it (it plays for the leader: it
+    will join when it plays that copy). **Decision** (the issue is silent): every other
+    seat is taken as an opponent of the leader's side, so a seat off the known side
+    plays with all the seats off it."""
+    me = view.seat
+    assert me is not None
+    n = len(view.hand_sizes)
+    if not view.sides:  # teams (the four-player game too)
+        if n == 4:
+            partner = (me + 2) % 4
+            return [partner], me % 2 == view.declaring_team
+        return ([s for s in range(me % 2, n, 2) if s != me],
+                view.declaring_team is not None and me % 2 == view.declaring_team)
+    leader = view.starter
+    side = {leader, *view.friends} if leader is not None else set(view.friends)
+    if me not in side:
+        held = view.counts()
+        cur = view.current_trick
+        if cur is not None:  # a copy it has just played joins it when the trick ends
+            for s, cards in cur.plays:
+                if s == me:
+                    for c in cards:
+                        held[c.id] += 1
+        for card, _, by, spent in view.calls:
+            if by is None and not spent and held[card.id]:
+                side.add(me)
+                break
+    if me in side:
+        return [s for s in range(n) if s in side and s != me], True
+    return [s for s in range(n) if s not in side and s != me], False
+
+def open_calls(view: View) -> list[int]:
+    """The card ids of the calls (RULES §12.4) whose copy has not been played yet and
+    that are not spent (public); [] in teams mode and before the call."""
+    return [card.id for card, _, by, spent in view.calls if by is None and not spent]
+
 
 def declared_held(view: View) -> list[list[int]]:
     """Per seat (the viewer's own row stays zero), copies of each card id it declared
     with (RULES §3.3) and has not played since: still in its hand, unless the starter
     buried them in the kitty (§4)."""
     me = view.seat
-    played_by = [[0] * N_IDS for _ in range(4)]
+    n = len(view.hand_sizes)
+    played_by = [[0] * N_IDS for _ in range(n)]
     tricks = list(view.tricks)
     if view.current_trick is not None:
         tricks.append(view.current_trick)
@@ -498,7 +575,7 @@ def declared_held(view: View) -> list[list[int]]:
         for s, cards in trick.plays:
             for c in cards:
                 played_by[s][c.id] += 1
-    need = [[0] * N_IDS for _ in range(4)]
+    need = [[0] * N_IDS for _ in range(n)]
     for s, cards in view.declarations:
         if s == me:
             continue

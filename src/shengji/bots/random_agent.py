@@ -12,7 +12,9 @@ class RandomAgent:
     """Plays a uniformly random distinct legal play (`view.random_play`).
 
     While cards are drawn and in the final window it picks uniformly among
-    passing and each legal declaration; as the starter it buries 8 random cards.
+    passing and each legal declaration; as the starter it buries a random kitty (8 cards
+    at four players, RULES §12.1 elsewhere), and as the leader in friends mode it makes a
+    uniformly random legal call (§12.4).
     """
 
     def __init__(self, seed: int) -> None:
