@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from reference12 import TABLES, check_case, legal_follows, lead_units, need_of, random_case
 
+from reference12 import TABLES, check_case, lead_units, legal_follows, need_of, random_case
 from shengji.trump import Trump
 
 

@@ -117,7 +117,7 @@ class Manager:
                     pool, self.pool, self._pool_failures = self.pool, None, 0
                     pool.close()
             log.warning("bot pool (%s): %s; the heuristic answers this decision",
-                        self.config.bots, type(e).__name__)
+                        self.config.bots, repr(e)[:300])
             stand_in = make_agent("heuristic", view.round_no * 4 + (view.seat or 0))
             return await asyncio.to_thread(stand_in.act, view), agent
 
