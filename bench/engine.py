@@ -12,6 +12,7 @@ Figures:
   and bury; lead a random single; follow with a random legal single);
 - full deal, uniformly random legal play (`Round.random_action`, applied with `Round.step`,
   which builds no events; and with `Round.apply` for comparison);
+- a six-player friends deal (RULES §12: 3 decks), six heuristic bots and random legal play;
 - public `is_legal_follow` from card lists; the same with hand counts and lead shape built;
 - public `trick_winner`, 4 tractors;
 - `Round.clone()` mid-trick and the round state's size;
@@ -95,9 +96,12 @@ def deal_ms(agents_for: Callable[[int], list[Agent]], seeds: range,
     return out
 
 
-def random_deal(seed: int, events: bool = False) -> Round:
+SIX_FRIENDS = RuleOptions(players=6, mode="friends")  # RULES §12: 3 decks, 6-card kitty
+
+
+def random_deal(seed: int, events: bool = False, options: RuleOptions | None = None) -> Round:
     """A deal of uniformly random legal actions; `step` (no events) unless `events`."""
-    rnd = Round(seed)
+    rnd = Round(seed, options)
     rng = random.Random(seed)
     act = rnd.apply if events else rnd.step
     while not rnd.is_over:
@@ -105,11 +109,12 @@ def random_deal(seed: int, events: bool = False) -> Round:
     return rnd
 
 
-def random_deal_ms(seeds: range, events: bool = False) -> list[float]:
+def random_deal_ms(seeds: range, events: bool = False,
+                   options: RuleOptions | None = None) -> list[float]:
     out = []
     for seed in seeds:
         t0 = clock()
-        random_deal(seed, events)
+        random_deal(seed, events, options)
         out.append((clock() - t0) * 1e3)
     return out
 
@@ -232,6 +237,13 @@ def main() -> None:
         line("  the same with every event built (Round.apply)", median_of_medians(
             lambda: random_deal_ms(range(1, 4 * args.deals + 1), True), args.repeats), "ms",
             None),
+        line("six-player friends deal (3 decks), 6 heuristic bots", median_of_medians(
+            lambda: deal_ms(lambda seed: [make_agent("heuristic", 10 * seed + s)
+                                          for s in range(6)], seeds, SIX_FRIENDS),
+            args.repeats), "ms", None),
+        line("six-player friends deal, uniformly random legal play", median_of_medians(
+            lambda: random_deal_ms(range(1, 4 * args.deals + 1), options=SIX_FRIENDS),
+            args.repeats), "ms", None),
         line("is_legal_follow, public API from card lists", public_follow_us(), "µs", 3),
         line("follow check, hand counts + lead shape built", built_follow_us(), "µs", 1.7),
         line("trick_winner, 4 tractors, public API", public_trick_us(), "µs", 5),
