@@ -103,9 +103,9 @@ class BotDriver:
         """A fresh bot for every seat the table gives to one."""
         t = self.table
         self.agents = {
-            i: t.manager.make_agent(s["kind"], self.agent_seed(i))
+            i: t.manager.make_agent(s.kind, self.agent_seed(i))
             for i, s in enumerate(t.seats)
-            if s is not None and s["kind"] != "human"
+            if s is not None and not s.human
         }
 
     def start(self) -> None:
@@ -242,7 +242,7 @@ class BotDriver:
         if isinstance(search, dict) and self.agents.get(seat) is thought:
             seat_info = t.seats[seat]
             budget = self.budgets.get(seat)
-            kind = seat_info["kind"] if seat_info is not None else "?"
+            kind = seat_info.kind if seat_info is not None else "?"
             if budget is None or budget.kind != kind:
                 budget = self.budgets[seat] = BotBudget(kind)
             budget.record(search)

@@ -119,8 +119,6 @@ class Table:
         self.options_json = row.options
         self.seed = row.seed
         self.host_token_hash = row.host_token_hash
-        self.seats: list[dict[str, Any] | None] = list(row.seats)
-        self.host_seat = row.host_seat
         self.status = row.status
         self.created = row.created
         self.result: dict[str, Any] | None = row.result  # a finished game's (lobby)
@@ -135,6 +133,10 @@ class Table:
             self.settings = clamp_settings(stored, manager.minima)
         except InputError as exc:
             self._damaged(f"stored options or settings are invalid: {exc}")
+        # who sits where: as many seats as the rules have players (RULES §12; 4 until
+        # the options say otherwise), stored through `save_seats`
+        self.seats = seats.SeatMap(row.seats, row.host_seat,
+                                   getattr(self.options, "n_players", 4), self.save_seats)
         self.game = Game(seed=self.seed, options=self.options)
         self.seq = 0
         self.clients: list[Client] = []
@@ -184,19 +186,14 @@ class Table:
                 return
         self.seq = len(actions)
 
-    async def save_seats(self) -> None:
-        """Store the seats and the host's seat."""
-        await self.store.update_table(self.id, seats=self.seats, host_seat=self.host_seat)
+    async def save_seats(self, seats: list[dict[str, Any] | None], host_seat: int | None) -> None:
+        """Store the seats and the host's seat (the `SeatMap`'s one way to the store)."""
+        await self.store.update_table(self.id, seats=seats, host_seat=host_seat)
 
-    async def set_seat(self, seat: int, new: dict[str, Any] | None) -> None:
-        """Put `new` in `seat` and store the seats; if storing fails, the seat is as before."""
-        old = self.seats[seat]
-        self.seats[seat] = new
-        try:
-            await self.save_seats()
-        except Exception:
-            self.seats[seat] = old
-            raise
+    @property
+    def host_seat(self) -> int | None:
+        """The host's seat, or None (`seats.SeatMap.host`)."""
+        return self.seats.host
 
     # -- info ------------------------------------------------------------------------
     def connected(self, seat: int) -> bool:
@@ -205,23 +202,8 @@ class Table:
 
     def public_seats(self) -> list[dict[str, Any] | None]:
         """The seats as everyone may see them: names, kinds, who is connected (no tokens)."""
-        out: list[dict[str, Any] | None] = []
-        for i, s in enumerate(self.seats):
-            if s is None:
-                out.append(None)
-            else:
-                human = s["kind"] == "human"
-                entry = {
-                    "name": s["name"],
-                    "kind": s["kind"],
-                    "connected": self.connected(i) if human else True,
-                }
-                if s.get("vacant"):
-                    entry["vacant"] = True
-                if s.get("external"):  # a program plays it (docs/BOT_PROTOCOL.md)
-                    entry["external"] = True
-                out.append(entry)
-        return out
+        return [None if s is None else s.public_json(s.human and self.connected(i))
+                for i, s in enumerate(self.seats)]
 
     def lobby_entry(self) -> dict[str, Any]:
         """This table as the lobby's list shows it."""
@@ -229,7 +211,7 @@ class Table:
             "id": self.id,
             "name": self.name,
             "seats": [
-                None if s is None else {"name": s["name"], "kind": s["kind"]} for s in self.seats
+                None if s is None else {"name": s.name, "kind": s.kind} for s in self.seats
             ],
             "status": self.status,
             "created": self.created.isoformat(),
@@ -305,8 +287,7 @@ class Table:
         never pauses, its bots declare)."""
         if not any(e.kind == "redealt" for e in events):
             return
-        if all(s is not None and s["kind"] != "human" and not s.get("vacant")
-               for s in self.seats):
+        if all(s is not None and not s.human for s in self.seats):
             return
         self.idle_redeals += 1
         if self.idle_redeals == MAX_IDLE_REDEALS:
