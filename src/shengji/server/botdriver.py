@@ -160,19 +160,16 @@ class BotDriver:
         now = time.monotonic()
         if t.storage_failing and now < t.storage_retry_at:  # paused: writes fail (full disk)
             return t.storage_retry_at - now
-        if tc.turn_seq != t.seq:
-            tc.turn_seq, tc.turn_started = t.seq, now
+        tc.catch_up(now)  # (the clock owns its deadlines: it is asked, never set here)
         d = g.decision()
-        if d.phase != "declare":
-            tc.window_deadline = None
         if d.phase == "deal":
             if t.paused() == "idle" and d.last_drawer is None:  # until a seated player is back
                 return math.inf
-            due = max(tc.pause_until, tc.next_draw_at)
+            due = tc.draw_due()
             if now < due:
                 return due - now
             err = await t.submit(DRAW)
-            tc.next_draw_at = time.monotonic() + t.settings.deal_ms / 1000
+            tc.drew()
             if err is not None:
                 if err.code == "storage":  # paused (see above); the store logged it
                     return None
@@ -184,15 +181,15 @@ class BotDriver:
                 await self._bot_act(drawer, self.agents[drawer], deal=True)
             return None
         if d.phase == "declare":
-            if tc.window_deadline is None:
-                tc.window_deadline = now + t.settings.window_ms / 1000
-            if now >= tc.window_deadline:
+            closes = tc.window_due()
+            assert closes is not None  # opened by `catch_up`
+            if now >= closes:
                 await t.submit(CloseWindow())
                 return None
             wait = await self._turn(d.seat, now)
             if wait is None:
                 return None
-            return min(wait, tc.window_deadline - now)
+            return min(wait, closes - now)
         if d.phase in ("kitty", "play"):
             return await self._turn(d.seat, now)
         return math.inf
@@ -204,7 +201,7 @@ class BotDriver:
         if seat is None:
             return math.inf
         if seat in self.agents:
-            due = tc.turn_started + t.settings.bot_delay_ms / 1000
+            due = tc.bot_due()
             if now < due:
                 return due - now
             await self._bot_act(seat, self.agents[seat])

@@ -143,7 +143,7 @@ class Table:
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.bots = BotDriver(self)  # its bots, stand-ins and driver task
-        self.clock = TableClock(self)  # its countdowns
+        self.clock = TableClock(self, len(self.seats))  # its countdowns
         self.idle_since = time.monotonic()  # when the last connection left (eviction)
         self.marks: dict[int, str] = {}  # seq -> who made it, when not the seat's player
         self.standins: list[dict[str, Any]] = []  # this round's stand-in actions (for the UI)
@@ -199,6 +199,10 @@ class Table:
     def connected(self, seat: int) -> bool:
         """True if some connection sits at `seat`."""
         return any(c.seat == seat for c in self.clients)
+
+    def bot_plays(self, seat: int) -> bool:
+        """True if a bot plays `seat` now (not a stand-in: a human's seat has a clock)."""
+        return seat in self.bots.agents
 
     def public_seats(self) -> list[dict[str, Any] | None]:
         """The seats as everyone may see them: names, kinds, who is connected (no tokens)."""
