@@ -21,16 +21,18 @@ import random
 import statistics
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
 from shengji.bots import Agent
+from shengji.game import Game
 from shengji.views import View
 
+from .clock import TableClock
+from .connection import Refusal
+from .schema import TableSettings
 from .status import PLAYING
-
-if TYPE_CHECKING:
-    from .tables import Table
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,75 @@ STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's s
 
 
 KEEP_DECISIONS = 200  # the recent decisions a seat's median of rollouts done is taken over
+
+
+class BotSeat(Protocol):
+    """What the driver reads of a seat (`seats.Seat` is one)."""
+
+    @property
+    def kind(self) -> str:
+        """"human" or the kind of the bot that plays it."""
+
+    @property
+    def human(self) -> bool:
+        """A person's seat (taken or vacant)."""
+
+
+class BotSeats(Protocol):
+    """What the driver reads of a table's seats (`seats.SeatMap` is one)."""
+
+    def __iter__(self) -> Iterator[BotSeat | None]:
+        """Each seat in order (None: empty)."""
+
+    def __getitem__(self, seat: int) -> BotSeat | None:
+        """One seat (None: empty)."""
+
+
+class Thinker(Protocol):
+    """Where bots are made and think (`manager.Manager` is one)."""
+
+    def make_agent(self, kind: str, seed: int) -> Agent:
+        """A bot of `kind` with `seed`."""
+
+    async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
+        """`agent`'s move for `view` (off the event loop) and its new state."""
+
+
+class Driven(Protocol):
+    """What the driver needs of its table (`tables.Table` is one), not the whole table:
+    its game, seats, clock and settings to read, `submit` to act and `fail` to stop."""
+
+    id: str
+    seed: int
+    status: str
+    seq: int
+    game: Game
+    settings: TableSettings
+    clock: TableClock
+    wake: asyncio.Event
+    storage_failing: bool
+    storage_retry_at: float
+
+    @property
+    def seats(self) -> BotSeats:
+        """Who sits where."""
+
+    @property
+    def manager(self) -> Thinker:
+        """The server's bots."""
+
+    @property
+    def clients(self) -> list[Any]:
+        """The table's connections (nobody watching: the table waits)."""
+
+    def paused(self) -> str | None:
+        """Why the table does not go on by itself, or None (`Table.paused`)."""
+
+    async def submit(self, action: Action, by: str | None = None) -> Refusal | None:
+        """Check, commit, apply and broadcast one action; the refusal or None."""
+
+    def fail(self, reason: str) -> None:
+        """An unexpected error: the table goes to its `error` state."""
 
 
 class BotBudget:
@@ -77,7 +148,7 @@ class BotBudget:
 class BotDriver:
     """The bots of one table (by seat), the stand-ins for its humans, and its driver task."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Driven) -> None:
         self.table = table
         self.agents: dict[int, Agent] = {}  # seats played by a bot
         self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
@@ -108,6 +179,22 @@ class BotDriver:
             if s is not None and not s.human
         }
 
+    def plays(self, seat: int) -> bool:
+        """A bot (not a stand-in) plays `seat`."""
+        return seat in self.agents
+
+    def seat_bot(self, seat: int, kind: str) -> None:
+        """A bot of `kind` now plays `seat` (a playing table's seat went to a bot)."""
+        self.agents[seat] = self.table.manager.make_agent(kind, self.agent_seed(seat))
+
+    def leave(self, seat: int) -> None:
+        """No bot plays `seat` any more (kicked, or a person took it)."""
+        self.agents.pop(seat, None)
+
+    def clear(self) -> None:
+        """No bot plays any more (the table stopped in its `error` state)."""
+        self.agents.clear()
+
     def start(self) -> None:
         """Start the task of a playing table (if not running)."""
         t = self.table
@@ -135,7 +222,7 @@ class BotDriver:
             except Exception:  # a bug must not freeze the table: log it, retry shortly
                 failures += 1
                 if failures >= 3:
-                    t._fail("the table's driver failed three times in a row")
+                    t.fail("the table's driver failed three times in a row")
                     return
                 log.exception("table %s: driver step failed", t.id)
                 wait = 1.0

@@ -445,9 +445,7 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
             raise ClientError(ERROR_MESSAGE)
         bot_name = (await table.seats.put_bot(seat, kind)).name
         if table.status == PLAYING:
-            table.bots.agents[seat] = table.manager.make_agent(
-                kind, table.bots.agent_seed(seat)
-            )
+            table.bots.seat_bot(seat, kind)
             drop_claims(table, seat=seat, why=f"seat {seat} went to a bot: your claim "
                         "was withdrawn")
             await announce(table, f"{who(table, client)} put a {bot_name} in seat {seat}")
@@ -463,7 +461,7 @@ async def kick(table: Table, client: Client, msg: dict[str, Any]) -> None:
         # mid-game the seat stays in the game: vacant, played by a stand-in after
         # bot_timeout_s until a bot or a seat link fills it
         old = await table.seats.kick(seat, mid_game=table.status != WAITING)
-        table.bots.agents.pop(seat, None)
+        table.bots.leave(seat)
         for c in table.clients:
             if c.seat == seat:
                 c.seat = None
@@ -576,7 +574,7 @@ async def grant(table: Table, pending: Claim, how: str) -> None:
     seat, client = pending.seat, pending.client
     token = await table.seats.give(seat, pending.name)
     table.claims.pop(seat, None)
-    table.bots.agents.pop(seat, None)
+    table.bots.leave(seat)
     bind(table, client, seat)
     client.send({"type": "seated", "seat": seat, "token": token})
     await announce(table, f"{pending.name} took seat {seat} ({how})")

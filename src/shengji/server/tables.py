@@ -91,7 +91,7 @@ class Table:
             stored = check_settings(row.settings, minima=None)
             self.settings = clamp_settings(stored, manager.minima)
         except InputError as exc:
-            self._damaged(f"stored options or settings are invalid: {exc}")
+            self.damage(f"stored options or settings are invalid: {exc}")
         # who sits where: as many seats as the rules have players (RULES §12; 4 until
         # the options say otherwise), stored through `save_seats`
         self.seats = seats.SeatMap(row.seats, row.host_seat,
@@ -119,7 +119,7 @@ class Table:
         self.hint_tasks: set[asyncio.Task[None]] = set()  # (`hints`: kept till done)
 
     # -- persistence -----------------------------------------------------------------
-    def _damaged(self, reason: str) -> None:
+    def damage(self, reason: str) -> None:
         """Mark the table as damaged (visible `error` state); nothing more is played."""
         log.error("table %s is damaged: %s", self.id, reason)
         self.status = ERROR
@@ -140,7 +140,7 @@ class Table:
                 self._note_standin(i, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
-                self._damaged(f"stored action {i} does not replay: {exc}")
+                self.damage(f"stored action {i} does not replay: {exc}")
                 log.error("table %s: replay failed\n%s", self.id, traceback.format_exc())
                 return
         self.seq = len(actions)
@@ -161,7 +161,7 @@ class Table:
 
     def bot_plays(self, seat: int) -> bool:
         """True if a bot plays `seat` now (not a stand-in: a human's seat has a clock)."""
-        return seat in self.bots.agents
+        return self.bots.plays(seat)
 
     def public_seats(self) -> list[dict[str, Any] | None]:
         """The seats as everyone may see them: names, kinds, who is connected (no tokens)."""
@@ -310,7 +310,7 @@ class Table:
     def _view_failed(self, seat: int | None) -> None:
         if self.status != ERROR:
             log.exception("table %s: view of seat %s failed", self.id, seat)
-            self._damaged("a view could not be built")
+            self.damage("a view could not be built")
 
     def state_text(
         self,
@@ -428,14 +428,14 @@ class Table:
             except IllegalAction as exc:
                 return Refusal.of(exc)
             except Exception:
-                self._fail(f"the engine failed checking action {self.seq}")
+                self.fail(f"the engine failed checking action {self.seq}")
                 return Refusal(ERROR_MESSAGE)
             seq = self.seq
             try:
                 await self.store.append_action(self.id, seq, action.to_json(), by)
             except Exception as exc:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
-                    self._fail(f"action {seq} is already in the database (another writer?)")
+                    self.fail(f"action {seq} is already in the database (another writer?)")
                     return Refusal(ERROR_MESSAGE)
                 self.storage_failed()  # (the store logs it, rate limited)
                 return Refusal(f"server error: the action could not be saved; {STORAGE_MESSAGE}",
@@ -447,7 +447,7 @@ class Table:
                 events = self.game.apply(action)
             except Exception:
                 self.seq = seq + 1
-                self._fail(f"the engine failed applying stored action {seq}")
+                self.fail(f"the engine failed applying stored action {seq}")
                 return Refusal(ERROR_MESSAGE)
             self.seq = seq + 1
             self._note_standin(seq, events, by)
@@ -485,11 +485,12 @@ class Table:
         d = self.game.decision()
         return d.last_drawer if d.phase == "deal" else None
 
-    def _fail(self, reason: str) -> None:
-        """An unexpected engine error: log it, show the `error` state to everyone, stop."""
+    def fail(self, reason: str) -> None:
+        """An unexpected engine (or driver) error: log it, show the `error` state to
+        everyone, stop."""
         log.error("table %s: %s\n%s", self.id, reason, traceback.format_exc())
-        self._damaged(reason)
-        self.bots.agents.clear()
+        self.damage(reason)
+        self.bots.clear()
         self.broadcast()
         self.wake.set()
 
