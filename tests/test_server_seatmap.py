@@ -7,13 +7,18 @@ a refused or failed change leaves the seats as they were; stored seats of any ag
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from shengji.server.connection import ClientError
+from shengji.server.schema import TableSettings
 from shengji.server.seats import Seat, SeatMap
 from shengji.server.security import token_matches
+from shengji.server.status import ERROR, PLAYING
+from shengji.server.storage import TableRow
+from shengji.server.tables import Table
 
 
 class Store:
@@ -133,3 +138,21 @@ def test_a_change_that_cannot_be_stored_leaves_the_seats_as_they_were() -> None:
         with pytest.raises(OSError):
             run(change)
         assert (seats.json(), seats.host) == before
+
+
+def _table(stored: list[Any]) -> Table:
+    """A table loaded from a stored row (no server: nothing here is stored or sent)."""
+    manager = SimpleNamespace(store=None, defaults=TableSettings(), minima=None)
+    row = TableRow(id="t", name="t", options={}, seed=5, host_token_hash="x", seats=stored,
+                   host_seat=None, status=PLAYING, settings={})
+    return Table(manager, row)  # type: ignore[arg-type]
+
+
+def test_a_table_whose_stored_seats_are_not_seats_is_damaged_not_a_crash() -> None:
+    good = [{"name": "Ann", "kind": "human", "token_hash": "h"}, None, None, None]
+    table = _table(good)
+    assert table.status == PLAYING and table.seats.json() == good
+    for bad in ([{"kind": "human"}, None, None, None], ["Ann", None, None, None]):
+        table = _table(bad)
+        assert table.status == ERROR and "stored seats are invalid" in (table.error or "")
+        assert list(table.seats) == [None] * 4  # nothing of them is shown, or stored

@@ -94,8 +94,12 @@ class Table:
             self.damage(f"stored options or settings are invalid: {exc}")
         # who sits where: as many seats as the rules have players (RULES §12; 4 until
         # the options say otherwise), stored through `save_seats`
-        self.seats = seats.SeatMap(row.seats, row.host_seat,
-                                   getattr(self.options, "n_players", 4), self.save_seats)
+        n_players = getattr(self.options, "n_players", 4)
+        try:
+            self.seats = seats.SeatMap(row.seats, row.host_seat, n_players, self.save_seats)
+        except (KeyError, TypeError, ValueError) as exc:  # a seat's JSON lacks its name
+            self.damage(f"stored seats are invalid: {exc!r}")
+            self.seats = seats.SeatMap([], None, n_players, self.save_seats)
         self.game = Game(seed=self.seed, options=self.options)
         self.seq = 0
         self.clients: list[Client] = []
