@@ -221,6 +221,7 @@ export function SummaryAccuracy({ tableId, round, seatName }) {
         const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/accuracy?round=${round}`, { headers: authHeaders(tableId) });
         const body = await r.json().catch(() => ({}));
         if (!alive) return;
+        if (r.status === 404) return setRows([]); // no such table (any more): no lines
         if (!r.ok) return setErr(r.status === 429 ? t("review.rate") : t("review.error", { status: r.status }));
         setErr(null);
         setRows(body.seats || []);
