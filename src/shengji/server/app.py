@@ -497,7 +497,7 @@ def create_app(
     def review_work(manager: Manager, table: Any, round_no: int, seat: int
                     ) -> Callable[[Callable[[int, int], None]], Awaitable[dict[str, Any]]]:
         """The review's computation: read back from the store if kept there, else worked
-        out one decision at a time in the bots' pool (progress after each), then kept."""
+        out a few decisions at a time in the bots' pool (progress after each), then kept."""
         from . import reviews
 
         budget, rseed = reviews.REVIEW_BUDGET, reviews.REVIEW_SEED
@@ -513,10 +513,10 @@ def create_app(
                                             round_no, seat)
             progress(0, total)
             parts = []
-            for n in range(total):  # one pool task at a time: the bots' moves get in between
+            for part in reviews.split(total):  # one task at a time: bots' moves get between
                 parts.append(await manager.review(seed, options, actions, round_no, seat,
-                                                  budget, rseed, n))
-                progress(n + 1, total)
+                                                  budget, rseed, part))
+                progress(part[1], total)
             body = reviews.merge(parts) if parts else await manager.review(
                 seed, options, actions, round_no, seat, budget, rseed)
             try:

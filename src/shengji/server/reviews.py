@@ -12,9 +12,10 @@ hand to anyone, and so does the review; while the game is still being played the
 shows public plays only, so a finished round's review goes only to the seat it reviews
 (its seat token as `Authorization: Bearer`), never to the other players or spectators.
 
-Progress and storage: a review is worked out one decision at a time (`compute` with
-`part`, one pool task after another, so the bots' own moves are never queued behind a
-whole review), and `ReviewJobs` counts the parts done ("analysing 12/27"). Once
+Progress and storage: a review is worked out a few decisions at a time (`compute` with
+`part`, at most `PARTS` pool tasks one after another, so the bots' own moves are never
+queued behind a whole review), and `ReviewJobs` counts the decisions done ("analysing
+12/27"). Once
 complete it is kept with the game (`Store.save_review`, keyed by table, round, seat,
 budget and seed): a replay, a reload or another server reads it back, never recomputes.
 The parts' merge (`merge`) equals the review computed in one go (each decision has its
@@ -42,6 +43,9 @@ from .replay import LruCache
 REVIEW_BUDGET = Budget()
 REVIEW_SEED = 0
 ROUND_UNFINISHED = "round_unfinished"
+#: a review is worked out in at most this many pool tasks (each replays the log up to the
+#: round: a few ms a round; more parts would show finer progress for more replays)
+PARTS = 9
 REVIEW_OWN_SEAT = "review_own_seat"
 
 
@@ -59,14 +63,20 @@ def count_parts(seed: int | str, options: RuleOptions, actions: list[Any], round
 
 
 def compute(seed: int | str, options: RuleOptions, actions: list[Any], round_no: int,
-            seat: int, budget: Budget, review_seed: int, part: int | None = None
-            ) -> dict[str, Any]:
+            seat: int, budget: Budget, review_seed: int,
+            part: tuple[int, int] | None = None) -> dict[str, Any]:
     """The review's JSON of `seat` in round `round_no` (0-based) of the log (run in a
-    worker process: see `Manager.review`); with `part`, only that decision's (the
-    `part`-th of `count_parts`; `merge` joins the parts)."""
+    worker process: see `Manager.review`); with `part` (first, stop), only those
+    decisions' (in `count_parts`'s order; `merge` joins the parts)."""
     record = GameRecord(options=options, seed=seed, actions=actions)
-    only = None if part is None else {part}
+    only = None if part is None else range(*part)
     return review_round(record, round_no, seat, budget, seed=review_seed, only=only).to_json()
+
+
+def split(total: int, parts: int = PARTS) -> list[tuple[int, int]]:
+    """`total` decisions in at most `parts` runs (first, stop) of nearly equal length."""
+    size = max(1, -(-total // parts))
+    return [(i, min(total, i + size)) for i in range(0, total, size)]
 
 
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
