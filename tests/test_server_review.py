@@ -194,3 +194,30 @@ def test_a_review_shows_its_progress_is_kept_with_the_game_and_feeds_the_summary
         again = client.get(base + "/review", params={"seat": 0, "round": 1}, headers=auth)
         assert again.status_code == 200 and again.json() == body
         assert len(calls) == n
+
+
+def test_a_failed_review_is_said_once_and_not_retried(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    tries: list[Any] = []
+
+    def broken(*args: Any) -> Any:
+        tries.append(args[7:])
+        raise ValueError("no world fits")
+
+    monkeypatch.setattr(reviews_module, "compute", broken)
+    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+    with serve(tmp_path / "db.sqlite") as client:
+        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
+        Human(p, table, seed=3).play_until(
+            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
+        freeze(p, table)
+        auth = {"Authorization": f"Bearer {p.token}"}
+        url = f"/api/tables/{table.id}"
+        r = client.get(url + "/review", params={"seat": 0, "round": 1}, headers=auth)
+        assert r.status_code == 500 and r.json()["code"] == "review_failed"
+        assert "no world fits" in r.json()["detail"]
+        line = client.get(url + "/accuracy", params={"round": 1}, headers=auth).json()
+        assert [row["status"] for row in line["seats"]] == ["error"]
+        again = client.get(url + "/review", params={"seat": 0, "round": 1, "wait": "false"},
+                           headers=auth)
+        assert again.status_code == 500 and len(tries) == 1  # not worked out again

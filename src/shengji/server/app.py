@@ -31,7 +31,7 @@ from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
-from .reviews import REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewJobs
+from .reviews import REVIEW_FAILED, REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewJobs
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
@@ -527,6 +527,10 @@ def create_app(
 
         return work
 
+    def review_failed(why: str) -> JSONResponse:
+        return JSONResponse({"detail": f"the review could not be worked out: {why}",
+                             "code": REVIEW_FAILED}, status_code=500)
+
     @app.get("/api/tables/{table_id}/review", response_model=None)
     async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=3),
                      round: int = Query(ge=1), wait: bool = True  # noqa: A002
@@ -552,13 +556,20 @@ def create_app(
         body = review_jobs.get(key)
         if body is not None:
             return body
+        if key in review_jobs.failed:
+            return review_failed(review_jobs.failed[key])
         if review_jobs.progress(key) is None:
             refused = over_limit(review_limit, request, "reviews")
             if refused is not None:
                 return refused
         job = review_jobs.start(key, review_work(manager, table, round_no, seat))
         if wait or job.done():
-            return await asyncio.shield(job)
+            try:
+                return await asyncio.shield(job)
+            except Exception as exc:  # noqa: BLE001 - logged, then said to the client
+                log.exception("the review of table %s round %s seat %s failed", table_id,
+                              round, seat)
+                return review_failed(str(exc))
         done, total = review_jobs.progress(key) or (0, 0)
         return JSONResponse({"detail": f"analysing {done}/{total}", "code": "analysing",
                              "done": done, "total": total}, status_code=202)
@@ -569,7 +580,8 @@ def create_app(
                              ) -> JSONResponse | dict[str, Any]:
         """The round summary's accuracy line for every human seat of a finished round
         (`round` 1-based): each review is started in the bots' pool if it is not kept
-        yet; a seat still being analysed says how far ("done", "total"). The knowledge
+        yet; a seat still being analysed says how far ("done", "total"), one whose
+        analysis failed says "error" (and is not retried). The knowledge
         accuracy goes to everyone (a figure, no cards); the hindsight accuracy and
         `may_review` only where the review itself may be seen (see `reviews`)."""
         manager = manager_of(app)
@@ -588,6 +600,10 @@ def create_app(
             may = table.status == FINISHED or token_matches(token, info.get("token_hash"))
             key = review_key(table, round_no, s)
             body = review_jobs.get(key)
+            row: dict[str, Any] = {"seat": s, "name": info.get("name"), "may_review": may}
+            if body is None and key in review_jobs.failed:
+                rows.append({**row, "status": "error"})
+                continue
             if body is None:
                 if review_jobs.progress(key) is None and not counted:
                     counted = True
@@ -597,7 +613,6 @@ def create_app(
                 job = review_jobs.start(key, review_work(manager, table, round_no, s))
                 if job.done() and not job.cancelled() and job.exception() is None:
                     body = job.result()
-            row: dict[str, Any] = {"seat": s, "name": info.get("name"), "may_review": may}
             if body is None:
                 done, total = review_jobs.progress(key) or (0, 0)
                 row.update(status="analysing", done=done, total=total)

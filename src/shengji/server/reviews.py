@@ -47,6 +47,7 @@ ROUND_UNFINISHED = "round_unfinished"
 #: round: a few ms a round; more parts would show finer progress for more replays)
 PARTS = 9
 REVIEW_OWN_SEAT = "review_own_seat"
+REVIEW_FAILED = "review_failed"
 
 
 def budget_key(budget: Budget) -> str:
@@ -101,6 +102,7 @@ class ReviewJobs(LruCache):
         super().__init__(size)
         self._pending: dict[tuple[Any, ...], asyncio.Future[dict[str, Any]]] = {}
         self._progress: dict[tuple[Any, ...], tuple[int, int]] = {}
+        self.failed: dict[tuple[Any, ...], str] = {}  # a computation that raised: why
 
     def progress(self, key: tuple[Any, ...]) -> tuple[int, int] | None:
         """(parts done, parts in all) of a review being computed; None if it is not."""
@@ -124,7 +126,11 @@ class ReviewJobs(LruCache):
             try:
                 body = await work(progress)
                 self.put(key, body)
+                self.failed.pop(key, None)
                 return body
+            except Exception as exc:  # (the review is deterministic: asking again fails
+                self.failed[key] = str(exc)  # again; the summary shows it, not a spinner)
+                raise
             finally:
                 self._pending.pop(key, None)
                 self._progress.pop(key, None)

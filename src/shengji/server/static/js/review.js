@@ -225,7 +225,7 @@ export function SummaryAccuracy({ tableId, round, seatName }) {
         if (!r.ok) return setErr(r.status === 429 ? t("review.rate") : t("review.error", { status: r.status }));
         setErr(null);
         setRows(body.seats || []);
-        if ((body.seats || []).some((s) => s.status !== "done")) timer = setTimeout(poll, POLL_MS);
+        if ((body.seats || []).some((s) => s.status === "analysing")) timer = setTimeout(poll, POLL_MS);
       } catch (e) {
         if (alive) setErr(String(e));
       }
@@ -245,7 +245,9 @@ export function SummaryAccuracy({ tableId, round, seatName }) {
         <b>${seatName(s.seat)}</b>
         ${s.status === "done"
           ? html`<span class="sum-acc-value">${t("review.accuracy", { value: s.accuracy == null ? "—" : num(s.accuracy) })}</span>${s.hindsight_accuracy != null && html`<span class="muted"> · ${t("review.hindsight_accuracy", { value: num(s.hindsight_accuracy) })}</span>`}`
-          : html`<span class="muted sum-acc-progress">${analysing(s.done, s.total)}</span>`}
+          : s.status === "error"
+            ? html`<span class="muted">${t("review.accuracy", { value: "—" })}</span>`
+            : html`<span class="muted sum-acc-progress">${analysing(s.done, s.total)}</span>`}
         ${s.may_review && s.status === "done" && html`<button class=${"btn small" + (open === s.seat ? " primary" : "")} data-review-seat=${s.seat} aria-expanded=${open === s.seat ? "true" : "false"} onClick=${() => setOpen(open === s.seat ? null : s.seat)}>${t("summary.review")}</button>`}
       </li>`)}
     </ul>
