@@ -3,7 +3,7 @@
 The review (`shengji.analysis.review_round`: each decision's class, loss, better play and
 reason, with the seat's knowledge and with hindsight) is worked out in the bots' worker
 pool (`Manager.review`, `compute` here), never on the event loop, and kept in memory by
-`ReviewCache`, keyed by (table, round, seat, log length): asking again costs nothing, and
+`ReviewJobs`, keyed by (table, round, seat, budget, seed): asking again costs nothing, and
 requests that arrive while it is being computed wait for the same computation.
 
 Who may see it: the round must be finished (its hindsight shows what every hand held, so
