@@ -1,7 +1,12 @@
 """The coach's review (issue 32): its speed and a calibration of its accuracy figure.
 
 Run: `python bench/analysis.py [--rounds N] [--seed S] [--worlds W] [--rollouts R]
-[--cal-worlds W] [--expert expert:iters=24] [--skip-timing]`.
+[--cal-worlds W] [--expert expert:iters=24] [--skip-timing] [--calibrate N] [--json PATH]`.
+
+`--calibrate N`: the calibration only, over N deals, its figures also written as JSON
+(`--json`, default `bench/results/analysis/calibration_n{N}_w{W}_s{S}.json`). The
+issue's run is `python bench/analysis.py --calibrate 200` (the default budget: 8 worlds
+per decision); bench/results/analysis/README.md says what was run here.
 
 1. Timing: one seat's whole first round of a seeded game (heuristic bots) analysed at
    the given budget (default: the `shengji analyse` default, 8 worlds and 4 hindsight
@@ -20,8 +25,11 @@ Run: `python bench/analysis.py [--rounds N] [--seed S] [--worlds W] [--rollouts 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
+from pathlib import Path
+from typing import Any
 
 from shengji import Game
 from shengji.actions import Bury, Play, action_from_json
@@ -80,8 +88,12 @@ def hint_timing(seed: int) -> None:
               f"{statistics.median(walls):.2f} s, max {max(walls):.2f} s (goal <= 1 s)")
 
 
-def calibration(rounds: int, seed: int, budget: Budget, expert: str) -> None:
-    """Print each kind's accuracy over `rounds` deals and the paired gaps."""
+RESULTS = Path(__file__).parent / "results" / "analysis"
+
+
+def calibration(rounds: int, seed: int, budget: Budget, expert: str) -> dict[str, Any]:
+    """Print each kind's accuracy over `rounds` deals and the paired gaps; return them
+    (the per-deal accuracies too) for the JSON."""
     kinds = {"expert": expert, "heuristic": "heuristic", "random": "random"}
     acc: dict[str, list[float]] = {k: [] for k in kinds}
     t0 = time.perf_counter()
@@ -92,11 +104,19 @@ def calibration(rounds: int, seed: int, budget: Budget, expert: str) -> None:
             review = review_round(rec, 0, 0, budget, seed=s, hindsight=False)
             a = review.accuracy
             acc[name].append(100.0 if a is None else a)
+    wall = time.perf_counter() - t0
     print(f"calibration: {rounds} seeded first rounds from seed {seed}, seat 0 reviewed "
           f"(knowledge reading, {budget.worlds} worlds, {budget.candidates} candidates), "
-          f"{time.perf_counter() - t0:.0f} s")
+          f"{wall:.0f} s")
+    out: dict[str, Any] = {
+        "rounds": rounds, "seed": seed, "budget": {"worlds": budget.worlds,
+                                                   "candidates": budget.candidates},
+        "reading": "knowledge", "kinds": kinds, "seconds": round(wall, 1),
+        "accuracy": {}, "gaps": {}, "per_deal": acc,
+    }
     for name, spec in kinds.items():
         ci = mean_ci(acc[name])
+        out["accuracy"][name] = {"value": ci.value, "lo": ci.lo, "hi": ci.hi}
         print(f"  {name:<10} {spec:<22} accuracy {ci.value:5.1f}  95% CI "
               f"[{ci.lo:5.1f}, {ci.hi:5.1f}]")
     for a, b in (("expert", "heuristic"), ("heuristic", "random")):
@@ -106,6 +126,11 @@ def calibration(rounds: int, seed: int, budget: Budget, expert: str) -> None:
             f"{ci.value:+.1f}  95% CI [{ci.lo:+.1f}, {ci.hi:+.1f}]"
             + ("  (above 0)" if ci.lo > 0 else "  (not above 0)"))
         print(f"  {a} - {b}: {text}")
+        out["gaps"][f"{a}-{b}"] = {"value": statistics.mean(d),
+                                   "lo": None if ci is None else ci.lo,
+                                   "hi": None if ci is None else ci.hi,
+                                   "above_0": ci is not None and ci.lo > 0}
+    return out
 
 
 def main() -> None:
@@ -115,10 +140,23 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--worlds", type=int, default=Budget().worlds)
     p.add_argument("--rollouts", type=int, default=Budget().rollouts)
-    p.add_argument("--cal-worlds", type=int, default=4, help="worlds in the calibration")
+    p.add_argument("--cal-worlds", type=int, default=Budget().worlds,
+                   help="worlds per decision in the calibration")
     p.add_argument("--expert", default="expert:iters=24", help="the expert's spec")
     p.add_argument("--skip-timing", action="store_true")
+    p.add_argument("--calibrate", type=int, default=None, metavar="N",
+                   help="the calibration only, over N deals, written as JSON too")
+    p.add_argument("--json", type=Path, default=None, help="where --calibrate writes")
     args = p.parse_args()
+    if args.calibrate is not None:
+        res = calibration(args.calibrate, args.seed, Budget(worlds=args.cal_worlds),
+                          args.expert)
+        path = args.json or RESULTS / (f"calibration_n{args.calibrate}_w{args.cal_worlds}"
+                                       f"_s{args.seed}.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(res, indent=1) + "\n")
+        print(f"written: {path}")
+        return
     if not args.skip_timing:
         timing(args.seed, Budget(worlds=args.worlds, rollouts=args.rollouts))
         hint_timing(args.seed)

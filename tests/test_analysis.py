@@ -218,3 +218,48 @@ def test_a_declaration_is_reviewed_against_passing_and_the_other_declarations_ru
     assert len(names) == len({tuple(n) for n in names})
     assert d.hindsight is not None and [c.cards for c in d.hindsight.candidates] == names
     assert any(line.startswith("declare") for line in review_lines(review))
+
+
+@pytest.mark.parametrize(("given", "points", "verdict"), [("5S", 5, "inaccuracy"),
+                                                            ("10S", 10, "mistake"),
+                                                            ("KS", 10, "mistake")])
+def test_a_follow_that_feeds_the_opponents_trick_loses_its_points_rules_7(
+        given: str, points: int, verdict: str) -> None:
+    """Seat 0 leads AS (it wins: no trumps are played, RULES §6.2-§6.3). Seat 1, a
+    declarer, follows with `given` or 3S: `given` goes to the opponents; kept, it falls
+    in the last trick, which seat 3 (its partner) wins with 7D, the kitty holding no
+    points (§7). The loss is `given`'s points exactly; the safe 3S is the best."""
+    rnd = Round.from_position(
+        [C("AS 4D"), C(given + " 3S"), C("6S 6D"), C("7S 7D")],
+        kitty=C("3C 3C 4C 4C 6C 6C 7C 7C"), trump_suit="H", leader=0, declaring_team=1,
+    )
+    rnd.step(Play(0, tuple(C("AS"))))
+    feed, safe = (C(given)[0].id,), (C("3S")[0].id,)
+    bad = hindsight_reading(rnd, 1, "play", [feed, safe], Budget(rollouts=2), seed=3)
+    assert (bad.best, bad.played) == (1, 0)
+    assert bad.loss_points == pytest.approx(points) and bad.verdict == verdict
+    assert bad.candidates[0].trick_points == points and bad.candidates[1].trick_points == 0
+    assert bad.reason.key == "analysis.reason.gives_points"
+    good = hindsight_reading(rnd, 1, "play", [safe, feed], Budget(rollouts=2), seed=3)
+    assert good.verdict == "best" and good.loss_points == 0.0 and good.accuracy == 100.0
+
+
+def test_spending_the_top_trump_early_gives_away_the_kitty_a_blunder_rules_7() -> None:
+    """Seat 0 (declarer) holds RJ and 4C; the kitty holds 40 points. Leading 4C first
+    (seat 1 must follow clubs, §6.2) keeps RJ for the last trick, which it wins: the
+    opponents score nothing. Leading RJ first wins a pointless trick, and the last trick,
+    led with 4C, goes to seat 3's higher club: the kitty's 40 points, doubled (§7), go
+    to the opponents. 80 points: a blunder, and levels lost as well (§8.2)."""
+    rnd = Round.from_position(
+        [C("RJ 4C"), C("3H 3C"), C("6C 7C"), C("8C 9C")],
+        kitty=C("KD KD 10D 10D 6D 7D 8D 9D"), trump_suit="H", leader=0, declaring_team=0,
+    )
+    rj, low = (C("RJ")[0].id,), (C("4C")[0].id,)
+    bad = hindsight_reading(rnd, 0, "play", [rj, low], Budget(rollouts=2), seed=5)
+    assert (bad.best, bad.played) == (1, 0)
+    assert bad.loss_points == pytest.approx(80.0) and bad.verdict == "blunder"
+    assert bad.candidates[0].trick_win == 1.0 and bad.candidates[0].trick_points == 0
+    assert bad.loss_levels > 0 and bad.accuracy == pytest.approx(100 * 2.718281828 ** -4, abs=0.1)
+    assert bad.reason.key == "analysis.reason.wins_dear"
+    good = hindsight_reading(rnd, 0, "play", [low, rj], Budget(rollouts=2), seed=5)
+    assert good.verdict == "best" and good.loss_points == 0.0

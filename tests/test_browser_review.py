@@ -8,6 +8,12 @@ random, so that it has marked decisions). Clicking Review for seat 0 asks
 count, the marked decisions with their class badge, loss and better play drawn as
 cards, and the evaluation graph (inline SVG: a bar per trick that lost points and the
 running loss with knowledge and with hindsight).
+
+The round summary at a table (its WebSocket answered by the test with a real view just
+after round 1): it asks /api/tables/{id}/accuracy?round=1, shows "analysing 3/27" while
+the server says so, then an accuracy line for every human seat; the player's own seat
+has a Review entry that opens the same panel for that seat (its progress shown while
+the review is answered 202), the others have none.
 """
 
 # ruff: noqa: F811  (the test_browser fixtures `server` and `browser` are parameters here)
@@ -20,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import new_page
+from browser_helpers import FakeServer, _advance, new_page, show_fake, state_of
 from shengji import Game
 from shengji.analysis import Budget, review_round
 from shengji.bots.heuristic import HeuristicAgent
@@ -84,7 +90,7 @@ def test_the_review_panel_shows_classes_better_plays_and_the_graph(server: str, 
         assert marked, "a seat playing at random makes marked decisions"
         page.click("#review-btn")
         page.wait_for_selector("#review-body")
-        assert asked == ["tables/fake/review?seat=0&round=1"]
+        assert asked == ["tables/fake/review?seat=0&round=1&wait=false"]
         acc = page.inner_text("#review-accuracy")
         assert f"Accuracy {review['accuracy']:.1f}" in acc
         assert f"with hindsight {review['hindsight_accuracy']:.1f}" in acc
@@ -126,3 +132,65 @@ def test_the_review_panel_shows_classes_better_plays_and_the_graph(server: str, 
             page.set_viewport_size({"width": 1100, "height": 3000})  # nothing under the top bar
             page.evaluate("window.scrollTo(0, 0)")
             page.locator("#review-panel").screenshot(path=shot)
+
+
+def _after_round_one(g: Game) -> bool:
+    return g.round_no == 1 and g.decision().phase in ("deal", "declare")
+
+
+@browser_only
+@pytest.mark.timeout(120)
+def test_the_round_summary_shows_accuracy_lines_and_opens_the_review(server: str,
+                                                                     browser: Any) -> None:
+    g = _advance(7, _after_round_one, limit=20_000)
+    review = review_round(g.record, 0, 0, SMALL, seed=1).to_json()
+    assert review["decisions"]
+    partner = {"seat": 2, "name": "Chen", "may_review": False, "status": "done",
+               "accuracy": 64.25, "decisions": 24, "hindsight_accuracy": None}
+    done = {"seat": 0, "name": "Alice", "may_review": True, "status": "done",
+            "accuracy": review["accuracy"], "decisions": len(review["decisions"]),
+            "hindsight_accuracy": review["hindsight_accuracy"]}
+    asked: list[str] = []
+
+    def accuracy(route: Any) -> None:
+        asked.append(route.request.url.split("/api/", 1)[1])
+        rows = [done, partner] if len(asked) > 1 else [
+            {"seat": 0, "name": "Alice", "may_review": True, "status": "analysing",
+             "done": 3, "total": 27}, partner]
+        route.fulfill(status=200, content_type="application/json",
+                      body=json.dumps({"round": 1, "seats": rows}))
+
+    reviews: list[str] = []
+
+    def answer_review(route: Any) -> None:
+        reviews.append(route.request.url.split("/api/", 1)[1])
+        if len(reviews) <= 2:  # being worked out: its progress
+            route.fulfill(status=202, content_type="application/json", body=json.dumps(
+                {"code": "analysing", "done": 5, "total": 27, "detail": "analysing 5/27"}))
+        else:
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(review))
+
+    with new_page(browser, viewport={"width": 1366, "height": 1000}) as page:
+        page.route("**/api/tables/fake/accuracy**", accuracy)
+        page.route("**/api/tables/fake/review**", answer_review)
+        show_fake(page, server, FakeServer(state_of(g, 0)))
+        page.wait_for_selector("#summary #sum-accuracy")
+        progress = page.wait_for_selector(".sum-acc-row[data-seat='0'][data-status='analysing']")
+        assert "analysing 3/27" in progress.inner_text()
+        mine = page.wait_for_selector(".sum-acc-row[data-seat='0'][data-status='done']")
+        assert asked[0] == "tables/fake/accuracy?round=1"
+        assert f"Accuracy {review['accuracy']:.1f}" in mine.inner_text()
+        assert f"with hindsight {review['hindsight_accuracy']:.1f}" in mine.inner_text()
+        theirs = page.locator(".sum-acc-row[data-seat='2']")
+        assert "Accuracy 64.3" in theirs.inner_text() and "hindsight" not in theirs.inner_text()
+        assert theirs.locator("[data-review-seat]").count() == 0  # not theirs to review
+        assert page.locator(".sum-acc-row").count() == 2  # the human seats the server named
+        page.click("[data-review-seat='0']")
+        page.wait_for_function("() => (document.querySelector('#summary #review-btn') || {})"
+                               ".textContent?.includes('analysing 5/27')")
+        page.wait_for_selector("#summary #review-body")
+        assert reviews[0] == "tables/fake/review?seat=0&round=1&wait=false"
+        acc = page.inner_text("#summary #review-accuracy")
+        assert f"Accuracy {review['accuracy']:.1f}" in acc
+        assert page.locator("#summary #review-seat").count() == 0  # that seat only
+        assert page.locator("#summary #review-graph polyline.run-knowledge").count() == 1

@@ -61,6 +61,8 @@ def _value(o: Any) -> tuple[list[str], Any]:
         return [o.flag, "0.0.0.0"], "0.0.0.0"
     if o.field == "log_level":
         return [o.flag, "warning"], "warning"
+    if o.field == "bots":  # a Ray cluster's address (issue 35); workers > 1 needs one
+        return [o.flag, "ray:auto"], "ray:auto"
     base = 7 if o.default is None else o.default
     new = base + 3
     return [o.flag, str(new)], new

@@ -43,7 +43,7 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
     try:
         async with store.engine.connect() as conn:
             version = (await conn.execute(sa.text("select version_num from alembic_version"))).all()
-        assert version == [("0002",)]
+        assert version == [("0003",)]
         await store.create_table(_row())
         row = await store.get_table("abc")
         assert row is not None
@@ -86,6 +86,16 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
         done = await store.finished_tables()
         assert [(r.id, r.result) for r in done] == [("abc", result)]
         assert done[0].finished is not None and done[0].finished.tzinfo is not None
+        # A round's review kept with the game (migration 0003), keyed by round, seat,
+        # budget and seed; a second save of the same key keeps the first.
+        body = {"seat": 2, "accuracy": 81.5, "decisions": [{"kind": "play", "trick": 1}]}
+        assert await store.load_review("abc", 0, 2, "8/4/6", 2**40) is None
+        await store.save_review("abc", 0, 2, "8/4/6", 2**40, body)
+        await store.save_review("abc", 0, 2, "8/4/6", 2**40, {"other": True})
+        assert await store.load_review("abc", 0, 2, "8/4/6", 2**40) == body
+        for other in ((1, 2, "8/4/6", 2**40), (0, 1, "8/4/6", 2**40),
+                      (0, 2, "2/1/3", 2**40), (0, 2, "8/4/6", 0)):
+            assert await store.load_review("abc", *other) is None
     finally:
         await store.close()
     # Reopening runs the migrations again (no-op) and sees the same data.
@@ -93,6 +103,7 @@ async def _roundtrip(url: str, writer: str = "inline") -> None:
     await store.start()
     try:
         assert len(await store.load_actions("abc")) == 53
+        assert (await store.load_review("abc", 0, 2, "8/4/6", 2**40) or {}).get("seat") == 2
     finally:
         await store.close()
 

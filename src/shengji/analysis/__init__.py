@@ -19,6 +19,7 @@ from .review import (
     accuracy,
     candidates,
     classify,
+    decision_count,
     hindsight_reading,
     knowledge_reading,
     play_candidates,
@@ -30,6 +31,7 @@ from .review import (
 __all__ = [
     "HINT_BUDGET", "Hint", "hint_kind", "suggest",
     "ACCURACY_K", "CLASSES", "THRESHOLDS", "Budget", "CandidateValue", "Decision", "Reading",
-    "Reason", "RoundReview", "accuracy", "candidates", "classify", "hindsight_reading",
+    "Reason", "RoundReview", "accuracy", "candidates", "classify", "decision_count",
+    "hindsight_reading",
     "knowledge_reading", "play_candidates", "reason_text", "review_lines", "review_round",
 ]

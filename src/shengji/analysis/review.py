@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -76,8 +76,9 @@ from ..views import View
 
 __all__ = [
     "ACCURACY_K", "CLASSES", "THRESHOLDS", "Budget", "CandidateValue", "Decision", "Reading",
-    "Reason", "RoundReview", "accuracy", "candidates", "classify", "hindsight_reading",
-    "knowledge_reading", "play_candidates", "reason_text", "review_lines", "review_round",
+    "Reason", "RoundReview", "accuracy", "candidates", "classify", "decision_count",
+    "hindsight_reading", "knowledge_reading", "play_candidates", "reason_text", "review_lines",
+    "review_round",
 ]
 
 Ids = tuple[int, ...]
@@ -497,15 +498,18 @@ def _positions(record: GameRecord, round_no: int, seat: int
 
 def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | None = None,
                  seed: int = 0, hindsight: bool = True,
-                 progress: Callable[[int, int], None] | None = None) -> RoundReview:
+                 progress: Callable[[int, int], None] | None = None,
+                 only: Collection[int] | None = None) -> RoundReview:
     """Review `seat`'s bury and plays in round `round_no` (0-based) of `record`.
 
     The hindsight reading is added only when the record finishes the round (and
     `hindsight` is true). Decisions with a single legal move are skipped (nothing to
     choose). `progress(done, total)` is called before the first and after each of the
     seat's decisions in the round (forced ones included), for a line such as
-    "analysing 12/27". Raises `IllegalAction` for a record that does not replay or
-    lacks the round.
+    "analysing 12/27". `only`: review only those of the seat's decisions (their
+    0-based order in the round, forced ones counted), for a review worked out in parts;
+    each decision's verdict is the same either way (its own seed, `hash_seed`). Raises
+    `IllegalAction` for a record that does not replay or lacks the round.
     """
     if seat not in range(4):
         raise IllegalAction(f"no seat {seat}: seats are 0-3")
@@ -515,6 +519,8 @@ def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | 
     for n, (i, kind, view, true, a) in enumerate(positions, 1):
         if progress is not None:
             progress(n - 1, len(positions))
+        if only is not None and n - 1 not in only:
+            continue
         played = () if isinstance(a, Pass) else tuple(sorted(c.id for c in a.cards))
         dseed = hash_seed(seed, i)
         cands = candidates(view, kind, played, budget, dseed)
@@ -536,6 +542,12 @@ def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | 
     if progress is not None:
         progress(len(positions), len(positions))
     return review
+
+
+def decision_count(record: GameRecord, round_no: int, seat: int) -> int:
+    """How many decisions `seat` made in round `round_no` (forced ones included): the
+    range of `review_round`'s `only`."""
+    return len(_positions(record, round_no, seat)[0])
 
 
 def hash_seed(seed: int, index: int) -> int:

@@ -31,7 +31,7 @@ from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
-from .reviews import REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewCache
+from .reviews import REVIEW_FAILED, REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewJobs
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
@@ -477,46 +477,158 @@ def create_app(
         # the table's last messages (not cached: chat does not grow the log)
         return {**steps, "chat": table.chat.history()["messages"]}
 
-    review_cache = ReviewCache()
+    review_jobs = ReviewJobs()
     review_limit = WindowLimit(config.replays_per_min)
+
+    def finished_round(table: Any, round_: int) -> int | JSONResponse:
+        """Round `round_` (1-based) as a 0-based index if it is finished, else the 409."""
+        game = table.game
+        round_no = round_ - 1
+        if table.status in (WAITING, ERROR) or not (
+                round_no < game.round_no or (game.is_over and round_no == game.round_no)):
+            return JSONResponse({"detail": f"round {round_} is not finished: a review comes "
+                                 "only after the round (RULES §11)", "code": ROUND_UNFINISHED},
+                                status_code=409)
+        return round_no
+
+    def bearer(request: Request) -> str | None:
+        auth = request.headers.get("authorization", "")
+        return auth[7:] if auth.lower().startswith("bearer ") else None
+
+    def review_key(table: Any, round_no: int, seat: int) -> tuple[Any, ...]:
+        from . import reviews
+
+        return (table.id, round_no, seat, reviews.budget_key(reviews.REVIEW_BUDGET),
+                reviews.REVIEW_SEED)
+
+    def review_work(manager: Manager, table: Any, round_no: int, seat: int
+                    ) -> Callable[[Callable[[int, int], None]], Awaitable[dict[str, Any]]]:
+        """The review's computation: read back from the store if kept there, else worked
+        out a few decisions at a time in the bots' pool (progress after each), then kept."""
+        from . import reviews
+
+        budget, rseed = reviews.REVIEW_BUDGET, reviews.REVIEW_SEED
+        actions = [a.to_json() for a in table.game.actions]
+        table_id, seed, options = table.id, table.seed, table.options
+
+        async def work(progress: Callable[[int, int], None]) -> dict[str, Any]:
+            bkey = reviews.budget_key(budget)
+            stored = await manager.store.load_review(table_id, round_no, seat, bkey, rseed)
+            if stored is not None:
+                return stored
+            total = await asyncio.to_thread(reviews.count_parts, seed, options, actions,
+                                            round_no, seat)
+            progress(0, total)
+            parts = []
+            for part in reviews.split(total):  # one task at a time: bots' moves get between
+                parts.append(await manager.review(seed, options, actions, round_no, seat,
+                                                  budget, rseed, part))
+                progress(part[1], total)
+            body = reviews.merge(parts) if parts else await manager.review(
+                seed, options, actions, round_no, seat, budget, rseed)
+            try:
+                await manager.store.save_review(table_id, round_no, seat, bkey, rseed, body)
+            except Exception:  # noqa: BLE001 - the review still goes out; kept next time
+                log.warning("could not store the review of table %s", table_id, exc_info=True)
+            return body
+
+        return work
+
+    def review_failed(why: str) -> JSONResponse:
+        return JSONResponse({"detail": f"the review could not be worked out: {why}",
+                             "code": REVIEW_FAILED}, status_code=500)
 
     @app.get("/api/tables/{table_id}/review", response_model=None)
     async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=3),
-                     round: int = Query(ge=1)) -> JSONResponse | dict[str, Any]:
+                     round: int = Query(ge=1), wait: bool = True  # noqa: A002
+                     ) -> JSONResponse | dict[str, Any]:
         """One seat's review of a finished round (`round` 1-based; see `reviews`):
-        computed once in the bots' pool, cached by (table, round, seat, log length), rate
-        limited per address like the replay."""
-        from . import reviews
-
+        computed once in the bots' pool, then kept with the game. `wait=false` answers at
+        once: the review if it is ready, else 202 with the progress ("analysing 12/27").
+        Starting a computation is rate limited per address like the replay."""
         manager = manager_of(app)
-        refused = over_limit(review_limit, request, "reviews")
-        if refused is not None:
-            return refused
         table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
-        if table.status in (WAITING, ERROR):
-            return JSONResponse({"detail": "there is no finished round to review at this "
-                                 "table", "code": ROUND_UNFINISHED}, status_code=409)
-        game = table.game
-        round_no = round - 1
-        if not (round_no < game.round_no or (game.is_over and round_no == game.round_no)):
-            return JSONResponse({"detail": f"round {round} is not finished: a review comes "
-                                 "only after the round (RULES §11)", "code": ROUND_UNFINISHED},
-                                status_code=409)
+        round_no = finished_round(table, round)
+        if isinstance(round_no, JSONResponse):
+            return round_no
         if table.status != FINISHED:
-            auth = request.headers.get("authorization", "")
-            token = auth[7:] if auth.lower().startswith("bearer ") else None
             mine = table.seats[seat]
-            if mine is None or not token_matches(token, mine.token_hash):
+            if mine is None or not token_matches(bearer(request), mine.token_hash):
                 return JSONResponse({"detail": "while the game is on, a round's review goes "
                                      "only to the seat it reviews (RULES §11)",
                                      "code": REVIEW_OWN_SEAT}, status_code=403)
-        actions = [a.to_json() for a in game.actions]
-        key = (table.id, round_no, seat, len(actions))
-        return await review_cache.get_or_compute(key, lambda: manager.review(
-            table.seed, table.options, actions, round_no, seat, reviews.REVIEW_BUDGET,
-            reviews.REVIEW_SEED))
+        key = review_key(table, round_no, seat)
+        body = review_jobs.get(key)
+        if body is not None:
+            return body
+        if key in review_jobs.failed:
+            return review_failed(review_jobs.failed[key])
+        if review_jobs.progress(key) is None:
+            refused = over_limit(review_limit, request, "reviews")
+            if refused is not None:
+                return refused
+        job = review_jobs.start(key, review_work(manager, table, round_no, seat))
+        if wait or job.done():
+            try:
+                return await asyncio.shield(job)
+            except Exception as exc:  # noqa: BLE001 - logged, then said to the client
+                log.exception("the review of table %s round %s seat %s failed", table_id,
+                              round, seat)
+                return review_failed(str(exc))
+        done, total = review_jobs.progress(key) or (0, 0)
+        return JSONResponse({"detail": f"analysing {done}/{total}", "code": "analysing",
+                             "done": done, "total": total}, status_code=202)
+
+    @app.get("/api/tables/{table_id}/accuracy", response_model=None)
+    async def round_accuracy(table_id: str, request: Request,
+                             round: int = Query(ge=1)  # noqa: A002
+                             ) -> JSONResponse | dict[str, Any]:
+        """The round summary's accuracy line for every human seat of a finished round
+        (`round` 1-based): each review is started in the bots' pool if it is not kept
+        yet; a seat still being analysed says how far ("done", "total"), one whose
+        analysis failed says "error" (and is not retried). The knowledge
+        accuracy goes to everyone (a figure, no cards); the hindsight accuracy and
+        `may_review` only where the review itself may be seen (see `reviews`)."""
+        manager = manager_of(app)
+        table = await manager.read(table_id)
+        if table is None:
+            raise HTTPException(404, "no such table")
+        round_no = finished_round(table, round)
+        if isinstance(round_no, JSONResponse):
+            return round_no
+        token = bearer(request)
+        counted = False
+        rows = []
+        for s, info in enumerate(table.seats):
+            if info is None or info.kind != "human":
+                continue
+            may = table.status == FINISHED or token_matches(token, info.token_hash)
+            key = review_key(table, round_no, s)
+            body = review_jobs.get(key)
+            row: dict[str, Any] = {"seat": s, "name": info.name, "may_review": may}
+            if body is None and key in review_jobs.failed:
+                rows.append({**row, "status": "error"})
+                continue
+            if body is None:
+                if review_jobs.progress(key) is None and not counted:
+                    counted = True
+                    refused = over_limit(review_limit, request, "reviews")
+                    if refused is not None:
+                        return refused
+                job = review_jobs.start(key, review_work(manager, table, round_no, s))
+                if job.done() and not job.cancelled() and job.exception() is None:
+                    body = job.result()
+            if body is None:
+                done, total = review_jobs.progress(key) or (0, 0)
+                row.update(status="analysing", done=done, total=total)
+            else:
+                row.update(status="done", accuracy=body["accuracy"],
+                           decisions=len(body["decisions"]),
+                           hindsight_accuracy=body["hindsight_accuracy"] if may else None)
+            rows.append(row)
+        return {"round": round, "seats": rows}
 
     @app.get("/api/tables/{table_id}/export", response_model=None)
     async def export(table_id: str, request: Request) -> JSONResponse | dict[str, Any]:

@@ -92,6 +92,20 @@ chat_t = sa.Table(
     sa.Column("text", sa.String(400), nullable=False),
 )
 
+#: a finished round's review (issue 32, `server/reviews.py`), kept with its game so that a
+#: replay or a reload does not recompute it: one row per (round, seat, budget, seed)
+reviews_t = sa.Table(
+    "reviews",
+    metadata,
+    _table_key(),
+    sa.Column("round_no", sa.Integer(), primary_key=True),  # 0-based
+    sa.Column("seat", sa.Integer(), primary_key=True),
+    sa.Column("budget", sa.String(64), primary_key=True),  # "worlds/rollouts/candidates"
+    sa.Column("seed", sa.BigInteger(), primary_key=True),
+    sa.Column("body", sa.JSON(), nullable=False),
+    sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+)
+
 
 @dataclass(frozen=True)
 class ChatRow:
@@ -692,6 +706,30 @@ class Store:
                     raise RuntimeError(f"action log of table {table_id} has a gap at {i}")
                 out.append(r.action)
             return out
+
+    # -- stored reviews (issue 32) ------------------------------------------------------
+    async def save_review(self, table_id: str, round_no: int, seat: int, budget: str,
+                          seed: int, body: dict[str, Any]) -> None:
+        """Keep a round's review with its game; a second save of the same key (two
+        servers computing it at once) keeps the first: the review is deterministic."""
+        try:
+            await self._write((reviews_t.insert(), {
+                "table_id": table_id, "round_no": round_no, "seat": seat, "budget": budget,
+                "seed": seed, "body": body, "created": dt.datetime.now(dt.UTC),
+            }))
+        except Exception as exc:
+            if not _integrity(exc):
+                raise
+
+    async def load_review(self, table_id: str, round_no: int, seat: int, budget: str,
+                          seed: int) -> dict[str, Any] | None:
+        """A stored review (`save_review`), or None."""
+        c = reviews_t.c
+        async with self.engine.connect() as conn:
+            r = (await conn.execute(sa.select(c.body).where(
+                c.table_id == table_id, c.round_no == round_no, c.seat == seat,
+                c.budget == budget, c.seed == seed))).first()
+        return None if r is None else dict(r.body)
 
 
 def preflight(url: str) -> None:

@@ -5,7 +5,12 @@
 // decisions: the class badge, the loss in points (and levels), the better play drawn as
 // cards and the reason, worded from the search's figures (analysis.reason.*).
 // While a game is on, only the reviewed seat's own token gets the review (RULES §11).
-import { useState, useEffect } from "../vendor/preact-hooks.mjs";
+// The review is asked with wait=false: while the server works it out (one decision at a
+// time in the bots' pool) it answers 202 with its progress, shown as "analysing 12/27".
+// `SummaryAccuracy` is the round summary's part: every human seat's accuracy
+// (GET /api/tables/{id}/accuracy?round=N) and, where the review may be seen, a Review
+// entry that opens this panel for that seat.
+import { useState, useEffect, useRef } from "../vendor/preact-hooks.mjs";
 import { html, Cards } from "./ui.js";
 import { t, has } from "./i18n.js";
 import { cardList, prettyCards } from "./cards.js";
@@ -110,21 +115,47 @@ function DecisionRow({ d }) {
   </li>`;
 }
 
-/** The whole panel for table `id`, round index `ri` (0-based) of `tricks` tricks. */
-export function ReviewPanel({ id, ri, finished, tricks, seatName }) {
-  const [seat, setSeat] = useState(0);
+const authHeaders = (id) => {
+  const token = getToken(id);
+  return token ? { Authorization: `Bearer ${token}` } : {};
+};
+const POLL_MS = 700; // how often a review being worked out is asked again
+const later = (ms) => new Promise((res) => setTimeout(res, ms));
+
+/** "analysing 12/27" (or "Analysing…" before the count is known). */
+function analysing(done, total) {
+  return total ? t("review.analysing", { done, total }) : t("review.loading");
+}
+
+/**
+ * The whole panel for table `id`, round index `ri` (0-based) of `tricks` tricks (null: as
+ * many as the review's last trick). `fixedSeat`: that seat only (no seat choice);
+ * `autoload`: asked at once.
+ */
+export function ReviewPanel({ id, ri, finished, tricks, seatName, fixedSeat = null, autoload = false }) {
+  const [seat, setSeat] = useState(fixedSeat ?? 0);
   const [state, setState] = useState({ status: "idle" });
   const [all, setAll] = useState(false);
-  useEffect(() => setState({ status: "idle" }), [id, ri, seat]);
+  const alive = useRef(true);
+  useEffect(() => () => (alive.current = false), []);
+  useEffect(() => {
+    setState({ status: "idle" });
+    if (autoload && finished) load();
+  }, [id, ri, seat]);
 
   const load = async () => {
-    setState({ status: "loading" });
+    setState({ status: "loading", done: 0, total: 0 });
     try {
-      const token = getToken(id);
-      const r = await fetch(`/api/tables/${encodeURIComponent(id)}/review?seat=${seat}&round=${ri + 1}`, {
-        headers: token ? { Authorization: `Bearer ${token}` } : {},
-      });
-      const body = await r.json().catch(() => ({}));
+      const url = `/api/tables/${encodeURIComponent(id)}/review?seat=${seat}&round=${ri + 1}&wait=false`;
+      let r, body;
+      for (;;) {
+        r = await fetch(url, { headers: authHeaders(id) });
+        body = await r.json().catch(() => ({}));
+        if (!alive.current) return;
+        if (r.status !== 202) break;
+        setState({ status: "loading", done: body.done, total: body.total });
+        await later(POLL_MS);
+      }
       if (r.ok) return setState({ status: "done", review: body });
       const code = body.code;
       const msg = code === "round_unfinished" ? t("review.unfinished") : code === "review_own_seat" ? t("review.own_seat") : code === "rate_limited" ? t("review.rate") : t("review.error", { status: r.status });
@@ -136,19 +167,22 @@ export function ReviewPanel({ id, ri, finished, tricks, seatName }) {
 
   const rv = state.review;
   const decisions = rv ? rv.decisions : [];
+  const nTricks = tricks ?? Math.max(1, ...decisions.map((d) => d.trick || 0));
   const marked = decisions.filter((d) => MARKED.has(d.knowledge.verdict) || (d.hindsight && MARKED.has(d.hindsight.verdict)));
   const shown = all ? decisions : marked;
   const counts = CLASSES.map((c) => [c, decisions.filter((d) => d.knowledge.verdict === c).length]);
   return html`<section class="side-box review-panel" id="review-panel">
     <h3>${t("review.title")}</h3>
     <div class="review-controls">
-      <label>${t("review.seat")}
+      ${fixedSeat == null
+        ? html`<label>${t("review.seat")}
         <select id="review-seat" value=${seat} onChange=${(e) => setSeat(Number(e.target.value))}>
           ${[0, 1, 2, 3].map((s) => html`<option value=${s} selected=${s === seat}>${seatName(s)}</option>`)}
         </select>
-      </label>
+      </label>`
+        : html`<b class="review-seat-name">${seatName(seat)}</b>`}
       <button class="btn small" id="review-btn" disabled=${state.status === "loading" || !finished} onClick=${load}>
-        ${state.status === "loading" ? t("review.loading") : t("review.show", { n: ri + 1 })}
+        ${state.status === "loading" ? analysing(state.done, state.total) : t("review.show", { n: ri + 1 })}
       </button>
       ${!finished && html`<small class="muted">${t("review.unfinished")}</small>`}
     </div>
@@ -160,9 +194,63 @@ export function ReviewPanel({ id, ri, finished, tricks, seatName }) {
         <small class="muted"> · ${t("review.budget", { worlds: rv.budget.worlds, rollouts: rv.budget.rollouts })}</small>
       </p>
       <p class="review-counts">${counts.map(([c, n]) => html`<span class=${"review-badge cls-" + c} data-class=${c}>${t(`review.class.${c}`)} ${n}</span> `)}</p>
-      ${decisions.length > 0 && html`<${LossGraph} decisions=${decisions} tricks=${tricks} />`}
+      ${decisions.length > 0 && html`<${LossGraph} decisions=${decisions} tricks=${nTricks} />`}
       <label class="review-all"><input type="checkbox" id="review-all" checked=${all} onChange=${(e) => setAll(e.target.checked)} /> ${t("review.all", { n: decisions.length })}</label>
       ${shown.length ? html`<ol class="review-list" id="review-list">${shown.map((d) => html`<${DecisionRow} key=${d.action_index} d=${d} />`)}</ol>` : html`<p class="muted" id="review-clean">${t(decisions.length ? "review.clean" : "review.none")}</p>`}
     </div>`}
+  </section>`;
+}
+
+/**
+ * The round summary's accuracy lines (issue 32): every human seat of table `tableId` in
+ * round `round` (1-based), asked again while any is being analysed; a seat whose review
+ * this client may see (its own, or any once the game is over) gets a Review entry that
+ * opens the review panel under the lines.
+ */
+export function SummaryAccuracy({ tableId, round, seatName }) {
+  const [rows, setRows] = useState(null);
+  const [err, setErr] = useState(null);
+  const [open, setOpen] = useState(null);
+  useEffect(() => {
+    let alive = true;
+    let timer = null;
+    setRows(null);
+    setOpen(null);
+    const poll = async () => {
+      try {
+        const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/accuracy?round=${round}`, { headers: authHeaders(tableId) });
+        const body = await r.json().catch(() => ({}));
+        if (!alive) return;
+        if (r.status === 404) return setRows([]); // no such table (any more): no lines
+        if (!r.ok) return setErr(r.status === 429 ? t("review.rate") : t("review.error", { status: r.status }));
+        setErr(null);
+        setRows(body.seats || []);
+        if ((body.seats || []).some((s) => s.status === "analysing")) timer = setTimeout(poll, POLL_MS);
+      } catch (e) {
+        if (alive) setErr(String(e));
+      }
+    };
+    poll();
+    return () => {
+      alive = false;
+      clearTimeout(timer);
+    };
+  }, [tableId, round]);
+  if (err) return html`<p class="note" id="sum-accuracy-error">${err}</p>`;
+  if (!rows || !rows.length) return null;
+  return html`<section class="sum-accuracy" id="sum-accuracy">
+    <h3>${t("summary.accuracy")}</h3>
+    <ul class="sum-acc-list">
+      ${rows.map((s) => html`<li class="sum-acc-row" data-seat=${s.seat} data-status=${s.status}>
+        <b>${seatName(s.seat)}</b>
+        ${s.status === "done"
+          ? html`<span class="sum-acc-value">${t("review.accuracy", { value: s.accuracy == null ? "—" : num(s.accuracy) })}</span>${s.hindsight_accuracy != null && html`<span class="muted"> · ${t("review.hindsight_accuracy", { value: num(s.hindsight_accuracy) })}</span>`}`
+          : s.status === "error"
+            ? html`<span class="muted">${t("review.accuracy", { value: "—" })}</span>`
+            : html`<span class="muted sum-acc-progress">${analysing(s.done, s.total)}</span>`}
+        ${s.may_review && s.status === "done" && html`<button class=${"btn small" + (open === s.seat ? " primary" : "")} data-review-seat=${s.seat} aria-expanded=${open === s.seat ? "true" : "false"} onClick=${() => setOpen(open === s.seat ? null : s.seat)}>${t("summary.review")}</button>`}
+      </li>`)}
+    </ul>
+    ${open != null && html`<${ReviewPanel} key=${open} id=${tableId} ri=${round - 1} finished=${true} tricks=${null} seatName=${seatName} fixedSeat=${open} autoload=${true} />`}
   </section>`;
 }

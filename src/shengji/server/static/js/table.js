@@ -20,6 +20,7 @@ import {
 import { getName, saveName } from "./lobby.js";
 import { Robot, CardsIcon } from "./icons.js";
 import { rulesHref } from "./rules.js";
+import { SummaryAccuracy } from "./review.js";
 import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./hand.js";
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
@@ -349,6 +350,7 @@ function Summary({ view, seatName, onClose, tableId, docked }) {
         </tbody>
       </table>
       ${!over && r.next_starter != null && html`<p>${t("summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
+      <${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />
       <div class="modal-buttons">
         ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
         ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
