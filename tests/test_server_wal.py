@@ -140,3 +140,29 @@ def test_writes_wait_for_a_truncation_without_blocking_the_loop(tmp_path: Path) 
             await store.close()
 
     asyncio.run(run())
+
+
+def test_a_steady_load_keeps_its_wal_and_a_bursts_high_water_is_given_back(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "w.db"
+    wal = Path(f"{db}-wal")
+
+    async def run() -> None:
+        store = Store(f"sqlite+aiosqlite:///{db}", checkpoint_s=3600,
+                      wal_truncate_bytes=1 << 20)
+        await store.start()
+        try:
+            await store.create_table(_row())
+            for start in (0, 3000):  # writes refill the ~3 MB WAL each interval
+                await _burst(store, start, 3000)
+                await store.checkpoint()
+                assert store.truncations == 0 and wal.stat().st_size > 2 << 20
+            await _burst(store, 6000, 20)  # the writes go on, far fewer
+            await store.checkpoint()
+            assert store.truncations == 1 and wal.stat().st_size == 0
+            assert len(await store.load_chat("walt", 10_000)) == 6020
+        finally:
+            await store.close()
+
+    asyncio.run(run())

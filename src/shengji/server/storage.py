@@ -489,19 +489,23 @@ class Store:
         """Copy the WAL into the database, off the event loop (may fsync); truncate it
         where its space is to be given back.
 
-        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown):
-        when a checkpoint has copied every frame and the file is over
-        `wal_truncate_bytes`, or a game ended since (`compact_soon`) and no write was
-        committed since the previous checkpoint (idle), a TRUNCATE checkpoint gives the
-        space back. It has nothing left to copy, so it only waits (`truncate_wait_ms`, else
-        it is tried next time) for readers of the old frames.
+        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown).
+        Once a checkpoint has copied every frame, a TRUNCATE checkpoint gives the space
+        back (it has nothing left to copy, so it only waits, `truncate_wait_ms`, else it
+        is tried next time, for readers of the old frames):
+        - when no write was committed since the previous checkpoint (idle), if the file
+          is over `wal_truncate_bytes` or a game ended since (`compact_soon`);
+        - under writes, only if the file is over `wal_truncate_bytes` and over four times
+          what the writes since the last checkpoint filled (a burst's high-water, not the
+          size the steady load refills every interval).
 
         A TRUNCATE checkpoint locks writers out while it runs (10-40 ms), and the writer
-        is on the event loop: a write meeting it would stall every table (bench/load.py:
-        a truncation after each game end raised p99 from ~65 ms to 75-97 ms, issue 28).
-        So the small truncations wait for an idle moment, and while one runs the store
-        holds its writes back (they queue and are committed right after it) instead of
-        letting a commit wait for the lock on the loop."""
+        is on the event loop: a commit meeting it waited for the lock there and stalled
+        every table (bench/load.py at 100 tables refills ~24 MB each 2 s interval: one
+        truncation per checkpoint raised p99 from ~65 ms to 75-97 ms, issue 28). So the
+        steady load's WAL is left as it is, and while a truncation runs the store holds
+        its writes back (they queue and are committed right after it) instead of letting
+        a commit wait for the lock on the loop."""
         assert self._thread is not None and self._sqlite_path is not None
         path, local, wal = self._sqlite_path, self._local, self._sqlite_path + "-wal"
 
@@ -511,16 +515,18 @@ class Store:
                 con = local.con = sqlite3.connect(path, timeout=10)
             return con
 
-        def passive() -> int:
-            """A PASSIVE checkpoint; the WAL's size if it copied every frame, else -1."""
-            busy, frames, copied = connection().execute(
-                "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        def passive() -> tuple[int, int]:
+            """A PASSIVE checkpoint: the WAL file's size (-1 unless it copied every frame)
+            and the bytes its frames since the last restart take."""
+            con = connection()
+            busy, frames, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             if busy or frames <= 0 or copied != frames:
-                return -1
+                return -1, 0
+            page = int(con.execute("PRAGMA page_size").fetchone()[0])
             try:
-                return os.path.getsize(wal)
+                return os.path.getsize(wal), 32 + int(frames) * (page + 24)
             except OSError:
-                return -1
+                return -1, 0
 
         def truncate() -> bool:
             con = connection()
@@ -533,8 +539,10 @@ class Store:
         loop = asyncio.get_running_loop()
         idle = self.commits == self._commits_seen and not self._pending
         self._commits_seen = self.commits
-        size = await loop.run_in_executor(self._thread, passive)
-        if not (size > self.wal_truncate_bytes or (self._truncate_soon and idle and size > 0)):
+        size, filled = await loop.run_in_executor(self._thread, passive)
+        over = size > self.wal_truncate_bytes
+        if not ((idle and size > 0 and (over or self._truncate_soon))
+                or (over and size > 4 * filled)):
             return
         while self._busy:  # (a batch being committed finishes first)
             await asyncio.sleep(0.001)
