@@ -501,8 +501,8 @@ class Store:
 
         A TRUNCATE checkpoint locks writers out while it runs (10-40 ms), and the writer
         is on the event loop: a commit meeting it waited for the lock there and stalled
-        every table (bench/load.py at 100 tables refills ~24 MB each 2 s interval: one
-        truncation per checkpoint raised p99 from ~65 ms to 75-97 ms, issue 28). So the
+        every table (bench/load.py at 100 tables refills 17-32 MB each 2 s interval, so
+        every checkpoint truncated, and each stalled the loop 9-39 ms, issue 28). So the
         steady load's WAL is left as it is, and while a truncation runs the store holds
         its writes back (they queue and are committed right after it) instead of letting
         a commit wait for the lock on the loop."""
