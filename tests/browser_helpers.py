@@ -9,6 +9,7 @@ import json
 import random
 import re
 import socket
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,6 +32,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_until(page: Any, pred: Callable[[], Any], timeout_s: float = 20) -> None:
+    """Let the page's event loop run (the WebSocket routed to the test) until `pred()`
+    holds; fails the test after `timeout_s` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        assert time.monotonic() < deadline, "the condition did not hold in time"
+        page.wait_for_timeout(20)
 
 
 @contextlib.contextmanager

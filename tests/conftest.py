@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,61 +26,41 @@ def _playwright() -> Iterator[Any]:
         yield p
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the test (`item.rep_call`, ...): the `server` fixture
+    reads it to start a fresh server after a failed test."""
+    rep = yield
+    setattr(item, "rep_" + rep.when, rep)
+    return rep
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real web server, a subprocess on a free local port, for a browser test file
-    (skipped, or failed under `CI=true`, where Chromium is missing)."""
-    from browser_helpers import CHROMIUM, ROOT, free_port
-    from server_harness import skip_or_fail
+def server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The real web server of a browser test file, a subprocess on a free local port
+    (`server_harness.ServerProcess`); use `server` for its URL (skipped, or failed under
+    `CI=true`, where Chromium is missing)."""
+    from browser_helpers import CHROMIUM
+    from server_harness import ServerProcess, skip_or_fail
 
     if not os.path.exists(CHROMIUM):
         skip_or_fail(f"{CHROMIUM} is missing")
-    tmp = tmp_path_factory.mktemp("browser")
-    port = free_port()
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "shengji.server",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite+aiosqlite:///{tmp / 'x.db'}",
-            "--rate",
-            "1000",
-            "--burst",
-            "1000",
-            "--fast-timings",  # the tests' tables deal in ms (below a public server's minima)
-            "--create-per-min",
-            "1000",
-            "--log-level",
-            "warning",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    proc = ServerProcess(tmp_path_factory.mktemp("browser"))
     try:
-        deadline = time.monotonic() + 40
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/api/tables", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                raise RuntimeError("server did not start:\n" + (tmp / "server.log").read_text())
-            time.sleep(0.2)
-        yield base
+        yield proc
     finally:
-        from server_harness import end_process
+        proc.stop()
 
-        end_process(proc)
-        log.close()
+
+@pytest.fixture
+def server(server_process: Any, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The base URL of a live server for this test: the file's server, started again
+    first if it died or stopped answering, or if the test before failed (issue #29
+    item 13: one test that breaks or kills the server never breaks the next test)."""
+    yield server_process.ensure()
+    rep = getattr(request.node, "rep_call", None)
+    if rep is None or rep.failed:  # the test failed (or its setup did): a clean one next
+        server_process.stale = True
 
 
 @pytest.fixture

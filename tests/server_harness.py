@@ -569,3 +569,80 @@ def end_process(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
+
+
+class ServerProcess:
+    """`python -m shengji.server` as a subprocess on a free loopback port, on a SQLite file
+    in `tmp`: `ensure()` starts it (again) where it is not running, has died, does not
+    answer, or was marked `stale` (the browser tests' `server` fixture marks it after a
+    failed test), and returns its base URL. Each start gets a fresh database file and
+    port, and its output goes to `server-N.log` in `tmp`."""
+
+    ARGS = (
+        "--rate", "1000", "--burst", "1000",
+        "--fast-timings",  # the tests' tables deal in ms (below a public server's minima)
+        "--create-per-min", "1000", "--log-level", "warning",
+    )
+
+    def __init__(self, tmp: Any) -> None:
+        self.tmp = tmp
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.base = ""
+        self.starts = 0  # how many servers this object started (tests)
+        self.stale = False
+
+    def answers(self, timeout: float = 10.0) -> bool:
+        """Whether the running server answers `GET /api/tables` with 200."""
+        import urllib.request
+
+        if self.proc is None or self.proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(self.base + "/api/tables", timeout=timeout) as r:
+                return bool(r.status == 200)
+        except OSError:
+            return False
+
+    def ensure(self) -> str:
+        """The base URL of a live server, started afresh if needed (see the class)."""
+        if self.stale or not self.answers():
+            self.stop()
+            self._start()
+        return self.base
+
+    def _start(self) -> None:
+        import sys
+        import time
+        import urllib.request
+
+        from browser_helpers import ROOT, free_port
+
+        self.starts += 1
+        n, port = self.starts, free_port()
+        log_path = self.tmp / f"server-{n}.log"
+        with open(log_path, "wb") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "shengji.server", "--port", str(port),
+                 "--db", f"sqlite+aiosqlite:///{self.tmp / f'x-{n}.db'}", *self.ARGS],
+                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+            )
+        self.base, self.stale = f"http://127.0.0.1:{port}", False
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/api/tables", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("server did not start:\n" + log_path.read_text())
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        """Stop the server if one runs (SIGTERM, then SIGKILL, see `end_process`)."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                end_process(self.proc)
+            self.proc = None

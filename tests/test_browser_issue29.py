@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from browser_helpers import (
     open_table,
     show_fake,
     state_of,
+    wait_until,
 )
 
 browser_only = pytest.mark.browser
@@ -36,14 +36,6 @@ SIZES = [DESKTOP, PHONE]
 
 def catalogue(lang: str) -> dict[str, str]:
     return json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))  # type: ignore[no-any-return]
-
-
-def wait_until(page: Any, pred: Any, timeout_s: float = 10) -> None:
-    """Let the page's event loop run (the WebSocket routed to the test) until `pred()` holds."""
-    deadline = time.monotonic() + timeout_s
-    while not pred():
-        assert time.monotonic() < deadline, "the condition did not hold in time"
-        page.wait_for_timeout(20)
 
 
 def set_lang(page: Any, base: str, lang: str) -> None:

@@ -1,12 +1,16 @@
 """Issue 28 (Low): the SQLite WAL kept its high-water size (310 MB) until shutdown. The
 store's checkpointer truncates it once every frame is copied and it is over
-`wal_truncate_bytes`, or after a game ended (`compact_soon`). A real SQLite file."""
+`wal_truncate_bytes`, or after a game ended (`compact_soon`) once no write came for a
+checkpoint interval. A truncation locks writers out, so the store holds its writes back
+meanwhile (they wait, the event loop does not: a commit waiting for the lock on the loop
+stalled every table, bench/load.py's p99). A real SQLite file."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -71,3 +75,94 @@ def test_the_wal_shrinks_after_a_burst_of_writes(tmp_path: Path) -> None:
 
     asyncio.run(run())
     assert not os.path.exists(wal) or wal.stat().st_size < 1 << 20
+
+
+def test_a_game_end_gives_the_wal_back_only_once_writes_pause(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    wal = Path(f"{db}-wal")
+
+    async def run() -> None:
+        store = Store(f"sqlite+aiosqlite:///{db}", checkpoint_s=3600)  # checkpoints by hand
+        await store.start()
+        try:
+            await store.create_table(_row())
+            await _burst(store, 0, 20)
+            store.compact_soon()
+            await store.checkpoint()  # writes came since the last checkpoint: not idle
+            assert store.truncations == 0 and wal.stat().st_size > 0
+            await store.checkpoint()  # none since: idle, the WAL is given back
+            assert store.truncations == 1 and wal.stat().st_size == 0
+            await _burst(store, 20, 5)
+            await store.checkpoint()
+            await store.checkpoint()  # idle again, but no game ended since: left alone
+            assert store.truncations == 1 and wal.stat().st_size > 0
+            assert len(await store.load_chat("walt", 100)) == 25
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_writes_wait_for_a_truncation_without_blocking_the_loop(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    wal = Path(f"{db}-wal")
+
+    async def run() -> None:
+        store = Store(f"sqlite+aiosqlite:///{db}", checkpoint_s=3600)
+        await store.start()
+        reader = sqlite3.connect(db, timeout=10)
+        try:
+            await store.create_table(_row())
+            await _burst(store, 0, 20)
+            # A reader of the WAL's frames (its snapshot is older than their copy into the
+            # database): a truncation waits for it.
+            reader.execute("BEGIN")
+            assert reader.execute("SELECT count(*) FROM chat").fetchone()[0] == 20
+            await store.checkpoint()  # copies every frame (not idle: no truncation)
+            assert store.truncations == 0
+            store.compact_soon()
+            store.truncate_wait_ms = 30_000
+            truncation = asyncio.create_task(store.checkpoint())  # idle: it truncates
+            assert await _until(lambda: store.truncating)
+            write = asyncio.create_task(store.append_chat("walt", ChatRow(
+                20, dt.datetime.now(dt.UTC), 0, "a", "during the truncation")))
+            assert await _until(lambda: bool(store._pending))  # queued, not committing
+            assert not write.done() and not truncation.done()
+            reader.rollback()  # the reader is done: the truncation goes ahead...
+            await truncation
+            assert store.truncations == 1
+            await write  # ...and the held write is committed after it
+            assert wal.stat().st_size > 0
+            chat = await store.load_chat("walt", 100)
+            assert len(chat) == 21 and chat[-1].text == "during the truncation"
+        finally:
+            reader.close()
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_steady_load_keeps_its_wal_and_a_bursts_high_water_is_given_back(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "w.db"
+    wal = Path(f"{db}-wal")
+
+    async def run() -> None:
+        store = Store(f"sqlite+aiosqlite:///{db}", checkpoint_s=3600,
+                      wal_truncate_bytes=1 << 20)
+        await store.start()
+        try:
+            await store.create_table(_row())
+            for start in (0, 3000):  # writes refill the ~3 MB WAL each interval
+                await _burst(store, start, 3000)
+                await store.checkpoint()
+                assert store.truncations == 0 and wal.stat().st_size > 2 << 20
+            await _burst(store, 6000, 20)  # the writes go on, far fewer
+            await store.checkpoint()
+            assert store.truncations == 1 and wal.stat().st_size == 0
+            assert len(await store.load_chat("walt", 10_000)) == 6020
+        finally:
+            await store.close()
+
+    asyncio.run(run())

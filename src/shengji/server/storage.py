@@ -342,6 +342,10 @@ class Store:
         self.wal_truncate_bytes = wal_truncate_bytes
         self._truncate_soon = False  # a game ended: give the WAL's space back
         self.truncations = 0  # WAL files truncated (tests)
+        self._commits_seen = 0  # `commits` at the previous checkpoint (idle: unchanged)
+        self._local = threading.local()  # the checkpoint thread's connection
+        self.truncate_wait_ms = 100  # how long a TRUNCATE checkpoint waits for readers
+        self.truncating = False  # a TRUNCATE checkpoint runs: writes are held back
         self._checkpointer: asyncio.Task[None] | None = None
         self._thread: ThreadPoolExecutor | None = None
         if self.is_sqlite:
@@ -483,50 +487,90 @@ class Store:
         self._release_file_lock()
 
     def compact_soon(self) -> None:
-        """A game ended: the next checkpoint also truncates the WAL (SQLite)."""
+        """A game ended: give the WAL's space back at the next idle checkpoint (SQLite)."""
         self._truncate_soon = True
 
     async def _checkpoint_loop(self) -> None:
-        """Copy the WAL into the database now and then, off the event loop (may fsync).
-
-        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown):
-        when a checkpoint has copied every frame and the file is over
-        `wal_truncate_bytes`, or a game ended since (`compact_soon`), a TRUNCATE
-        checkpoint gives the space back. It has nothing left to copy, so it only waits
-        (at most 100 ms, else it is tried next time) for readers of the old frames."""
-        assert self._thread is not None and self._sqlite_path is not None
-        path, local = self._sqlite_path, threading.local()
-        wal = path + "-wal"
-
-        def checkpoint() -> None:
-            con = getattr(local, "con", None)
-            if con is None:
-                con = local.con = sqlite3.connect(path, timeout=10)
-            busy, frames, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            if busy or frames <= 0 or copied != frames:
-                return
-            try:
-                size = os.path.getsize(wal)
-            except OSError:
-                return
-            if size > self.wal_truncate_bytes or (self._truncate_soon and size > 0):
-                con.execute("PRAGMA busy_timeout = 100")
-                try:
-                    busy = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                finally:
-                    con.execute("PRAGMA busy_timeout = 10000")
-                if not busy:
-                    self._truncate_soon = False
-                    self.truncations += 1
-                    log.info("truncated the WAL of %s (it was %d bytes)", path, size)
-
-        loop = asyncio.get_running_loop()
+        """`checkpoint()` every `checkpoint_s` seconds."""
         while True:
             await asyncio.sleep(self._checkpoint_s)
             try:
-                await loop.run_in_executor(self._thread, checkpoint)
+                await self.checkpoint()
             except sqlite3.Error:
                 log.warning("WAL checkpoint failed", exc_info=True)
+
+    async def checkpoint(self) -> None:
+        """Copy the WAL into the database, off the event loop (may fsync); truncate it
+        where its space is to be given back.
+
+        A WAL keeps its high-water size (a burst of writes left 310 MB until shutdown).
+        Once a checkpoint has copied every frame, a TRUNCATE checkpoint gives the space
+        back (it has nothing left to copy, so it only waits, `truncate_wait_ms`, else it
+        is tried next time, for readers of the old frames):
+        - when no write was committed since the previous checkpoint (idle), if the file
+          is over `wal_truncate_bytes` or a game ended since (`compact_soon`);
+        - under writes, only if the file is over `wal_truncate_bytes` and over four times
+          what the writes since the last checkpoint filled (a burst's high-water, not the
+          size the steady load refills every interval).
+
+        A TRUNCATE checkpoint locks writers out while it runs (10-40 ms), and the writer
+        is on the event loop: a commit meeting it waited for the lock there and stalled
+        every table (bench/load.py at 100 tables refills 17-32 MB each 2 s interval, so
+        every checkpoint truncated, and each stalled the loop 9-39 ms, issue 28). So the
+        steady load's WAL is left as it is, and while a truncation runs the store holds
+        its writes back (they queue and are committed right after it) instead of letting
+        a commit wait for the lock on the loop."""
+        assert self._thread is not None and self._sqlite_path is not None
+        path, local, wal = self._sqlite_path, self._local, self._sqlite_path + "-wal"
+
+        def connection() -> sqlite3.Connection:
+            con: sqlite3.Connection | None = getattr(local, "con", None)
+            if con is None:
+                con = local.con = sqlite3.connect(path, timeout=10)
+            return con
+
+        def passive() -> tuple[int, int]:
+            """A PASSIVE checkpoint: the WAL file's size (-1 unless it copied every frame)
+            and the bytes its frames since the last restart take."""
+            con = connection()
+            busy, frames, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if busy or frames <= 0 or copied != frames:
+                return -1, 0
+            page = int(con.execute("PRAGMA page_size").fetchone()[0])
+            try:
+                return os.path.getsize(wal), 32 + int(frames) * (page + 24)
+            except OSError:
+                return -1, 0
+
+        def truncate() -> bool:
+            con = connection()
+            con.execute(f"PRAGMA busy_timeout = {int(self.truncate_wait_ms)}")
+            try:
+                return not con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                con.execute("PRAGMA busy_timeout = 10000")
+
+        loop = asyncio.get_running_loop()
+        idle = self.commits == self._commits_seen and not self._pending
+        self._commits_seen = self.commits
+        size, filled = await loop.run_in_executor(self._thread, passive)
+        over = size > self.wal_truncate_bytes
+        if not ((idle and size > 0 and (over or self._truncate_soon))
+                or (over and size > 4 * filled)):
+            return
+        while self._busy:  # (a batch being committed finishes first)
+            await asyncio.sleep(0.001)
+        self._busy = self.truncating = True  # writes queue meanwhile, the loop runs on
+        try:
+            done = await loop.run_in_executor(self._thread, truncate)
+        finally:
+            self._busy = self.truncating = False
+            if self._pending and (self._drainer is None or self._drainer.done()):
+                self._drainer = asyncio.create_task(self._drain())
+        if done:
+            self._truncate_soon = False
+            self.truncations += 1
+            log.info("truncated the WAL of %s (it was %d bytes)", path, size)
 
     # -- writes (group commit) ---------------------------------------------------------
     async def _write(self, op: WriteOp) -> None:
