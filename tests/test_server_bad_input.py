@@ -44,7 +44,7 @@ def snapshot(p: WSPlayer, table: Table) -> Any:
         lambda: (
             table.seq,
             table.status,
-            [dict(s) if s else None for s in table.seats],
+            table.seats.json(),
             table.host_seat,
             [table.game.view(s).to_json() for s in (None, 0, 1, 2, 3)],
         )

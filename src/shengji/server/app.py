@@ -508,7 +508,7 @@ def create_app(
             auth = request.headers.get("authorization", "")
             token = auth[7:] if auth.lower().startswith("bearer ") else None
             mine = table.seats[seat]
-            if mine is None or not token_matches(token, mine.get("token_hash")):
+            if mine is None or not token_matches(token, mine.token_hash):
                 return JSONResponse({"detail": "while the game is on, a round's review goes "
                                      "only to the seat it reviews (RULES §11)",
                                      "code": REVIEW_OWN_SEAT}, status_code=403)
@@ -531,7 +531,7 @@ def create_app(
         token = auth[7:] if auth.lower().startswith("bearer ") else None
         host_seat = table.seats[table.host_seat] if table.host_seat is not None else None
         if not token_matches(token, table.host_token_hash) and not (
-            host_seat is not None and token_matches(token, host_seat.get("token_hash"))
+            host_seat is not None and token_matches(token, host_seat.token_hash)
         ):
             return JSONResponse({"detail": "only the host may export this table"},
                                 status_code=403)

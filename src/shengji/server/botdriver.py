@@ -21,16 +21,18 @@ import random
 import statistics
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
 from shengji.bots import Agent
+from shengji.game import Game
 from shengji.views import View
 
+from .clock import TableClock
+from .connection import Refusal
+from .schema import TableSettings
 from .status import PLAYING
-
-if TYPE_CHECKING:
-    from .tables import Table
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,75 @@ STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's s
 
 
 KEEP_DECISIONS = 200  # the recent decisions a seat's median of rollouts done is taken over
+
+
+class BotSeat(Protocol):
+    """What the driver reads of a seat (`seats.Seat` is one)."""
+
+    @property
+    def kind(self) -> str:
+        """"human" or the kind of the bot that plays it."""
+
+    @property
+    def human(self) -> bool:
+        """A person's seat (taken or vacant)."""
+
+
+class BotSeats(Protocol):
+    """What the driver reads of a table's seats (`seats.SeatMap` is one)."""
+
+    def __iter__(self) -> Iterator[BotSeat | None]:
+        """Each seat in order (None: empty)."""
+
+    def __getitem__(self, seat: int) -> BotSeat | None:
+        """One seat (None: empty)."""
+
+
+class Thinker(Protocol):
+    """Where bots are made and think (`manager.Manager` is one)."""
+
+    def make_agent(self, kind: str, seed: int) -> Agent:
+        """A bot of `kind` with `seed`."""
+
+    async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
+        """`agent`'s move for `view` (off the event loop) and its new state."""
+
+
+class Driven(Protocol):
+    """What the driver needs of its table (`tables.Table` is one), not the whole table:
+    its game, seats, clock and settings to read, `submit` to act and `fail` to stop."""
+
+    id: str
+    seed: int
+    status: str
+    seq: int
+    game: Game
+    settings: TableSettings
+    clock: TableClock
+    wake: asyncio.Event
+    storage_failing: bool
+    storage_retry_at: float
+
+    @property
+    def seats(self) -> BotSeats:
+        """Who sits where."""
+
+    @property
+    def manager(self) -> Thinker:
+        """The server's bots."""
+
+    @property
+    def clients(self) -> list[Any]:
+        """The table's connections (nobody watching: the table waits)."""
+
+    def paused(self) -> str | None:
+        """Why the table does not go on by itself, or None (`Table.paused`)."""
+
+    async def submit(self, action: Action, by: str | None = None) -> Refusal | None:
+        """Check, commit, apply and broadcast one action; the refusal or None."""
+
+    def fail(self, reason: str) -> None:
+        """An unexpected error: the table goes to its `error` state."""
 
 
 class BotBudget:
@@ -77,7 +148,7 @@ class BotBudget:
 class BotDriver:
     """The bots of one table (by seat), the stand-ins for its humans, and its driver task."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Driven) -> None:
         self.table = table
         self.agents: dict[int, Agent] = {}  # seats played by a bot
         self.standin_agents: dict[int, Agent] = {}  # stand-ins for humans, made on demand
@@ -103,10 +174,26 @@ class BotDriver:
         """A fresh bot for every seat the table gives to one."""
         t = self.table
         self.agents = {
-            i: t.manager.make_agent(s["kind"], self.agent_seed(i))
+            i: t.manager.make_agent(s.kind, self.agent_seed(i))
             for i, s in enumerate(t.seats)
-            if s is not None and s["kind"] != "human"
+            if s is not None and not s.human
         }
+
+    def plays(self, seat: int) -> bool:
+        """A bot (not a stand-in) plays `seat`."""
+        return seat in self.agents
+
+    def seat_bot(self, seat: int, kind: str) -> None:
+        """A bot of `kind` now plays `seat` (a playing table's seat went to a bot)."""
+        self.agents[seat] = self.table.manager.make_agent(kind, self.agent_seed(seat))
+
+    def leave(self, seat: int) -> None:
+        """No bot plays `seat` any more (kicked, or a person took it)."""
+        self.agents.pop(seat, None)
+
+    def clear(self) -> None:
+        """No bot plays any more (the table stopped in its `error` state)."""
+        self.agents.clear()
 
     def start(self) -> None:
         """Start the task of a playing table (if not running)."""
@@ -135,7 +222,7 @@ class BotDriver:
             except Exception:  # a bug must not freeze the table: log it, retry shortly
                 failures += 1
                 if failures >= 3:
-                    t._fail("the table's driver failed three times in a row")
+                    t.fail("the table's driver failed three times in a row")
                     return
                 log.exception("table %s: driver step failed", t.id)
                 wait = 1.0
@@ -160,19 +247,16 @@ class BotDriver:
         now = time.monotonic()
         if t.storage_failing and now < t.storage_retry_at:  # paused: writes fail (full disk)
             return t.storage_retry_at - now
-        if tc.turn_seq != t.seq:
-            tc.turn_seq, tc.turn_started = t.seq, now
+        tc.catch_up(now)  # (the clock owns its deadlines: it is asked, never set here)
         d = g.decision()
-        if d.phase != "declare":
-            tc.window_deadline = None
         if d.phase == "deal":
             if t.paused() == "idle" and d.last_drawer is None:  # until a seated player is back
                 return math.inf
-            due = max(tc.pause_until, tc.next_draw_at)
+            due = tc.draw_due()
             if now < due:
                 return due - now
             err = await t.submit(DRAW)
-            tc.next_draw_at = time.monotonic() + t.settings.deal_ms / 1000
+            tc.drew()
             if err is not None:
                 if err.code == "storage":  # paused (see above); the store logged it
                     return None
@@ -184,15 +268,15 @@ class BotDriver:
                 await self._bot_act(drawer, self.agents[drawer], deal=True)
             return None
         if d.phase == "declare":
-            if tc.window_deadline is None:
-                tc.window_deadline = now + t.settings.window_ms / 1000
-            if now >= tc.window_deadline:
+            closes = tc.window_due()
+            assert closes is not None  # opened by `catch_up`
+            if now >= closes:
                 await t.submit(CloseWindow())
                 return None
             wait = await self._turn(d.seat, now)
             if wait is None:
                 return None
-            return min(wait, tc.window_deadline - now)
+            return min(wait, closes - now)
         if d.phase in ("kitty", "play"):
             return await self._turn(d.seat, now)
         return math.inf
@@ -204,7 +288,7 @@ class BotDriver:
         if seat is None:
             return math.inf
         if seat in self.agents:
-            due = tc.turn_started + t.settings.bot_delay_ms / 1000
+            due = tc.bot_due()
             if now < due:
                 return due - now
             await self._bot_act(seat, self.agents[seat])
@@ -242,7 +326,7 @@ class BotDriver:
         if isinstance(search, dict) and self.agents.get(seat) is thought:
             seat_info = t.seats[seat]
             budget = self.budgets.get(seat)
-            kind = seat_info["kind"] if seat_info is not None else "?"
+            kind = seat_info.kind if seat_info is not None else "?"
             if budget is None or budget.kind != kind:
                 budget = self.budgets[seat] = BotBudget(kind)
             budget.record(search)

@@ -4,20 +4,48 @@ All times are `time.monotonic()` seconds in this process. Clients never see them
 countdown goes out as the milliseconds left when the message was built (`json`), and
 clients count down from there. While nobody is connected to the table every clock
 stops (`pause`) and goes on from where it stopped (`resume`).
+
+The clock is the one owner of its deadlines: the table's driver (`botdriver`) asks it
+what is due (`catch_up`, `draw_due`, `window_due`, `bot_due`, `deadline`) and tells it
+what happened (`drew`, `after_action`), and never sets its times itself.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from shengji.actions import Action, Declare
+from shengji.game import Game
 
-from .schema import KITTY_TURNS
+from .schema import KITTY_TURNS, TableSettings
 from .status import PLAYING
 
-if TYPE_CHECKING:
-    from .tables import Table
+
+class Timed(Protocol):
+    """What the clock reads of its table (`tables.Table` is one), not the whole table."""
+
+    @property
+    def status(self) -> str:
+        """The table's status (`status.PLAYING`, ...)."""
+
+    @property
+    def game(self) -> Game:
+        """The table's game."""
+
+    @property
+    def settings(self) -> TableSettings:
+        """The table's settings (its paces and timeouts)."""
+
+    @property
+    def seq(self) -> int:
+        """The number of actions applied."""
+
+    def connected(self, seat: int) -> bool:
+        """Some connection sits at `seat`."""
+
+    def bot_plays(self, seat: int) -> bool:
+        """A bot plays `seat` (its turns have no countdown)."""
 
 
 #: (kind, seat or None, due time, total seconds) of the running countdown
@@ -27,10 +55,11 @@ Deadline = tuple[str, int | None, float, float]
 class TableClock:
     """The timing state of one table; `deadline()` says which countdown runs now."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Timed, n_players: int = 4) -> None:
         self.table = table
         now = time.monotonic()
-        self.absent_since: dict[int, float] = {s: now for s in range(4)}  # seats not connected
+        # seats not connected
+        self.absent_since: dict[int, float] = {s: now for s in range(n_players)}
         self.turn_seq = -1  # the action count when the current turn began
         self.turn_started = now
         self.pause_until = 0.0  # the pause between rounds (`round_pause_ms`)
@@ -53,7 +82,7 @@ class TableClock:
         if d.phase == "declare" and self.window_deadline is not None:
             return ("window", None, self.window_deadline, t.settings.window_ms / 1000)
         seat = d.seat
-        if d.phase not in ("declare", "kitty", "play") or seat is None or seat in t.bots.agents:
+        if d.phase not in ("declare", "kitty", "play") or seat is None or t.bot_plays(seat):
             return None
         best: Deadline | None = None
         turn = t.settings.turn_s * (KITTY_TURNS if d.phase == "kitty" else 1)
@@ -92,6 +121,35 @@ class TableClock:
         elif self.window_deadline is None or isinstance(action, Declare):
             self.window_deadline = now + t.settings.window_ms / 1000
         self.turn_seq, self.turn_started = t.seq, now
+
+    def catch_up(self, now: float) -> None:
+        """The driver's step begins at `now`: a turn the clock has not seen yet (an action
+        it was not told of) begins now; the declaration window opens if the round is in
+        its declarations (RULES §3.3) with none running, and closes if it is not."""
+        t = self.table
+        if self.turn_seq != t.seq:
+            self.turn_seq, self.turn_started = t.seq, now
+        if t.game.decision().phase != "declare":
+            self.window_deadline = None
+        elif self.window_deadline is None:
+            self.window_deadline = now + t.settings.window_ms / 1000
+
+    def draw_due(self) -> float:
+        """When the deal's next card is due: after the pause between rounds and at the
+        deal's pace (`deal_ms`)."""
+        return max(self.pause_until, self.next_draw_at)
+
+    def drew(self) -> None:
+        """A card was drawn (or tried): the next one is due `deal_ms` from now."""
+        self.next_draw_at = time.monotonic() + self.table.settings.deal_ms / 1000
+
+    def window_due(self) -> float | None:
+        """When the declaration window closes (None: none is open)."""
+        return self.window_deadline
+
+    def bot_due(self) -> float:
+        """When the bot whose turn it is moves (`bot_delay_ms` after the turn began)."""
+        return self.turn_started + self.table.settings.bot_delay_ms / 1000
 
     def absent(self, seat: int) -> None:
         """`seat` has no connection from now on."""

@@ -140,7 +140,7 @@ class Client:
         self.greeted = False
         self.lang = "en"
         # `hello`'s "history": "delta": states carry only the history this connection does
-        # not hold yet; `history` is what it holds (Table.history_base), None: nothing
+        # not hold yet; `history` is what it holds (broadcast.Encoded.history_base), None: nothing
         self.history_delta = False
         self.history: tuple[int, int, int, int] | None = None
         self.bucket = TokenBucket(rate, burst)

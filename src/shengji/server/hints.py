@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from shengji.analysis import hint_kind, suggest
@@ -32,7 +33,9 @@ class HintTable(Protocol):
 
     id: str
     settings: TableSettings
-    seats: list[Any]
+    @property
+    def seats(self) -> Iterable[Any]:
+        """The table's seats (`seats.SeatMap`: a `Seat` or None each)."""
     store: Any
     status: str
     game: Any
@@ -63,7 +66,7 @@ def resolve(table: HintTable) -> bool:
     chosen = table.settings.hints
     if chosen is not None:
         return chosen
-    humans = sum(1 for s in table.seats if s is not None and s["kind"] == "human")
+    humans = sum(1 for s in table.seats if s is not None and s.human)
     return humans == 1
 
 

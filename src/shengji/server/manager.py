@@ -202,7 +202,7 @@ class Manager:
             actions = await self.store.load_actions(row.id)
             table.marks = await self.store.load_marks(row.id)
         except Exception as exc:  # noqa: BLE001 - a gap or an unreadable row
-            table._damaged(f"the action log cannot be read: {exc}")
+            table.damage(f"the action log cannot be read: {exc}")
             actions = []
         table.replay_log(actions)
         try:

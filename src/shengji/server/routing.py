@@ -131,7 +131,7 @@ async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if not table.chat.limiter.allow(client.chat_bucket, seat, client.addr):
         raise ClientError("too many chat messages: wait a moment")
     entry = table.seats[seat] if seat is not None else None
-    name = entry["name"] if entry is not None else SPECTATOR
+    name = entry.name if entry is not None else SPECTATOR
     row = table.chat.add(seat, name, text)
     try:
         await table.store.append_chat(table.id, row)

@@ -15,7 +15,8 @@ log by the table (`announce`), naming who made it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from shengji.bots import RESEARCH_KINDS, table_spec_error
@@ -42,12 +43,256 @@ class Claim:
     seat: int
 
 
+#: what a `SeatMap` stores through: the seats' JSON and the host's seat
+SaveSeats = Callable[[list[dict[str, Any] | None], int | None], Awaitable[None]]
+
+#: a seat keeps this many of the token hashes that held it (`Seat.former`)
+KEEP_FORMER = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits in one seat: a person (`kind` "human", an external program too) or a bot
+    of `kind`, and the secrets that hold it.
+
+    `token_hash`: the hash of the seat's token (None for a bot or a vacant seat);
+    `former`: the hashes that held it before, oldest first (their connections may watch,
+    never take another seat of the game); `vacant`: kicked mid-game, its player gone (a
+    stand-in plays it until a bot or a seat link fills it); `external`: a program plays
+    it with a bot link (docs/BOT_PROTOCOL.md); `link_hash`: a one-time seat link's.
+    Stored as the JSON `to_json` writes, which is what the seats were stored as before
+    they were typed: a stored table of any age loads (`from_json`)."""
+
+    name: str
+    kind: str
+    token_hash: str | None = None
+    former: tuple[str, ...] = ()
+    vacant: bool = False
+    external: bool = False
+    link_hash: str | None = None
+
+    @property
+    def human(self) -> bool:
+        """A person's seat (an external program's too), taken or vacant."""
+        return self.kind == "human"
+
+    @property
+    def player(self) -> bool:
+        """A person sits here now (a human seat that is not vacant)."""
+        return self.kind == "human" and not self.vacant
+
+    def holders(self) -> tuple[str, ...]:
+        """The token hashes that held this seat, its current one last (`former` of the
+        seat that replaces it)."""
+        out = self.former + ((self.token_hash,) if self.token_hash else ())
+        return out[-KEEP_FORMER:]
+
+    def held_by(self, token: str) -> bool:
+        """`token` is the seat's current token."""
+        return token_matches(token, self.token_hash)
+
+    def held_before_by(self, token: str) -> bool:
+        """`token` held this seat before (a former holder)."""
+        return any(token_matches(token, h) for h in self.former)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored JSON: name, kind and token_hash, and each other field when set."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind,
+                               "token_hash": self.token_hash}
+        if self.former:
+            out["former"] = list(self.former)
+        if self.vacant:
+            out["vacant"] = True
+        if self.external:
+            out["external"] = True
+        if self.link_hash is not None:
+            out["link_hash"] = self.link_hash
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        """A stored seat (`to_json`; older rows lack the keys of fields not set)."""
+        return cls(
+            name=str(data["name"]), kind=str(data["kind"]),
+            token_hash=data.get("token_hash"),
+            former=tuple(data.get("former") or ()),
+            vacant=bool(data.get("vacant")), external=bool(data.get("external")),
+            link_hash=data.get("link_hash"),
+        )
+
+    def public_json(self, connected: bool) -> dict[str, Any]:
+        """The seat as everyone may see it (no secrets): `connected` is asked of humans."""
+        entry: dict[str, Any] = {"name": self.name, "kind": self.kind,
+                                 "connected": connected if self.human else True}
+        if self.vacant:
+            entry["vacant"] = True
+        if self.external:  # a program plays it (docs/BOT_PROTOCOL.md)
+            entry["external"] = True
+        return entry
+
+
+class SeatMap:
+    """The seats of one table and the host's seat: the one owner of who sits where.
+
+    Its size is the table's number of players (RULES §12: 4 to 10; 4 unless the rule
+    options say otherwise). Every change (`sit`, `put_bot`, `kick`, `link`, `unlink`,
+    `bot_link`, `give`, `swap`) checks the seats, stores the new seats through the `save`
+    callback and only then shows them: a refused or failed change leaves them as they
+    were. A refusal is a `ClientError`. Reading: `seats[i]` (a `Seat` or None), `len`,
+    iteration, `host`."""
+
+    def __init__(self, stored: Sequence[dict[str, Any] | None], host: int | None,
+                 n_players: int, save: SaveSeats) -> None:
+        seats = [None if s is None else Seat.from_json(s) for s in stored[:n_players]]
+        self._seats: tuple[Seat | None, ...] = tuple(seats + [None] * (n_players - len(seats)))
+        self._host = host
+        self._save = save
+
+    def __len__(self) -> int:
+        return len(self._seats)
+
+    def __iter__(self) -> Iterator[Seat | None]:
+        return iter(self._seats)
+
+    def __getitem__(self, seat: int) -> Seat | None:
+        return self._seats[seat]
+
+    @property
+    def host(self) -> int | None:
+        """The host's seat, or None (the host watches, or has not sat down)."""
+        return self._host
+
+    @property
+    def full(self) -> bool:
+        """Every seat is taken (by a person or a bot)."""
+        return all(s is not None for s in self._seats)
+
+    def json(self) -> list[dict[str, Any] | None]:
+        """The seats as stored (`Seat.to_json`)."""
+        return [None if s is None else s.to_json() for s in self._seats]
+
+    def index(self, value: Any, key: str = "seat") -> int:
+        """`value` (a message's `key`) as a seat number, or a refusal."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(self):
+            raise ClientError(f"malformed message: {key} must be a seat 0-{len(self) - 1}")
+        return value
+
+    def by_token(self, token: str) -> tuple[int | None, set[int]]:
+        """The seat `token` holds (None: none), and the seats it held before."""
+        held: set[int] = set()
+        for i, s in enumerate(self._seats):
+            if s is None:
+                continue
+            if s.held_by(token):
+                return i, held
+            if s.held_before_by(token):
+                held.add(i)  # a former holder of seat i: spectator only
+        return None, held
+
+    def by_link(self, code: str) -> int | None:
+        """The seat a one-time seat link `code` was made for, or None."""
+        return next((i for i, s in enumerate(self._seats)
+                     if s is not None and token_matches(code, s.link_hash)), None)
+
+    async def _commit(self, seats: tuple[Seat | None, ...], host: int | None) -> None:
+        await self._save([None if s is None else s.to_json() for s in seats], host)
+        self._seats, self._host = seats, host
+
+    async def _put(self, seat: int, new: Seat | None) -> None:
+        seats = list(self._seats)
+        seats[seat] = new
+        await self._commit(tuple(seats), self._host)
+
+    async def sit(self, seat: int, name: str, host: bool) -> str:
+        """A person takes the free `seat` (before the start); `host`: the host's
+        connection, whose seat it becomes. Returns the seat's token."""
+        if self._seats[seat] is not None:
+            raise ClientError(f"seat {seat} is taken")
+        token = new_token()
+        seats = list(self._seats)
+        seats[seat] = Seat(name, "human", hash_token(token))
+        await self._commit(tuple(seats), seat if host else self._host)
+        return token
+
+    async def put_bot(self, seat: int, kind: str) -> Seat:
+        """A bot of `kind` takes `seat`: free, a bot's, or vacant (never a player's)."""
+        current = self._seats[seat]
+        if current is not None and current.player:
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        new = Seat(f"{kind.capitalize()} bot", kind,
+                   former=current.holders() if current is not None else ())
+        await self._put(seat, new)
+        return new
+
+    async def kick(self, seat: int, mid_game: bool) -> Seat:
+        """Empty `seat` before the start, or (`mid_game`) leave it vacant: its player's
+        token no longer holds it. Returns who sat there."""
+        old = self._seats[seat]
+        if old is None:
+            raise ClientError(f"seat {seat} is empty")
+        if seat == self._host:
+            raise ClientError("the host cannot kick their own seat")
+        if not mid_game:
+            await self._put(seat, None)
+        elif old.vacant:
+            raise ClientError(f"seat {seat} is already vacant")
+        else:  # the seat stays in the game: vacant, played by a stand-in
+            await self._put(seat, Seat(old.name, "human", former=old.holders(), vacant=True))
+        return old
+
+    async def link(self, seat: int) -> str:
+        """A one-time seat link for a vacant or bot seat (a new link replaces the last);
+        returns its code."""
+        current = self._seats[seat]
+        if current is None or current.player:
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        code = new_token()
+        await self._put(seat, replace(current, link_hash=hash_token(code)))
+        return code
+
+    async def unlink(self, seat: int) -> None:
+        """The seat's link is used up (its claim was refused)."""
+        current = self._seats[seat]
+        assert current is not None
+        await self._put(seat, replace(current, link_hash=None))
+
+    async def bot_link(self, seat: int, name: str) -> str:
+        """Before the start: `seat` goes to an external program (docs/BOT_PROTOCOL.md);
+        returns its bot token."""
+        current = self._seats[seat]
+        if seat == self._host:
+            raise ClientError("the host's own seat cannot go to a bot")
+        if current is not None and current.human and not current.external:
+            raise ClientError(f"seat {seat} has a player: kick them first")
+        token = new_token()
+        await self._put(seat, Seat(name, "human", hash_token(token), external=True))
+        return token
+
+    async def give(self, seat: int, name: str) -> str:
+        """A granted claim: `name` takes `seat` (its link used up); returns its token."""
+        old = self._seats[seat]
+        assert old is not None
+        token = new_token()
+        await self._put(seat, Seat(name, "human", hash_token(token), former=old.holders()))
+        return token
+
+    async def swap(self, a: int, b: int) -> None:
+        """Exchange two seats (before the start); the host's seat moves with its player."""
+        if a == b:
+            raise ClientError("swap needs two different seats")
+        seats = list(self._seats)
+        seats[a], seats[b] = seats[b], seats[a]
+        host = self._host
+        if host in (a, b):
+            host = b if host == a else a
+        await self._commit(tuple(seats), host)
+
+
 def who(table: Table, client: Client) -> str:
     """How an announcement names the connection that made a change."""
-    if client.seat is not None and table.seats[client.seat] is not None:
-        entry = table.seats[client.seat]
-        assert entry is not None
-        return f"{entry['name']} (seat {client.seat})"
+    entry = table.seats[client.seat] if client.seat is not None else None
+    if entry is not None:
+        return f"{entry.name} (seat {client.seat})"
     return "the host" if client.host_token_ok else "a spectator"
 
 
@@ -77,8 +322,7 @@ def accepters(table: Table, seat: int) -> list[Client]:
     team = accepting_team(table, seat)
     return [c for c in table.clients
             if c.seat is not None and c.seat % 2 == team and c.seat != seat
-            and (e := table.seats[c.seat]) is not None and e["kind"] == "human"
-            and not e.get("vacant")]
+            and (e := table.seats[c.seat]) is not None and e.player]
 
 
 def drop_claims(table: Table, seat: int | None = None, client: Client | None = None,
@@ -91,22 +335,6 @@ def drop_claims(table: Table, seat: int | None = None, client: Client | None = N
                 c.client.error(why)
 
 
-
-def _former(seat: dict[str, Any] | None) -> list[str]:
-    """The token hashes that held `seat` (its current one included), newest last."""
-    if seat is None:
-        return []
-    out = list(seat.get("former", ()))
-    if seat.get("token_hash"):
-        out.append(seat["token_hash"])
-    return out[-16:]
-
-
-def _seat_arg(msg: dict[str, Any], key: str = "seat") -> int:
-    value = msg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise ClientError(f"malformed message: {key} must be a seat 0-3")
-    return value
 
 
 def bind(table: Table, client: Client, seat: int | None) -> None:
@@ -145,16 +373,9 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
             client.host_token_ok = True
             seat = table.host_seat
         else:
-            for i, s in enumerate(table.seats):
-                if s is None:
-                    continue
-                if token_matches(token, s.get("token_hash")):
-                    seat = i
-                    break
-                if any(token_matches(token, h) for h in s.get("former", ())):
-                    client.held.add(i)  # a former holder of seat i: spectator only
-            else:
-                bad = True
+            seat, held = table.seats.by_token(token)
+            client.held |= held  # a former holder of those seats: spectator only
+            bad = seat is None
     if seat is not None and table.status != WAITING and client.held - {seat}:
         other = min(client.held - {seat})
         seat, bad = None, False
@@ -184,7 +405,7 @@ async def hello(table: Table, client: Client, msg: dict[str, Any]) -> None:
 
 async def sit(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Before the start: take a free seat with a name; the seat's token goes back."""
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     name = clean_name(msg.get("name"))
     async with table.lock:
         if table.status != WAITING:
@@ -194,19 +415,7 @@ async def sit(table: Table, client: Client, msg: dict[str, Any]) -> None:
             )
         if client.seat is not None:
             raise ClientError("you already have a seat")
-        if table.seats[seat] is not None:
-            raise ClientError(f"seat {seat} is taken")
-        token = new_token()
-        table.seats[seat] = {"name": name, "kind": "human", "token_hash": hash_token(token)}
-        host_seat = table.host_seat
-        if client.host_token_ok:
-            table.host_seat = seat
-        try:
-            await table.save_seats()
-        except Exception:
-            table.seats[seat] = None
-            table.host_seat = host_seat
-            raise
+        token = await table.seats.sit(seat, name, host=client.host_token_ok)
         bind(table, client, seat)
         client.send({"type": "seated", "seat": seat, "token": token})
         table.broadcast()
@@ -222,7 +431,7 @@ def require_host(table: Table, client: Client) -> None:
 async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Host: a bot of the given kind plays `seat` (refused for a seat with a player)."""
     require_host(table, client)
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     kind = msg.get("kind")
     kinds = table.manager.bot_kinds
     if isinstance(kind, str) and kind in RESEARCH_KINDS:
@@ -234,16 +443,9 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
             raise ClientError("the game is over")
         if table.status == ERROR:
             raise ClientError(ERROR_MESSAGE)
-        current = table.seats[seat]
-        if current is not None and current["kind"] == "human" and not current.get("vacant"):
-            raise ClientError(f"seat {seat} has a player: kick them first")
-        bot_name = f"{kind.capitalize()} bot"
-        await table.set_seat(seat, {"name": bot_name, "kind": kind, "token_hash": None,
-                                    "former": _former(current)})
+        bot_name = (await table.seats.put_bot(seat, kind)).name
         if table.status == PLAYING:
-            table.bots.agents[seat] = table.manager.make_agent(
-                kind, table.bots.agent_seed(seat)
-            )
+            table.bots.seat_bot(seat, kind)
             drop_claims(table, seat=seat, why=f"seat {seat} went to a bot: your claim "
                         "was withdrawn")
             await announce(table, f"{who(table, client)} put a {bot_name} in seat {seat}")
@@ -254,31 +456,18 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
 async def kick(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Host: empty a seat before the start, or leave it vacant (a stand-in plays it)."""
     require_host(table, client)
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     async with table.lock:
-        if table.seats[seat] is None:
-            raise ClientError(f"seat {seat} is empty")
-        if seat == table.host_seat:
-            raise ClientError("the host cannot kick their own seat")
-        old = table.seats[seat]
-        if table.status == WAITING:
-            await table.set_seat(seat, None)
-        elif old is not None and old.get("vacant"):
-            raise ClientError(f"seat {seat} is already vacant")
-        else:  # mid-game the seat stays in the game: vacant, played by a stand-in
-            # after bot_timeout_s until a bot or a seat link fills it
-            assert old is not None
-            await table.set_seat(seat, {"name": old["name"], "kind": "human",
-                                        "token_hash": None, "former": _former(old),
-                                        "vacant": True})
-        table.bots.agents.pop(seat, None)
+        # mid-game the seat stays in the game: vacant, played by a stand-in after
+        # bot_timeout_s until a bot or a seat link fills it
+        old = await table.seats.kick(seat, mid_game=table.status != WAITING)
+        table.bots.leave(seat)
         for c in table.clients:
             if c.seat == seat:
                 c.seat = None
         table.clock.absent(seat)
         if table.status != WAITING:
-            assert old is not None
-            await announce(table, f"{who(table, client)} kicked {old['name']} from seat "
+            await announce(table, f"{who(table, client)} kicked {old.name} from seat "
                            f"{seat}")
         table.broadcast()
     table.wake.set()
@@ -287,16 +476,12 @@ async def kick(table: Table, client: Client, msg: dict[str, Any]) -> None:
 async def seat_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Host: a one-time code with which a new player takes a vacant (or bot) seat."""
     require_host(table, client)
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     async with table.lock:
         if table.status != PLAYING:
             raise ClientError("seat links are for a game in progress: before the start, "
                               "players simply sit down")
-        current = table.seats[seat]
-        if current is None or (current["kind"] == "human" and not current.get("vacant")):
-            raise ClientError(f"seat {seat} has a player: kick them first")
-        code = new_token()
-        await table.set_seat(seat, {**current, "link_hash": hash_token(code)})
+        code = await table.seats.link(seat)
         drop_claims(table, seat=seat, why=f"a new link was made for seat {seat}: your "
                     "claim was withdrawn")
     client.send({"type": "seat_link", "seat": seat, "code": code})
@@ -310,20 +495,13 @@ async def bot_link(table: Table, client: Client, msg: dict[str, Any]) -> None:
     takes it, so a program takes a seat then as a person does, with a seat link and a
     claim the other team accepts ("Seats mid-game")."""
     require_host(table, client)
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     name = clean_name(msg.get("name", "External bot"))
     async with table.lock:
         if table.status != WAITING:
             raise ClientError("bot links are made before the start; mid-game a program "
                               "takes a seat with a seat link, as a person does")
-        current = table.seats[seat]
-        if seat == table.host_seat:
-            raise ClientError("the host's own seat cannot go to a bot")
-        if current is not None and current["kind"] == "human" and not current.get("external"):
-            raise ClientError(f"seat {seat} has a player: kick them first")
-        token = new_token()
-        await table.set_seat(seat, {"name": name, "kind": "human", "external": True,
-                                    "token_hash": hash_token(token)})
+        token = await table.seats.bot_link(seat, name)
         for c in table.clients:  # a former token of the seat no longer holds it
             if c.seat == seat:
                 c.seat = None
@@ -342,11 +520,7 @@ async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
     async with table.lock:
         if table.status != PLAYING:
             raise ClientError("the game is not being played")
-        seat = next(
-            (i for i, s in enumerate(table.seats)
-             if s is not None and token_matches(code, s.get("link_hash"))),
-            None,
-        )
+        seat = table.seats.by_link(code)
         if seat is None:
             raise ClientError("this seat link is not valid (already used or replaced)")
         if client.seat is not None or client.host_token_ok:
@@ -372,7 +546,7 @@ async def claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
 
 async def accept_claim(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """A player of the other team accepts (`accept`: true) or refuses a waiting claim."""
-    seat = _seat_arg(msg)
+    seat = table.seats.index(msg.get("seat"))
     yes = msg.get("accept")
     if not isinstance(yes, bool):
         raise ClientError("malformed message: accept must be true or false")
@@ -387,9 +561,7 @@ async def accept_claim(table: Table, client: Client, msg: dict[str, Any]) -> Non
             await grant(table, pending, f"accepted by {who(table, client)}")
         else:
             del table.claims[seat]
-            entry = table.seats[seat]
-            assert entry is not None
-            await table.set_seat(seat, {k: v for k, v in entry.items() if k != "link_hash"})
+            await table.seats.unlink(seat)
             pending.client.error(f"your claim of seat {seat} was refused")
             await announce(table, f"{who(table, client)} refused {pending.name}'s claim "
                            f"of seat {seat}")
@@ -400,13 +572,9 @@ async def accept_claim(table: Table, client: Client, msg: dict[str, Any]) -> Non
 async def grant(table: Table, pending: Claim, how: str) -> None:
     """Seat a waiting claimant (the table's lock is held): its token goes back to it."""
     seat, client = pending.seat, pending.client
-    old = table.seats[seat]
-    assert old is not None
-    token = new_token()
-    await table.set_seat(seat, {"name": pending.name, "kind": "human",
-                                "token_hash": hash_token(token), "former": _former(old)})
+    token = await table.seats.give(seat, pending.name)
     table.claims.pop(seat, None)
-    table.bots.agents.pop(seat, None)
+    table.bots.leave(seat)
     bind(table, client, seat)
     client.send({"type": "seated", "seat": seat, "token": token})
     await announce(table, f"{pending.name} took seat {seat} ({how})")
@@ -425,21 +593,13 @@ async def round_ended(table: Table) -> None:
 async def swap(table: Table, client: Client, msg: dict[str, Any]) -> None:
     """Host, before the start: exchange two seats."""
     require_host(table, client)
-    a, b = _seat_arg(msg, "a"), _seat_arg(msg, "b")
+    a, b = table.seats.index(msg.get("a"), "a"), table.seats.index(msg.get("b"), "b")
     if a == b:
         raise ClientError("swap needs two different seats")
     async with table.lock:
         if table.status != WAITING:
             raise ClientError("seats can only be swapped before the game starts")
-        seats, host_seat = list(table.seats), table.host_seat
-        table.seats[a], table.seats[b] = table.seats[b], table.seats[a]
-        if table.host_seat in (a, b):
-            table.host_seat = b if table.host_seat == a else a
-        try:
-            await table.save_seats()
-        except Exception:
-            table.seats, table.host_seat = seats, host_seat
-            raise
+        await table.seats.swap(a, b)
         for c in table.clients:
             if c.seat in (a, b):
                 c.seat = b if c.seat == a else a
@@ -452,13 +612,15 @@ async def swap(table: Table, client: Client, msg: dict[str, Any]) -> None:
 
 
 async def start(table: Table, client: Client, msg: dict[str, Any]) -> None:
-    """Host: start the game once all four seats are filled."""
+    """Host: start the game once every seat is filled."""
     require_host(table, client)
     async with table.lock:
         if table.status != WAITING:
             raise ClientError("the game has already started")
-        if any(s is None for s in table.seats):
-            raise ClientError("all four seats must be filled (players or bots)")
+        if not table.seats.full:
+            n = len(table.seats)
+            raise ClientError(f"all {'four' if n == 4 else n} seats must be filled (players "
+                              "or bots)")
         await hints.freeze(table)
         await table.store.update_table(table.id, status=PLAYING)
         table.status = PLAYING

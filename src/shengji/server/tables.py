@@ -4,8 +4,9 @@ Every accepted action is checked by the engine, committed to the table's action 
 only then applied and broadcast (`Table.submit`). Each connection only ever receives its
 own seat's view (spectators: the public view) and the events as its seat may see them,
 RULES §11. The table's other jobs live in their own modules: `connection` (a client),
-`routing` and `seats` (its messages), `clock` (its countdowns), `botdriver` (its bots
-and real-time loop), `chat`, and `manager` (all tables of a server).
+`routing` and `seats` (its messages; `seats.SeatMap` owns who sits where), `clock` (its
+countdowns), `botdriver` (its bots and real-time loop), `broadcast` (its states' JSON),
+`chat`, and `manager` (all tables of a server).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from shengji import Game, IllegalAction, RuleOptions
 from shengji.actions import Action, Draw, action_from_json
-from shengji.counter import card_counter
 from shengji.events import Event, Played
 
 from . import hints, routing, seats
 from .botdriver import STANDIN, STANDIN_KIND, BotDriver
+from .broadcast import Encoded, events_text
 from .chat import ChatLog
 from .clock import TableClock
 from .connection import Client, ClientError, Refusal, clean_name, dumps
@@ -34,9 +35,6 @@ from .schema import (
     check_options,
     check_settings,
     clamp_settings,
-    dumps_events,
-    dumps_info,
-    dumps_view,
 )
 from .status import ERROR, ERROR_MESSAGE, FINISHED, PLAYING, STORAGE_MESSAGE, WAITING
 from .storage import TableRow
@@ -68,45 +66,6 @@ __all__ = [
     "dumps",
 ]
 
-#: what a connection that asked for the history as it grows holds of a view (`history_base`)
-Base = tuple[int, int, bool]
-
-
-class Encoded:
-    """One broadcast's JSON, built once and shared by its connections: each seat's own
-    part (`View.private_json`, JSON members without braces; "" where the view could not
-    be built), the public part's dict (`View.public_json`) and its encodings per `Base`,
-    the views as sent, and the table's info with and without the rule options."""
-
-    __slots__ = ("infos", "own", "public", "publics", "views")
-
-    def __init__(self) -> None:
-        self.own: dict[int | None, str] = {}
-        self.public: dict[str, Any] | None = None
-        self.publics: dict[Base | None, str] = {}
-        self.views: dict[tuple[int | None, Base | None], str] = {}
-        self.infos: dict[bool, str] = {}
-
-
-def history_part(public: dict[str, Any], base: Base | None) -> dict[str, Any]:
-    """The public part of a view (`View.public_json`) for a connection that holds part of
-    it (docs/WEB_PROTOCOL.md, "history"): `base = (t, f, options)` sends only the round's
-    completed tricks from the `t`-th and failed throws from the `f`-th on, `history_from`
-    saying where they continue, and the rule options only if `options` (the connection
-    does not hold them yet; `Table.state_text` leaves them out of the table's part too).
-    None: all of it."""
-    if base is None:
-        return public
-    t, f, options = base
-    out = dict(public)
-    out["tricks"] = public["tricks"][t:]
-    out["failed_throws"] = public["failed_throws"][f:]
-    out["history_from"] = {"tricks": t, "failed_throws": f}
-    if not options:
-        del out["options"]
-    return out
-
-
 class Table:
     """One table: seats, the game, its connections, its bots and driver task (`bots`),
     its countdowns (`clock`), its chat (`chat`) and the stand-in marks of its log."""
@@ -119,8 +78,6 @@ class Table:
         self.options_json = row.options
         self.seed = row.seed
         self.host_token_hash = row.host_token_hash
-        self.seats: list[dict[str, Any] | None] = list(row.seats)
-        self.host_seat = row.host_seat
         self.status = row.status
         self.created = row.created
         self.result: dict[str, Any] | None = row.result  # a finished game's (lobby)
@@ -134,14 +91,18 @@ class Table:
             stored = check_settings(row.settings, minima=None)
             self.settings = clamp_settings(stored, manager.minima)
         except InputError as exc:
-            self._damaged(f"stored options or settings are invalid: {exc}")
+            self.damage(f"stored options or settings are invalid: {exc}")
+        # who sits where: as many seats as the rules have players (RULES §12; 4 until
+        # the options say otherwise), stored through `save_seats`
+        self.seats = seats.SeatMap(row.seats, row.host_seat,
+                                   getattr(self.options, "n_players", 4), self.save_seats)
         self.game = Game(seed=self.seed, options=self.options)
         self.seq = 0
         self.clients: list[Client] = []
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.bots = BotDriver(self)  # its bots, stand-ins and driver task
-        self.clock = TableClock(self)  # its countdowns
+        self.clock = TableClock(self, len(self.seats))  # its countdowns
         self.idle_since = time.monotonic()  # when the last connection left (eviction)
         self.marks: dict[int, str] = {}  # seq -> who made it, when not the seat's player
         self.standins: list[dict[str, Any]] = []  # this round's stand-in actions (for the UI)
@@ -158,7 +119,7 @@ class Table:
         self.hint_tasks: set[asyncio.Task[None]] = set()  # (`hints`: kept till done)
 
     # -- persistence -----------------------------------------------------------------
-    def _damaged(self, reason: str) -> None:
+    def damage(self, reason: str) -> None:
         """Mark the table as damaged (visible `error` state); nothing more is played."""
         log.error("table %s is damaged: %s", self.id, reason)
         self.status = ERROR
@@ -179,49 +140,33 @@ class Table:
                 self._note_standin(i, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
-                self._damaged(f"stored action {i} does not replay: {exc}")
+                self.damage(f"stored action {i} does not replay: {exc}")
                 log.error("table %s: replay failed\n%s", self.id, traceback.format_exc())
                 return
         self.seq = len(actions)
 
-    async def save_seats(self) -> None:
-        """Store the seats and the host's seat."""
-        await self.store.update_table(self.id, seats=self.seats, host_seat=self.host_seat)
+    async def save_seats(self, seats: list[dict[str, Any] | None], host_seat: int | None) -> None:
+        """Store the seats and the host's seat (the `SeatMap`'s one way to the store)."""
+        await self.store.update_table(self.id, seats=seats, host_seat=host_seat)
 
-    async def set_seat(self, seat: int, new: dict[str, Any] | None) -> None:
-        """Put `new` in `seat` and store the seats; if storing fails, the seat is as before."""
-        old = self.seats[seat]
-        self.seats[seat] = new
-        try:
-            await self.save_seats()
-        except Exception:
-            self.seats[seat] = old
-            raise
+    @property
+    def host_seat(self) -> int | None:
+        """The host's seat, or None (`seats.SeatMap.host`)."""
+        return self.seats.host
 
     # -- info ------------------------------------------------------------------------
     def connected(self, seat: int) -> bool:
         """True if some connection sits at `seat`."""
         return any(c.seat == seat for c in self.clients)
 
+    def bot_plays(self, seat: int) -> bool:
+        """True if a bot plays `seat` now (not a stand-in: a human's seat has a clock)."""
+        return self.bots.plays(seat)
+
     def public_seats(self) -> list[dict[str, Any] | None]:
         """The seats as everyone may see them: names, kinds, who is connected (no tokens)."""
-        out: list[dict[str, Any] | None] = []
-        for i, s in enumerate(self.seats):
-            if s is None:
-                out.append(None)
-            else:
-                human = s["kind"] == "human"
-                entry = {
-                    "name": s["name"],
-                    "kind": s["kind"],
-                    "connected": self.connected(i) if human else True,
-                }
-                if s.get("vacant"):
-                    entry["vacant"] = True
-                if s.get("external"):  # a program plays it (docs/BOT_PROTOCOL.md)
-                    entry["external"] = True
-                out.append(entry)
-        return out
+        return [None if s is None else s.public_json(s.human and self.connected(i))
+                for i, s in enumerate(self.seats)]
 
     def lobby_entry(self) -> dict[str, Any]:
         """This table as the lobby's list shows it."""
@@ -229,7 +174,7 @@ class Table:
             "id": self.id,
             "name": self.name,
             "seats": [
-                None if s is None else {"name": s["name"], "kind": s["kind"]} for s in self.seats
+                None if s is None else {"name": s.name, "kind": s.kind} for s in self.seats
             ],
             "status": self.status,
             "created": self.created.isoformat(),
@@ -305,8 +250,7 @@ class Table:
         never pauses, its bots declare)."""
         if not any(e.kind == "redealt" for e in events):
             return
-        if all(s is not None and s["kind"] != "human" and not s.get("vacant")
-               for s in self.seats):
+        if all(s is not None and not s.human for s in self.seats):
             return
         self.idle_redeals += 1
         if self.idle_redeals == MAX_IDLE_REDEALS:
@@ -358,80 +302,15 @@ class Table:
             client.seat is not None and client.seat == self.host_seat
         )
 
-    def _own_text(self, seat: int | None, enc: Encoded) -> str | None:
-        """The seat's own part of its view, cached in `enc` (building it also caches the
-        public part's dict). None where the view cannot be built (an engine bug): the
-        table is put in `error`."""
-        own = enc.own.get(seat)
-        if own is None:
-            try:
-                v = self.game.view(seat)
-                if enc.public is None:
-                    enc.public = v.public_json()
-                part = v.private_json()
-                if self.settings.card_counter:  # issue 32: public information only
-                    part["counter"] = card_counter(v)
-                own = dumps_view(part)[1:-1]
-            except Exception:  # an engine bug or a damaged table: no view, never a crash
-                self._view_failed(seat)
-                own = ""
-            enc.own[seat] = own
-        return own or None
+    def encoder(self) -> Encoded:
+        """A fresh `broadcast.Encoded` of the table's game for one broadcast (a view that
+        cannot be built puts the table in `error`)."""
+        return Encoded(self.game, self.settings.card_counter, self._view_failed)
 
     def _view_failed(self, seat: int | None) -> None:
         if self.status != ERROR:
             log.exception("table %s: view of seat %s failed", self.id, seat)
-            self._damaged("a view could not be built")
-
-    def view_text(self, seat: int | None, enc: Encoded, base: Base | None = None) -> str:
-        """The JSON of `seat`'s view (cached in `enc` for one broadcast). A view that
-        cannot be built (an engine bug) puts the table in `error` and is sent as null.
-
-        The part every seat sees alike (`View.public_json`) is encoded once per broadcast
-        and per `base`; each seat adds its own (`private_json`). `base`: None for the whole
-        view, else the part a connection does not hold yet (`history_part`)."""
-        view = enc.views.get((seat, base))
-        if view is None:
-            own = self._own_text(seat, enc)
-            public = enc.publics.get(base)
-            if own is not None and public is None:
-                assert enc.public is not None  # built with `own`
-                try:
-                    public = enc.publics[base] = dumps_view(
-                        history_part(enc.public, base)
-                    )[1:-1]
-                except Exception:  # as above: never a crash
-                    self._view_failed(seat)
-            who = "null" if seat is None else str(seat)
-            # the same object as View.to_json(): seat, the public part, the seat's part
-            view = "null" if own is None or public is None else (
-                f'{{"seat":{who},{public},{own}}}'
-            )
-            enc.views[seat, base] = view
-        return view
-
-    def history_base(self, client: Client, enc: Encoded) -> Base | None:
-        """What part of the view to send `client` now (`view_text`'s `base`), noting that
-        it will then hold all of it: None (the whole view) unless the connection asked for
-        the history as it grows (`hello`'s `"history": "delta"`). It gets the round's
-        history whole on its first state, in a new round, and after a view that could not
-        be built; the rule options on its first state only."""
-        if not client.history_delta:
-            return None
-        if self._own_text(client.seat, enc) is None:  # view_text sends null
-            client.history = None
-            return None
-        public = enc.public
-        assert public is not None  # built with the seat's own part
-        now = (id(self.game), public["round_no"], len(public["tricks"]),
-               len(public["failed_throws"]))
-        held = client.history
-        client.history = now
-        if held is None or held[0] != now[0]:
-            return (0, 0, True)
-        if held[1] != now[1] or held[2] > now[2] or held[3] > now[3]:
-            return (0, 0, False)
-        return (held[2], held[3], False)
+            self.damage("a view could not be built")
 
     def state_text(
         self,
@@ -440,31 +319,8 @@ class Table:
         enc: Encoded,
         events: dict[int | None, str] | None = None,
     ) -> str:
-        """The `state` message for one connection, as JSON text: its own seat's view only.
-
-        `info` is the table's `table_info()`, `enc` the broadcast's JSON (`Encoded`: the
-        info is encoded there once, and once more without the rule options for a
-        connection that holds them);
-        `events` each seat's redacted JSON of the events of the action just applied
-        (absent: none, e.g. on connecting). Call it only for a message that is sent: it
-        notes the history the connection then holds (`history_base`).
-        """
-        seat = client.seat
-        base = self.history_base(client, enc)
-        view = self.view_text(seat, enc, base)
-        lean = base is not None and not base[2]  # the connection holds the options
-        table = enc.infos.get(lean)
-        if table is None:
-            table = enc.infos[lean] = dumps_info(
-                {k: v for k, v in info.items() if k != "options"} if lean else info
-            )
-        you = "null" if seat is None else str(seat)
-        host = "true" if self.is_host(client) else "false"
-        evs = "[]" if events is None else events.get(seat, events.get(None, "[]"))
-        return (
-            f'{{"type":"state","table":{table},"you":{you},"is_host":{host},'
-            f'"seq":{self.seq},"events":{evs},"view":{view}}}'
-        )
+        """The `state` message for one connection (`broadcast.Encoded.state_text`)."""
+        return enc.state_text(client, info, self.seq, self.is_host(client), events)
 
     def broadcast(
         self, events: list[Event] | None = None, by: str | None = None,
@@ -478,20 +334,20 @@ class Table:
         clients = self.clients
         if seat is not None:
             clients = [c for c in clients if c.seat is None or c.seat == seat]
-        enc = Encoded()
+        enc = self.encoder()
         for c in clients:  # build the views first: one may put the table in `error`
-            self._own_text(c.seat, enc)
+            enc.own_text(c.seat)
         info = self.table_info()
         texts: dict[int | None, str] | None = None
         if events:
             public = [e.for_spectator() for e in events]  # what anyone may see
-            texts = {None: self._events_text(public, by)}
+            texts = {None: events_text(public, by)}
             for c in clients:
                 if c.seat is None or c.seat in texts:
                     continue
                 seen = [e.for_seat(c.seat) for e in events]
                 # Most events are public: a seat that sees no more shares the spectators' text.
-                texts[c.seat] = texts[None] if seen == public else self._events_text(seen, by)
+                texts[c.seat] = texts[None] if seen == public else events_text(seen, by)
         for c in list(clients):
             c.push(self.state_text(c, info, enc, texts))
 
@@ -518,16 +374,10 @@ class Table:
         if self.clients:
             self.broadcast()
 
-    @staticmethod
-    def _events_text(events: list[Event], by: str | None) -> str:
-        """The JSON of events (already as their reader may see them), marked with `by`."""
-        mark = {"by": by} if by else {}
-        return dumps_events([{**e.to_json(), **mark} for e in events])
-
     def send_state(self, client: Client) -> None:
         """Send one connection its state (e.g. on connecting)."""
-        enc = Encoded()
-        self._own_text(client.seat, enc)  # first: it may put the table in `error`
+        enc = self.encoder()
+        enc.own_text(client.seat)  # first: it may put the table in `error`
         client.push(self.state_text(client, self.table_info(), enc))
 
     # -- connections -----------------------------------------------------------------
@@ -578,14 +428,14 @@ class Table:
             except IllegalAction as exc:
                 return Refusal.of(exc)
             except Exception:
-                self._fail(f"the engine failed checking action {self.seq}")
+                self.fail(f"the engine failed checking action {self.seq}")
                 return Refusal(ERROR_MESSAGE)
             seq = self.seq
             try:
                 await self.store.append_action(self.id, seq, action.to_json(), by)
             except Exception as exc:
                 if type(exc).__name__ == "IntegrityError":  # our log and the database's differ
-                    self._fail(f"action {seq} is already in the database (another writer?)")
+                    self.fail(f"action {seq} is already in the database (another writer?)")
                     return Refusal(ERROR_MESSAGE)
                 self.storage_failed()  # (the store logs it, rate limited)
                 return Refusal(f"server error: the action could not be saved; {STORAGE_MESSAGE}",
@@ -597,7 +447,7 @@ class Table:
                 events = self.game.apply(action)
             except Exception:
                 self.seq = seq + 1
-                self._fail(f"the engine failed applying stored action {seq}")
+                self.fail(f"the engine failed applying stored action {seq}")
                 return Refusal(ERROR_MESSAGE)
             self.seq = seq + 1
             self._note_standin(seq, events, by)
@@ -635,11 +485,12 @@ class Table:
         d = self.game.decision()
         return d.last_drawer if d.phase == "deal" else None
 
-    def _fail(self, reason: str) -> None:
-        """An unexpected engine error: log it, show the `error` state to everyone, stop."""
+    def fail(self, reason: str) -> None:
+        """An unexpected engine (or driver) error: log it, show the `error` state to
+        everyone, stop."""
         log.error("table %s: %s\n%s", self.id, reason, traceback.format_exc())
-        self._damaged(reason)
-        self.bots.agents.clear()
+        self.damage(reason)
+        self.bots.clear()
         self.broadcast()
         self.wake.set()
 
