@@ -37,6 +37,8 @@ from .schema import (
     BAD_ORIGIN,
     BAD_REQUEST,
     RATE_LIMITED,
+    TABLE_MODES,
+    TABLE_PLAYERS,
     TOO_LARGE,
     InputError,
     TableSettings,
@@ -382,6 +384,9 @@ def create_app(
         return {
             "defaults": RuleOptions().to_json(),
             "presets": {name: opts.to_json() for name, opts in PRESETS.items()},
+            # the table options of RULES §12, apart: `defaults` stays the §10 house rules
+            "table": {"players": list(TABLE_PLAYERS), "modes": list(TABLE_MODES),
+                      "decks": [2, 5]},
         }
 
     @app.get("/api/games")
@@ -481,7 +486,7 @@ def create_app(
     review_limit = WindowLimit(config.replays_per_min)
 
     @app.get("/api/tables/{table_id}/review", response_model=None)
-    async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=3),
+    async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=9),
                      round: int = Query(ge=1)) -> JSONResponse | dict[str, Any]:
         """One seat's review of a finished round (`round` 1-based; see `reviews`):
         computed once in the bots' pool, cached by (table, round, seat, log length), rate
@@ -498,6 +503,9 @@ def create_app(
         if table.status in (WAITING, ERROR):
             return JSONResponse({"detail": "there is no finished round to review at this "
                                  "table", "code": ROUND_UNFINISHED}, status_code=409)
+        if seat >= table.options.n_players:
+            raise HTTPException(422, f"seat must be 0-{table.options.n_players - 1} at this "
+                                "table (RULES §12.1)")
         game = table.game
         round_no = round - 1
         if not (round_no < game.round_no or (game.is_over and round_no == game.round_no)):

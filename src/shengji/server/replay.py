@@ -41,7 +41,8 @@ _PUBLIC_KEYS = (
 def _public(view: View) -> dict[str, Any]:
     assert view.seat is None
     j = view.to_json()
-    return {k: j[k] for k in _PUBLIC_KEYS}
+    # friends mode (RULES §12.4): the calls, the joined friends and the sides, all public
+    return {k: j[k] for k in (*_PUBLIC_KEYS, "calls", "friends", "sides") if k in j}
 
 
 def _cards(cards: tuple[Card, ...] | None) -> list[str]:

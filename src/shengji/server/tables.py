@@ -95,7 +95,7 @@ class Table:
         # who sits where: as many seats as the rules have players (RULES §12; 4 until
         # the options say otherwise), stored through `save_seats`
         self.seats = seats.SeatMap(row.seats, row.host_seat,
-                                   getattr(self.options, "n_players", 4), self.save_seats)
+                                   self.options.n_players, self.save_seats)
         self.game = Game(seed=self.seed, options=self.options)
         self.seq = 0
         self.clients: list[Client] = []
@@ -136,7 +136,7 @@ class Table:
             return
         for i, a in enumerate(actions):
             try:
-                events = self.game.apply(action_from_json(a))
+                events = self.game.apply(action_from_json(a, players=self.options.n_players))
                 self._note_standin(i, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
