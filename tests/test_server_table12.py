@@ -201,3 +201,24 @@ def test_a_bad_call_is_refused_naming_the_rule_and_changes_nothing(tmp_path: Pat
         assert "seat must be 0-5" in p.error({"type": "action", "action": ["call", 6, [["AS", 1]]]})
         assert p.call(lambda: len(table.game.actions)) == seq  # nothing changed
         assert p.call(lambda: table.game.decision().phase) == "call"
+
+
+@pytest.mark.timeout(60)
+def test_the_card_counter_counts_d_decks_and_hints_are_refused_naming_12(
+    tmp_path: Path,
+) -> None:
+    seed = 3  # seat 0 leads (see above)
+    with serve(tmp_path / "db.sqlite", seed_source=lambda: seed, window_ms=300) as client:
+        p, table = host_table(client, {s: "random" for s in range(1, 6)},
+                              options={"players": 6, "mode": "friends"}, card_counter=True,
+                              hints=True)
+        human = Human(p, table, seed=seed, declare=True)
+        m = human.play_until(lambda m: m["type"] == "state" and m["view"]["phase"] == "play"
+                             and m["view"]["to_act"] == 0, timeout=30)
+        counter = m["view"]["counter"]
+        # three decks (RULES §12: players // 2): 162 cards, 300 points in all
+        assert sum(s["total"] for s in counter["suits"].values()) == 162
+        mine = sum({"5": 5, "10": 10, "K": 10}.get(c[:-1], 0) for c in m["view"]["hand"])
+        assert counter["points_out"] + mine == 300  # nothing is played yet
+        # the search behind hints plays four-player teams only: refused, not an error
+        assert p.error({"type": "hint"}).startswith("RULES §12")

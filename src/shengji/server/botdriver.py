@@ -32,7 +32,7 @@ from shengji.views import View
 
 from .clock import TableClock
 from .connection import Refusal
-from .schema import TableSettings
+from .schema import TableSettings, classic
 from .status import PLAYING
 
 log = logging.getLogger(__name__)
@@ -41,11 +41,6 @@ STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has p
 #: the bot kinds that play every table of RULES §12 (any seat count, both modes); the
 #: others play four-player teams only until their §12 versions land (issue 33)
 ANY_TABLE_KINDS: tuple[str, ...] = ("random",)
-
-
-def classic(options: RuleOptions) -> bool:
-    """Whether `options` are a four-player teams table (RULES §1), where every bot plays."""
-    return options.n_players == 4 and options.mode == "teams"
 
 
 def table_kind_error(kind: str, options: RuleOptions) -> str | None:

@@ -276,6 +276,12 @@ TABLE_PLAYERS = tuple(range(4, 11))
 TABLE_MODES = ("teams", "friends")
 
 
+def classic(options: RuleOptions) -> bool:
+    """Whether `options` are a four-player teams table (RULES §1), where every bot and the
+    hints' search play; the tables of §12 have the random bot only, for now (issue 33)."""
+    return options.n_players == 4 and options.mode == "teams"
+
+
 def _check_table_option(key: str, value: Any) -> None:
     """Refuse a §12 table option of the wrong JSON type (true/false is no number); the
     engine checks the ranges and the combinations (§12.1: teams need an even table)."""
