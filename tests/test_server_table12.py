@@ -222,3 +222,27 @@ def test_the_card_counter_counts_d_decks_and_hints_are_refused_naming_12(
         assert counter["points_out"] + mine == 300  # nothing is played yet
         # the search behind hints plays four-player teams only: refused, not an error
         assert p.error({"type": "hint"}).startswith("RULES §12")
+
+
+@pytest.mark.timeout(60)
+def test_the_replay_of_a_six_seat_round_and_the_review_refused_naming_12(
+    tmp_path: Path,
+) -> None:
+    seed = 3
+    with serve(tmp_path / "db.sqlite", seed_source=lambda: seed, window_ms=300) as client:
+        p, table = host_table(client, {s: "random" for s in range(1, 6)},
+                              options={"players": 6, "mode": "friends"})
+        human = Human(p, table, seed=seed, declare=True)
+        human.play_until(lambda m: m["type"] == "state" and m["view"]["round_no"] == 1,
+                         timeout=60)
+        r = client.get(f"/api/tables/{table.id}/replay")
+        assert r.status_code == 200, r.text
+        first = r.json()["steps"][0]
+        assert len(first["levels"]) == 6 and len(first["sides"]) == 6
+        assert len(first["calls"]) == 2 and "hands" not in first  # still playing (§11)
+        token = next(m["token"] for t in p.raw if (m := json.loads(t))["type"] == "seated")
+        r = client.get(f"/api/tables/{table.id}/review?seat=0&round=1",
+                       headers={"authorization": f"Bearer {token}"})
+        assert r.status_code == 409 and r.json()["code"] == "review_table"
+        assert r.json()["detail"].startswith("RULES §12")
+        assert client.get(f"/api/tables/{table.id}/review?seat=6&round=1").status_code == 422

@@ -31,7 +31,7 @@ from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
-from .reviews import REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewCache
+from .reviews import REVIEW_OWN_SEAT, REVIEW_TABLE, ROUND_UNFINISHED, ReviewCache
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
@@ -42,6 +42,7 @@ from .schema import (
     TOO_LARGE,
     InputError,
     TableSettings,
+    classic,
     dumps_strict,
     server_table_defaults,
 )
@@ -506,6 +507,9 @@ def create_app(
         if seat >= table.options.n_players:
             raise HTTPException(422, f"seat must be 0-{table.options.n_players - 1} at this "
                                 "table (RULES §12.1)")
+        if not classic(table.options):  # the review's search plays four-player teams
+            return JSONResponse({"detail": "RULES §12: reviews are for four-player teams "
+                                 "tables only for now", "code": REVIEW_TABLE}, status_code=409)
         game = table.game
         round_no = round - 1
         if not (round_no < game.round_no or (game.is_over and round_no == game.round_no)):

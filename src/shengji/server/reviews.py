@@ -31,6 +31,7 @@ REVIEW_BUDGET = Budget()
 REVIEW_SEED = 0
 ROUND_UNFINISHED = "round_unfinished"
 REVIEW_OWN_SEAT = "review_own_seat"
+REVIEW_TABLE = "review_table"  # a RULES §12 table: the search reviews four-player teams only
 
 
 def compute(seed: int | str, options: RuleOptions, actions: list[Any], round_no: int,
