@@ -303,6 +303,7 @@ class Human:
         # refusal and simply acts on the new state; they are not the server's errors.
         self.crossed: list[str] = []
         self.acted_seq = -1
+        self.calls_sent = 0  # friend calls (RULES §12.4) this seat made as the leader
 
     def react(self, msg: Msg) -> None:
         """Answer one message: act if it is this seat's turn."""
@@ -342,7 +343,12 @@ class Human:
         elif v["phase"] == "declare" and v["to_act"] == seat:
             action = ["pass", seat]
         elif v["phase"] == "kitty" and v["to_act"] == seat:
-            action = ["bury", seat, " ".join(self.rng.sample(v["hand"], 8))]
+            k = self.table.options.n_kitty  # 8 at four players (RULES §4, §12.1)
+            action = ["bury", seat, " ".join(self.rng.sample(v["hand"], k))]
+        elif v["phase"] == "call" and v["to_act"] == seat:  # friends mode (RULES §12.4)
+            rng, table = self.rng, self.table
+            action = self.p.call(lambda: table.game.view(seat).random_call_action(rng).to_json())
+            self.calls_sent += 1
         elif v["phase"] == "play" and v["to_act"] == seat:
             table = self.table
 

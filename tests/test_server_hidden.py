@@ -95,7 +95,7 @@ def check_messages(
     events: list[dict[str, Any]] = []
     for k in range(len(actions) + 1):
         if k > 0:
-            a = action_from_json(actions[k - 1])
+            a = action_from_json(actions[k - 1], players=g.options.n_players)
             # The events a state message carries are exactly the engine's, as `seat` may
             # see them (RULES §11; the engine's redaction is tested in test_events.py).
             events = [e.for_seat(seat).to_json() for e in g.apply(a)]
@@ -108,6 +108,8 @@ def check_messages(
         public = g.view(None)
         shown = set(revealed)
         shown |= {c.id for c in public.kitty_flip}
+        # the leader's friend calls name cards, never where they are (RULES §12.4)
+        shown |= {call[0].id for call in public.calls}
         for f in public.failed_throws:
             shown |= {c.id for c in f.shown} | {c.id for c in f.attempted}
         if g.results:
@@ -119,11 +121,11 @@ def check_messages(
         if seat is not None:
             own = [i for i in range(54) for _ in range(r.hand_counts(seat)[i])]  # the true hand
             allowed |= set(own)
-            if seat == r.starter and r.phase in ("kitty", "play"):
+            if seat == r.starter and r.phase in ("kitty", "call", "play"):
                 allowed |= set(r.kitty_taken) | set(r.kitty)
         # Everything hidden from `seat`: the other hands, the undrawn cards, the kitty.
         hidden: set[int] = set()
-        for o in range(4):
+        for o in range(g.options.n_players):  # RULES §12.1: N seats
             if o != seat:
                 hidden |= {i for i in range(54) if r.hand_counts(o)[i]}
         if r.phase in ("deal", "declare"):

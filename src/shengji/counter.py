@@ -51,6 +51,7 @@ def card_counter(view: View) -> dict[str, Any] | None:
     trump = view.trump
     if trump is None:
         return None
+    copies = view.options.n_decks  # COPIES at two decks; d at a larger table (RULES §12)
     played: Counter[int] = Counter()
     by_seat: dict[int, Counter[int]] = {}
     tricks = list(view.tricks)
@@ -78,13 +79,13 @@ def card_counter(view: View) -> dict[str, Any] | None:
     suits: dict[str, dict[str, int]] = {}
     for ps, name in enumerate(PLAY_SUIT_NAMES):
         ids = trump.suit_ids[ps]
-        total = COPIES * len(ids)
+        total = copies * len(ids)
         p = sum(played[i] for i in ids)
         m = sum(mine[i] for i in ids)
         suits[name] = {"total": total, "played": p, "mine": m, "out": total - p - m}
     top = []
     for i in _top_trump_ids(view):
-        out = COPIES - played[i] - mine[i]
+        out = copies - played[i] - mine[i]
         held = {}
         for seat, known in sorted(shown.items()):
             if seat == view.seat:
@@ -94,6 +95,6 @@ def card_counter(view: View) -> dict[str, Any] | None:
                 held[str(seat)] = n
         top.append({"card": CARDS[i].text, "out": out, "held": held})
     points_out = sum(
-        CARDS[i].points * (COPIES - played[i] - mine[i]) for i in range(N_IDS)
+        CARDS[i].points * (copies - played[i] - mine[i]) for i in range(N_IDS)
     )
     return {"suits": suits, "top_trumps": top, "points_out": points_out}

@@ -31,15 +31,24 @@ from .config import ServerConfig
 from .connection import SEND_NOW, ClientError, clean_name
 from .manager import Manager
 from .replay import ReplayCache, WindowLimit, replay_payload
-from .reviews import REVIEW_FAILED, REVIEW_OWN_SEAT, ROUND_UNFINISHED, ReviewJobs
+from .reviews import (
+    REVIEW_FAILED,
+    REVIEW_OWN_SEAT,
+    REVIEW_TABLE,
+    ROUND_UNFINISHED,
+    ReviewJobs,
+)
 from .schema import (
     BAD_NAME,
     BAD_ORIGIN,
     BAD_REQUEST,
     RATE_LIMITED,
+    TABLE_MODES,
+    TABLE_PLAYERS,
     TOO_LARGE,
     InputError,
     TableSettings,
+    classic,
     dumps_strict,
     server_table_defaults,
 )
@@ -382,6 +391,9 @@ def create_app(
         return {
             "defaults": RuleOptions().to_json(),
             "presets": {name: opts.to_json() for name, opts in PRESETS.items()},
+            # the table options of RULES §12, apart: `defaults` stays the §10 house rules
+            "table": {"players": list(TABLE_PLAYERS), "modes": list(TABLE_MODES),
+                      "decks": [2, 5]},
         }
 
     @app.get("/api/games")
@@ -481,7 +493,11 @@ def create_app(
     review_limit = WindowLimit(config.replays_per_min)
 
     def finished_round(table: Any, round_: int) -> int | JSONResponse:
-        """Round `round_` (1-based) as a 0-based index if it is finished, else the 409."""
+        """Round `round_` (1-based) as a 0-based index if it is finished and the review's
+        search can play it (four-player teams), else the 409."""
+        if not classic(table.options):  # the review's search plays four-player teams
+            return JSONResponse({"detail": "RULES §12: reviews are for four-player teams "
+                                 "tables only for now", "code": REVIEW_TABLE}, status_code=409)
         game = table.game
         round_no = round_ - 1
         if table.status in (WAITING, ERROR) or not (
@@ -539,7 +555,7 @@ def create_app(
                              "code": REVIEW_FAILED}, status_code=500)
 
     @app.get("/api/tables/{table_id}/review", response_model=None)
-    async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=3),
+    async def review(table_id: str, request: Request, seat: int = Query(ge=0, le=9),
                      round: int = Query(ge=1), wait: bool = True  # noqa: A002
                      ) -> JSONResponse | dict[str, Any]:
         """One seat's review of a finished round (`round` 1-based; see `reviews`):
@@ -550,6 +566,9 @@ def create_app(
         table = await manager.read(table_id)
         if table is None:
             raise HTTPException(404, "no such table")
+        if seat >= table.options.n_players:
+            raise HTTPException(422, f"seat must be 0-{table.options.n_players - 1} at this "
+                                "table (RULES §12.1)")
         round_no = finished_round(table, round)
         if isinstance(round_no, JSONResponse):
             return round_no

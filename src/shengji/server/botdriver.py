@@ -27,16 +27,38 @@ from typing import Any, Protocol
 from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
 from shengji.bots import Agent
 from shengji.game import Game
+from shengji.options import RuleOptions
 from shengji.views import View
 
 from .clock import TableClock
 from .connection import Refusal
-from .schema import TableSettings
+from .schema import TableSettings, classic
 from .status import PLAYING
 
 log = logging.getLogger(__name__)
 
 STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has passed
+#: the bot kinds that play every table of RULES §12 (any seat count, both modes: the
+#: heuristic calls friends and reads sides, `bots.heuristic_call`); the expert's search
+#: plays four-player teams only (its world sampler knows two fixed sides)
+ANY_TABLE_KINDS: tuple[str, ...] = ("random", "heuristic")
+
+
+def table_kind_error(kind: str, options: RuleOptions) -> str | None:
+    """Why a bot of `kind` may not sit at a table with `options` (None: it may)."""
+    if classic(options) or kind in ANY_TABLE_KINDS:
+        return None
+    return (f"RULES §12: the {kind} bot plays four-player teams tables only for now; "
+            f"at {options.n_players} players ({options.mode}) choose: "
+            + ", ".join(ANY_TABLE_KINDS))
+
+
+def standin_kind(options: RuleOptions) -> str:
+    """The stand-in for an absent human at a table with `options`: the heuristic, or,
+    should it not play a larger or friends table (RULES §12), a bot that does."""
+    if classic(options) or STANDIN_KIND in ANY_TABLE_KINDS:
+        return STANDIN_KIND
+    return ANY_TABLE_KINDS[0]
 STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
 
 
@@ -168,7 +190,7 @@ class BotDriver:
     def agent_seed(self, seat: int) -> int:
         """The seed of the bot at `seat` (fixed by the table's seed: restarts agree)."""
         t = self.table
-        return (t.seed * 4 + seat) & 0x7FFF_FFFF_FFFF_FFFF
+        return (t.seed * t.game.options.n_players + seat) & 0x7FFF_FFFF_FFFF_FFFF
 
     def make_agents(self) -> None:
         """A fresh bot for every seat the table gives to one."""
@@ -277,7 +299,7 @@ class BotDriver:
             if wait is None:
                 return None
             return min(wait, closes - now)
-        if d.phase in ("kitty", "play"):
+        if d.phase in ("kitty", "call", "play"):  # call: friends mode (RULES §12.4)
             return await self._turn(d.seat, now)
         return math.inf
 
@@ -302,7 +324,7 @@ class BotDriver:
         agent = self.standin_agents.get(seat)
         if agent is None:
             agent = self.standin_agents[seat] = t.manager.make_agent(
-                STANDIN_KIND, self.agent_seed(seat) + 7
+                standin_kind(t.game.options), self.agent_seed(seat) + 7
             )
         await self._bot_act(seat, agent, by=STANDIN)
         return None
@@ -373,7 +395,9 @@ class BotDriver:
         if phase == "declare":
             return Pass(seat)
         if phase == "kitty":
-            return Bury(seat, tuple(t.game.view(seat).hand[-8:]))
+            return Bury(seat, tuple(t.game.view(seat).hand[-t.game.options.n_kitty:]))
+        if phase == "call":  # friends mode (RULES §12.4)
+            return t.game.view(seat).random_call_action(self.rng)
         if phase == "play":
             return Play(seat, t.game.random_play(seat, self.rng))
         return None

@@ -82,10 +82,12 @@ class TableClock:
         if d.phase == "declare" and self.window_deadline is not None:
             return ("window", None, self.window_deadline, t.settings.window_ms / 1000)
         seat = d.seat
-        if d.phase not in ("declare", "kitty", "play") or seat is None or t.bot_plays(seat):
+        if (d.phase not in ("declare", "kitty", "call", "play") or seat is None
+                or t.bot_plays(seat)):
             return None
         best: Deadline | None = None
-        turn = t.settings.turn_s * (KITTY_TURNS if d.phase == "kitty" else 1)
+        # the kitty exchange and the friend call (RULES §12.4) are choices of several cards
+        turn = t.settings.turn_s * (KITTY_TURNS if d.phase in ("kitty", "call") else 1)
         if turn > 0 and d.phase != "declare":
             best = ("turn", seat, self.turn_started + turn, turn)
         timeout = t.settings.bot_timeout_s

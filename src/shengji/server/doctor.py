@@ -44,7 +44,7 @@ def replay_problem(options: Any, seed: int, actions: list[Any]) -> str | None:
     game = Game(seed=seed, options=opts)
     for i, a in enumerate(actions):
         try:
-            game.apply(action_from_json(a))
+            game.apply(action_from_json(a, players=opts.n_players))
         except Exception as exc:  # noqa: BLE001 - reported, not raised
             return f"stored action {i} does not replay: {exc}"
     return None

@@ -17,7 +17,7 @@ from shengji.actions import Action
 from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_spec_error
 from shengji.views import View
 
-from .botdriver import _think, _watch_server
+from .botdriver import _think, _watch_server, standin_kind
 from .botpool import BotPool, make_pool
 from .chat import KEEP_CHAT, ChatLog
 from .config import ServerConfig
@@ -116,9 +116,10 @@ class Manager:
                     # is rebuilt on the next decision
                     pool, self.pool, self._pool_failures = self.pool, None, 0
                     pool.close()
-            log.warning("bot pool (%s): %s; the heuristic answers this decision",
+            log.warning("bot pool (%s): %s; the stand-in answers this decision",
                         self.config.bots, repr(e)[:300])
-            stand_in = make_agent("heuristic", view.round_no * 4 + (view.seat or 0))
+            stand_in = make_agent(standin_kind(view.options),
+                                  view.round_no * 4 + (view.seat or 0))
             return await asyncio.to_thread(stand_in.act, view), agent
 
     def decision_bound_s(self) -> float:

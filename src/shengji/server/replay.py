@@ -41,7 +41,8 @@ _PUBLIC_KEYS = (
 def _public(view: View) -> dict[str, Any]:
     assert view.seat is None
     j = view.to_json()
-    return {k: j[k] for k in _PUBLIC_KEYS}
+    # friends mode (RULES §12.4): the calls, the joined friends and the sides, all public
+    return {k: j[k] for k in (*_PUBLIC_KEYS, "calls", "friends", "sides") if k in j}
 
 
 def _cards(cards: tuple[Card, ...] | None) -> list[str]:
@@ -64,18 +65,19 @@ def replay_payload(
     whose cards a stand-in bot played.
     """
     g = Game(seed, options)
+    n = g.options.n_players  # RULES §12.1: N seats
     rounds: list[dict[str, Any]] = []
-    hands: list[list[Card]] = [[], [], [], []]
+    hands: list[list[Card]] = [[] for _ in range(n)]
     kitty_taken: list[str] | None = None
     standins: list[dict[str, int]] = []
     marks = marks or {}
     for seq, a in enumerate(actions):
         rnd = g.round  # the round this action belongs to (a new one may start after it)
-        for e in g.apply(action_from_json(a)):
+        for e in g.apply(action_from_json(a, players=n)):
             if isinstance(e, Played) and marks.get(seq) == "standin":
                 standins.append({"trick": e.trick, "seat": e.seat})
             if isinstance(e, Redealt):
-                hands = [[], [], [], []]
+                hands = [[] for _ in range(n)]
             elif isinstance(e, Drew) and e.card is not None:
                 hands[e.seat].append(e.card)
             elif isinstance(e, KittyTaken):
@@ -87,7 +89,7 @@ def replay_payload(
                     step["hands"] = [_cards(tuple(h)) for h in hands]
                     step["kitty_taken"] = kitty_taken
                 rounds.append(step)
-                hands, kitty_taken, standins = [[], [], [], []], None, []
+                hands, kitty_taken, standins = [[] for _ in range(n)], None, []
     if not g.is_over:
         rounds.append({**_public(g.view(None)), "standins": standins})
     return {

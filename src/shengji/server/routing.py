@@ -63,7 +63,7 @@ async def action(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if client.seat is None:
         raise ClientError("spectators cannot act: take a seat first")
     try:
-        act = action_from_json(msg.get("action"))
+        act = action_from_json(msg.get("action"), players=table.options.n_players)
     except IllegalAction as exc:
         raise ClientError.of(exc) from None
     if isinstance(act, Draw | CloseWindow):

@@ -230,6 +230,9 @@ def check_options(data: Any) -> RuleOptions:
                          field="options")
     defaults = RuleOptions().to_json()
     for key, value in data.items():
+        if isinstance(key, str) and key in TABLE_OPTION_TYPES:
+            _check_table_option(key, value)
+            continue
         if not isinstance(key, str) or key not in defaults:
             raise InputError(f"RULES §10: unknown rule option {str(key)[:40]!r}",
                              code=BAD_OPTION, field=str(key)[:40])
@@ -254,12 +257,45 @@ def check_options(data: Any) -> RuleOptions:
     try:
         opts = RuleOptions.from_json(dict(data))
     except IllegalAction as exc:
-        field = next((k for k in data if k in str(exc)), None)
+        field = getattr(exc, "field", None) or next((k for k in data if k in str(exc)), None)
         raise InputError(str(exc), code=BAD_OPTION, field=field) from None
     except (TypeError, ValueError) as exc:  # an engine that is less strict than we are
         raise InputError(f"RULES §10: invalid rule options ({exc})", code=BAD_OPTION) from None
     dumps_strict(opts.to_json())  # what we store must encode as strict JSON
     return opts
+
+
+#: the table options of RULES §12 (`shengji.options.TABLE_OPTION_INFO`): their JSON type
+#: and whether null is allowed (null: the engine's default, §12.1)
+TABLE_OPTION_TYPES: dict[str, tuple[type, bool]] = {
+    "players": (int, False), "decks": (int, True), "mode": (str, False),
+    "kitty_size": (int, True),
+}
+#: the seat counts and modes a table may have (RULES §12), for the create form
+TABLE_PLAYERS = tuple(range(4, 11))
+TABLE_MODES = ("teams", "friends")
+
+
+def classic(options: RuleOptions) -> bool:
+    """Whether `options` are a four-player teams table (RULES §1), where every bot and the
+    hints' search play; the tables of §12 have the random bot only, for now (issue 33)."""
+    return options.n_players == 4 and options.mode == "teams"
+
+
+def _check_table_option(key: str, value: Any) -> None:
+    """Refuse a §12 table option of the wrong JSON type (true/false is no number); the
+    engine checks the ranges and the combinations (§12.1: teams need an even table)."""
+    kind, nullable = TABLE_OPTION_TYPES[key]
+    if value is None and nullable:
+        return
+    if kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        want = "a whole number" + (" or null" if nullable else "")
+    else:
+        ok = isinstance(value, str)
+        want = "one of " + ", ".join(TABLE_MODES)
+    if not ok:
+        raise InputError(f"RULES §12: {key} must be {want}", code=BAD_OPTION, field=key)
 
 
 def dumps_strict(obj: Any) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from shengji.bots import RESEARCH_KINDS, table_spec_error
 
 from . import hints
+from .botdriver import table_kind_error
 from .chat import SYSTEM, chat_json
 from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
@@ -438,6 +439,9 @@ async def bot(table: Table, client: Client, msg: dict[str, Any]) -> None:
         raise ClientError(table_spec_error(kind) or "that bot cannot play at a table")
     if kind not in kinds:
         raise ClientError(f"bot kind must be one of: {', '.join(kinds)}")
+    refused = table_kind_error(kind, table.options)
+    if refused is not None:
+        raise ClientError(refused)
     async with table.lock:
         if table.status == FINISHED:
             raise ClientError("the game is over")

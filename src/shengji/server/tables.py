@@ -140,7 +140,7 @@ class Table:
             return
         for i, a in enumerate(actions):
             try:
-                events = self.game.apply(action_from_json(a))
+                events = self.game.apply(action_from_json(a, players=self.options.n_players))
                 self._note_standin(i, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
