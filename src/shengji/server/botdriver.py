@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from shengji.actions import DRAW, Action, Bury, CloseWindow, Declare, Pass, Play
-from shengji.bots import Agent
+from shengji.bots import ANY_TABLE_KINDS, Agent
 from shengji.game import Game
 from shengji.options import RuleOptions
 from shengji.views import View
@@ -38,19 +38,8 @@ from .status import PLAYING
 log = logging.getLogger(__name__)
 
 STANDIN_KIND = "heuristic"  # plays for an absent human once bot_timeout_s has passed
-#: the bot kinds that play every table of RULES §12 (any seat count, both modes: the
-#: heuristic calls friends and reads sides, `bots.heuristic_call`); the expert's search
-#: plays four-player teams only (its world sampler knows two fixed sides)
-ANY_TABLE_KINDS: tuple[str, ...] = ("random", "heuristic")
-
-
-def table_kind_error(kind: str, options: RuleOptions) -> str | None:
-    """Why a bot of `kind` may not sit at a table with `options` (None: it may)."""
-    if classic(options) or kind in ANY_TABLE_KINDS:
-        return None
-    return (f"RULES §12: the {kind} bot plays four-player teams tables only for now; "
-            f"at {options.n_players} players ({options.mode}) choose: "
-            + ", ".join(ANY_TABLE_KINDS))
+# which bots play which tables (RULES §12) is the bots' own knowledge:
+# `bots.ANY_TABLE_KINDS` and `bots.table_kind_error`, used here and by the arena
 
 
 def standin_kind(options: RuleOptions) -> str:
@@ -59,6 +48,8 @@ def standin_kind(options: RuleOptions) -> str:
     if classic(options) or STANDIN_KIND in ANY_TABLE_KINDS:
         return STANDIN_KIND
     return ANY_TABLE_KINDS[0]
+
+
 STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
 
 

@@ -19,10 +19,9 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from shengji.bots import RESEARCH_KINDS, table_spec_error
+from shengji.bots import RESEARCH_KINDS, table_kind_error, table_spec_error
 
 from . import hints
-from .botdriver import table_kind_error
 from .chat import SYSTEM, chat_json
 from .connection import Client, ClientError, clean_name, dumps
 from .security import hash_token, new_token, token_matches
