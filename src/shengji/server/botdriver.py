@@ -50,6 +50,9 @@ def standin_kind(options: RuleOptions) -> str:
     return ANY_TABLE_KINDS[0]
 
 
+#: the phases in which a bot's decision is asked as its turn begins (`BotDriver._early`):
+#: nobody else acts before it there (in the declaration window others may declare)
+EARLY_PHASES = ("kitty", "call", "play")
 STANDIN = "standin"  # the mark of an action a stand-in bot made for a human's seat
 
 
@@ -172,6 +175,11 @@ class BotDriver:
         # wake-up, a connection or an action, moves the table); None while it runs.
         # Tests wait on it rather than on a clock.
         self.asleep_until: float | None = None
+        # a bot's decision asked as its turn begins, while `bot_delay_ms` runs (`_early`):
+        # (seat, seq, agent, task); the move still shows at the delay's end, or when the
+        # search ends if that is later, so a person waits max(delay, search), not both
+        self.early: tuple[int, int, Agent, asyncio.Task[tuple[Action | None, Agent]]] | None
+        self.early = None
 
     @property
     def parked(self) -> bool:
@@ -217,6 +225,7 @@ class BotDriver:
 
     async def stop(self) -> None:
         """Cancel the task and wait for it to end."""
+        self._drop_early()
         task, self.task = self.task, None
         if task is not None:
             task.cancel()
@@ -303,6 +312,8 @@ class BotDriver:
         if seat in self.agents:
             due = tc.bot_due()
             if now < due:
+                if t.game.decision().phase in EARLY_PHASES:
+                    self._early(seat, self.agents[seat])
                 return due - now
             await self._bot_act(seat, self.agents[seat])
             return None
@@ -320,6 +331,33 @@ class BotDriver:
         await self._bot_act(seat, agent, by=STANDIN)
         return None
 
+    def _early(self, seat: int, agent: Agent) -> None:
+        """Ask the bot at `seat` now, its move to be made at the delay's end (`_bot_act`).
+        Only where nobody else can act before it (EARLY_PHASES): the view it is asked
+        about is the one it will move in, unless a seat changes hands meanwhile (then
+        the answer is dropped and it is asked again)."""
+        t = self.table
+        if self.early is not None and self.early[:3] == (seat, t.seq, agent):
+            return
+        self._drop_early()
+        task = asyncio.create_task(t.manager.think(agent, t.game.view(seat)))
+        self.early = (seat, t.seq, agent, task)
+
+    def _drop_early(self) -> None:
+        if self.early is not None:
+            self.early[3].cancel()  # (a pool's computation runs on; its answer is dropped)
+            self.early = None
+
+    def _take_early(self, seat: int, seq: int, agent: Agent
+                    ) -> asyncio.Task[tuple[Action | None, Agent]] | None:
+        """The early decision for this very turn (seat, seq and agent), if one is asked."""
+        early, self.early = self.early, None
+        if early is not None and early[:3] == (seat, seq, agent):
+            return early[3]
+        if early is not None:
+            early[3].cancel()
+        return None
+
     async def _bot_act(
         self, seat: int, agent: Agent, *, deal: bool = False, by: str | None = None
     ) -> None:
@@ -327,8 +365,12 @@ class BotDriver:
         view = t.game.view(seat)
         seq = t.seq
         action: Action | None
+        early = self._take_early(seat, seq, agent) if not deal and by is None else None
         try:
-            action, thought = await t.manager.think(agent, view)
+            if early is not None:
+                action, thought = await early
+            else:
+                action, thought = await t.manager.think(agent, view)
         except Exception:
             log.exception("table %s: bot at seat %d failed", t.id, seat)
             action, thought = None, agent
