@@ -641,8 +641,13 @@ def start_server(port: int, db: str, args: argparse.Namespace) -> subprocess.Pop
         cmd += ["--bot-workers", str(args.bot_workers)]
     if args.redis:
         cmd += ["--redis", args.redis]
-    proc = subprocess.Popen(cmd)
-    deadline = time.monotonic() + 30
+    return answering(subprocess.Popen(cmd), port, 30)
+
+
+def answering(proc: subprocess.Popen[bytes], port: int, within_s: float
+              ) -> subprocess.Popen[bytes]:
+    """`proc`, once the server it runs answers on `port` (killed if not within `within_s`)."""
+    deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError("server exited")

@@ -45,7 +45,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from load import Player, Stats, free_port, machine_cpu, pct, proc_cpu
+from load import Player, Stats, answering, free_port, machine_cpu, pct, proc_cpu
 
 BOT_SEATS = (1, 2, 3)
 MOVE_PHASES = ("declare", "kitty", "play", "call")
@@ -139,18 +139,7 @@ def start_server(port: int, db: str, args: argparse.Namespace,
            "--conns-per-addr", "1000000"]
     if args.bot_workers is not None:
         cmd += ["--bot-workers", str(args.bot_workers)]
-    proc = subprocess.Popen(cmd)
-    deadline = time.monotonic() + 120  # a Ray pool takes a few seconds to come up
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("server exited")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    return answering(subprocess.Popen(cmd), port, 120)  # a Ray pool takes seconds
 
 
 async def run(base: str, k: int, args: argparse.Namespace, server_pid: int

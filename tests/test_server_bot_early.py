@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import bots_table, serve, table_of
+from server_harness import WSPlayer, bots_table, serve, table_of
 
 
 def spy(table: Any) -> list[dict[str, Any]]:
@@ -30,13 +30,19 @@ def spy(table: Any) -> list[dict[str, Any]]:
     return asked
 
 
+def started(client: Any) -> tuple[WSPlayer, list[dict[str, Any]]]:
+    """A started table of four heuristic bots, its host watching, and the spy's record."""
+    tid, _, h = bots_table(client, "heuristic")
+    table = table_of(client, tid)
+    asked = h.call(lambda: spy(table))
+    h.send({"type": "start"})
+    return h, asked
+
+
 @pytest.mark.timeout(120)
 def test_a_bots_play_is_asked_before_its_delay_ends_and_made_after_it(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", bot_delay_ms=400) as client:
-        tid, _, h = bots_table(client, "heuristic")
-        table = table_of(client, tid)
-        asked = h.call(lambda: spy(table))
-        h.send({"type": "start"})
+        h, asked = started(client)
         seen: dict[int, float] = {}  # seq -> when its state arrived
         while True:
             m = h.until(lambda m: m["type"] == "state")
@@ -58,10 +64,7 @@ def test_a_bots_play_is_asked_before_its_delay_ends_and_made_after_it(tmp_path: 
 @pytest.mark.timeout(120)
 def test_an_early_answer_for_a_seat_that_changed_hands_is_dropped(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", bot_delay_ms=1500) as client:
-        tid, _, h = bots_table(client, "heuristic")
-        table = table_of(client, tid)
-        asked = h.call(lambda: spy(table))
-        h.send({"type": "start"})
+        h, asked = started(client)
         m = h.until(lambda m: m["type"] == "state" and m["view"]["phase"] == "play",
                     timeout=60)
         seat, seq = m["view"]["to_act"], m["seq"]
