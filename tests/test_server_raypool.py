@@ -68,3 +68,45 @@ def test_a_decision_past_the_bound_is_answered_by_the_heuristic(tmp_path: Path) 
         pool = client.get("/api/bots").json()["pool"]
         assert pool["fallbacks"] >= 3  # visible: the operator sees the pool fell short
         assert not human.errors
+
+
+def test_sigterm_still_shuts_a_server_on_ray_down_gracefully(tmp_path: Path) -> None:
+    """ray.init installs SIGTERM/SIGINT handlers that exit at once (sys.exit inside the
+    event loop); the server keeps its own, so SIGTERM still closes the sockets and
+    flushes the writes. And joining Ray happens off the event loop: the server answers
+    HTTP meanwhile."""
+    import json
+
+    import httpx
+    from websockets.sync.client import connect
+
+    from server_harness import ServerProcess, recv_json
+
+    class RayServer(ServerProcess):
+        ARGS = (*ServerProcess.ARGS, "--bots", "ray:local", "--bot-workers", "1")
+
+    server = RayServer(tmp_path)
+    base = server.ensure()
+    try:
+        r = httpx.post(base + "/api/tables", json={"name": "ray", "bot_delay_ms": 0})
+        tid, host = r.json()["id"], r.json()["host_token"]
+        with connect(base.replace("http", "ws") + f"/ws/{tid}") as ws:
+            ws.send(json.dumps({"type": "hello", "token": host}))
+            for seat in range(4):
+                ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "heuristic"}))
+            ws.send(json.dumps({"type": "start"}))
+            while not httpx.get(base + "/api/bots").json()["pool"]["started"]:
+                recv_json(ws)  # the table moves on; the pool starts with the first ask
+            proc = server.proc
+            assert proc is not None
+            proc.send_signal(signal.SIGTERM)
+            with pytest.raises(Exception):  # noqa: B017 - the server closes the socket
+                while True:
+                    recv_json(ws, timeout=30)
+            assert ws.close_code in (1001, 1012), ws.close_code  # said, not dropped
+        # uvicorn re-raises the signal once it has shut down: -15, as without Ray
+        assert proc.wait(30) in (0, -signal.SIGTERM)
+        log = next(tmp_path.glob("server-*.log")).read_text()
+        assert "SystemExit" not in log and "Traceback" not in log, log[-3000:]
+    finally:
+        server.stop()

@@ -119,7 +119,7 @@ def test_with_a_worker_pool_the_review_is_computed_there_and_the_same(
         freeze(p, table)
         manager: Any = client.app.state.manager  # type: ignore[attr-defined]
         submitted: list[str] = []
-        pool = manager._pool()._executor()  # the local pool's process pool
+        pool = client.portal.call(manager._pool)._executor()  # the local process pool
         real_submit = pool.submit
 
         def submit(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any, Protocol
@@ -127,10 +129,18 @@ class RayPool:
                 address = spec[4:]
             # the workers import this package as the server does (PYTHONPATH included)
             env = {k: os.environ[k] for k in ("PYTHONPATH", "SHENGJI_PURE") if k in os.environ}
+            # ray.init installs SIGTERM/SIGINT handlers that exit the process at once
+            # (sys.exit inside the event loop): the server's own graceful shutdown (its
+            # writes flushed, its sockets closed with a code) must stay theirs
+            kept = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
                      namespace="shengji", ignore_reinit_error=True,
                      runtime_env={"env_vars": env} if env else None,
                      num_cpus=(os.cpu_count() or 1) if address is None else None)
+            if threading.current_thread() is threading.main_thread():
+                for sig, handler in kept.items():
+                    if handler is not None:
+                        signal.signal(sig, handler)
         self._task = ray.remote(num_cpus=1, max_retries=RAY_RETRIES)(_call)
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:

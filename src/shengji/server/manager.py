@@ -71,11 +71,13 @@ class Manager:
         bot_workers = config.bot_workers
         self.bot_workers = (os.cpu_count() or 1) if bot_workers is None else bot_workers
         self.pool: BotPool | None = None  # where bots think (`--bots`, started on first use)
+        self._pool_lock = asyncio.Lock()  # one start at a time (`_pool`)
         self.pool_fallbacks = 0  # decisions the pool failed or overran: the heuristic's
         self._pool_failures = 0  # failures in a row (not overruns): 3 rebuild the pool
         self.created_by: dict[str, deque[float]] = {}
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
+        self._warm: asyncio.Task[None] | None = None  # the pool joined at start (`_warm_pool`)
         self.cluster: Cluster | None = None  # several processes (`cluster.Cluster`)
         self.gc_timer: PassTimer | None = None  # this process's GC passes (`gcpolicy`)
         self._conn_ids = itertools.count()
@@ -101,8 +103,9 @@ class Manager:
         if self.bot_workers <= 0 and self.config.bots == "local":
             return _think(agent, view)
         try:
+            pool = await self._pool()
             result: tuple[Action | None, Agent] = await asyncio.wait_for(
-                self._pool().run(_think, agent, view), self.decision_bound_s())
+                pool.run(_think, agent, view), self.decision_bound_s())
             self._pool_failures = 0
             return result
         except Exception as e:
@@ -146,13 +149,21 @@ class Manager:
                 "rollouts_share": round(share / counted, 4) if counted else None,
                 "cap_ms": self.config.bot_cap_ms, "degraded_tables": hit}
 
-    def _pool(self) -> BotPool:
+    async def _pool(self) -> BotPool:
         """The bots' pool (`--bots`: this machine's processes or a Ray cluster), started
-        on first use."""
-        if self.pool is None:
-            self.pool = make_pool(self.config.bots, max(1, self.bot_workers),
-                                  _watch_server, (os.getpid(),))
-        return self.pool
+        on first use. Joining Ray takes seconds: that runs in a thread, never on the
+        event loop (every table would stop meanwhile), and once for concurrent askers."""
+        if self.pool is not None:
+            return self.pool
+        async with self._pool_lock:
+            if self.pool is None:
+                def build() -> BotPool:
+                    return make_pool(self.config.bots, max(1, self.bot_workers),
+                                     _watch_server, (os.getpid(),))
+
+                self.pool = build() if self.config.bots == "local" else (
+                    await asyncio.to_thread(build))
+            return self.pool
 
     def pool_status(self) -> dict[str, Any]:
         """`/api/cluster`'s `pool`: its kind, its CPUs now, the decisions it failed."""
@@ -168,7 +179,7 @@ class Manager:
 
         if self.bot_workers <= 0 and self.config.bots == "local":
             return await asyncio.to_thread(compute, view, seed)
-        result: dict[str, Any] = await self._pool().run(compute, view, seed)
+        result: dict[str, Any] = await (await self._pool()).run(compute, view, seed)
         return result
 
     async def review(self, *args: Any) -> dict[str, Any]:
@@ -178,7 +189,7 @@ class Manager:
 
         if self.bot_workers <= 0 and self.config.bots == "local":
             return await asyncio.to_thread(compute, *args)
-        result: dict[str, Any] = await self._pool().run(compute, *args)
+        result: dict[str, Any] = await (await self._pool()).run(compute, *args)
         return result
 
     async def start(self) -> None:
@@ -191,6 +202,14 @@ class Manager:
             for row in await self.store.tables_with_status([WAITING, PLAYING, ERROR]):
                 await self._load(row)
         self._sweeper = asyncio.create_task(self._sweep(), name="shengji-sweeper")
+        if self.config.bots != "local":  # join Ray now, before the first bot's turn
+            self._warm = asyncio.create_task(self._warm_pool(), name="shengji-pool")
+
+    async def _warm_pool(self) -> None:
+        try:
+            await self._pool()
+        except Exception:  # noqa: BLE001 - logged; the first decision tries again
+            log.exception("bot pool (%s) could not be started", self.config.bots)
 
     async def _load(self, row: TableRow) -> Table | None:
         if not await self.store.own_table(row.id):
@@ -226,9 +245,14 @@ class Manager:
             await t.stop_driver()
             for c in t.clients:
                 c.close()
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
+        if self._warm is not None:
+            self._warm.cancel()  # (a thread joining Ray runs on; its pool is closed below)
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._warm
+        async with self._pool_lock:
+            if self.pool is not None:
+                self.pool.close()
+                self.pool = None
 
     async def _sweep(self) -> None:
         while True:
