@@ -365,3 +365,31 @@ def test_the_engine_and_the_bots_never_import_the_analysis_layer() -> None:
                 found.append(f"{rel}:{node.lineno}")
     assert not found, "the analysis layer imported from below it:\n" + "\n".join(found)
     assert (PKG / "analysis" / "review.py").exists()  # the scan looks at a real layer
+
+
+def _private_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """`from M import _name` of this package's modules (relative or `shengji.`): another
+    module's private name, used as if it were its API."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+                node.level > 0 or (node.module or "").split(".")[0] == "shengji"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((node.lineno, f"{node.module}.{alias.name}"))
+    return found
+
+
+def test_the_private_import_scan_finds_one_and_lets_public_names_through() -> None:
+    src = "from .storage import _lock_key, Store\nfrom shengji.bots import _x\nimport os\n" \
+          "from uvicorn.x import _Other\nfrom . import __version__\n"
+    found = [t for _, t in _private_imports(ast.parse(src))]
+    assert found == ["storage._lock_key", "shengji.bots._x"]
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """Issue 30: what one module uses of another is its public API (the cluster read
+    storage's `_lock_key` and `_INSERT_ACTION`, the manager the bot driver's `_think`)."""
+    found = [f"{path.relative_to(PKG)}:{line}: {text}" for path in sorted(PKG.rglob("*.py"))
+             for line, text in _private_imports(ast.parse(path.read_text()))]
+    assert not found, "private names imported across modules:\n" + "\n".join(found)

@@ -437,7 +437,7 @@ class BotDriver:
 
 
 
-def _watch_server(server_pid: int) -> None:
+def watch_server(server_pid: int) -> None:
     """Pool worker initializer: exit once the server process is gone (even after a
     SIGKILL, which leaves the pool no chance to shut its workers down)."""
     import threading
@@ -455,6 +455,6 @@ def _watch_server(server_pid: int) -> None:
     threading.Thread(target=watch, name="shengji-watch-server", daemon=True).start()
 
 
-def _think(agent: Agent, view: View) -> tuple[Action | None, Agent]:
+def think_in_pool(agent: Agent, view: View) -> tuple[Action | None, Agent]:
     """A bot's move, computed in a worker process: the action and the agent's new state."""
     return agent.act(view), agent

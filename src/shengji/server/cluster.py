@@ -43,7 +43,7 @@ import sqlalchemy as sa
 
 from .connection import Client, frame_refusal
 from .status import ERROR, PLAYING, WAITING
-from .storage import _INSERT_ACTION, ChatRow, Store, WriteOp, _lock_key
+from .storage import INSERT_ACTION, ChatRow, Store, WriteOp, lock_key
 
 if TYPE_CHECKING:
     from fastapi import WebSocket
@@ -57,7 +57,7 @@ LEASE_MS = 3000  # a stalled owner loses its tables after this (PostgreSQL's clo
 ALIVE_MS = 1000  # a worker whose alive key is older than this is presumed dead
 BEAT_S = 0.25  # heartbeat and dead-worker scan period
 ORPHAN_SCAN_S = 5.0  # the full scan for unowned open tables
-MIGRATE_LOCK = _lock_key("migrations")  # held while a worker brings the schema up to date
+MIGRATE_LOCK = lock_key("migrations")  # held while a worker brings the schema up to date
 LAG_SAMPLE_S = 0.02  # the event loop's lag is sampled this often (`Cluster.metrics`)
 CLOSE_RESTART = 1012  # WebSocket close code: the server moved this table; reconnect
 # frames of one relayed connection waiting to be published (holding worker) or read by
@@ -149,7 +149,7 @@ class ClusterStore(Store):
                 self.fenced += 1
                 raise OwnershipLost("the owner session was lost: nothing written")
             try:
-                if all(stmt is _INSERT_ACTION for stmt, _ in ops):
+                if all(stmt is INSERT_ACTION for stmt, _ in ops):
                     await self._insert_actions([p for _, p in ops])
                 else:
                     for stmt, params in _grouped(ops):
@@ -275,7 +275,7 @@ class ClusterStore(Store):
                 return False
             try:
                 got = (await self._owner_conn.execute(
-                    sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": _lock_key(table_id)}
+                    sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(table_id)}
                 )).scalar()
                 await self._owner_conn.commit()
             except Exception:
@@ -294,7 +294,7 @@ class ClusterStore(Store):
                 return
             self._owned.discard(table_id)
             await self._owner_conn.execute(
-                sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _lock_key(table_id)}
+                sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(table_id)}
             )
             await self._owner_conn.commit()
 

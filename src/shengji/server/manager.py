@@ -17,7 +17,7 @@ from shengji.actions import Action
 from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_spec_error
 from shengji.views import View
 
-from .botdriver import _think, _watch_server, standin_kind
+from .botdriver import standin_kind, think_in_pool, watch_server
 from .botpool import BotPool, make_pool
 from .chat import KEEP_CHAT, ChatLog
 from .config import ServerConfig
@@ -101,11 +101,11 @@ class Manager:
         """Ask `agent` for its move off the event loop (a process pool sized to the machine;
         `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
         if self.bot_workers <= 0 and self.config.bots == "local":
-            return _think(agent, view)
+            return think_in_pool(agent, view)
         try:
             pool = await self._pool()
             result: tuple[Action | None, Agent] = await asyncio.wait_for(
-                pool.run(_think, agent, view), self.decision_bound_s())
+                pool.run(think_in_pool, agent, view), self.decision_bound_s())
             self._pool_failures = 0
             return result
         except Exception as e:
@@ -159,7 +159,7 @@ class Manager:
             if self.pool is None:
                 def build() -> BotPool:
                     return make_pool(self.config.bots, max(1, self.bot_workers),
-                                     _watch_server, (os.getpid(),))
+                                     watch_server, (os.getpid(),))
 
                 self.pool = build() if self.config.bots == "local" else (
                     await asyncio.to_thread(build))

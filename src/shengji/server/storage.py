@@ -257,7 +257,7 @@ def check_sqlite_file(path: str) -> list[str]:
     return [] if problems == ["ok"] else problems
 
 
-def _lock_key(table_id: str) -> int:
+def lock_key(table_id: str) -> int:
     """The PostgreSQL advisory lock key of a table (a signed 64-bit hash of its id)."""
     digest = hashlib.blake2b(f"shengji-table:{table_id}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
@@ -320,7 +320,8 @@ class WriteTrouble:
             log.warning("storage: writes succeed again (%d failed meanwhile)", self.failures)
             self.failing = False
             self.failures = self._since_line = 0
-_INSERT_ACTION = actions_t.insert()
+#: the statement of one stored action (the cluster's fast path recognises it in a batch)
+INSERT_ACTION = actions_t.insert()
 
 
 class Store:
@@ -440,7 +441,7 @@ class Store:
             return True
         got = (
             await self._owner_conn.execute(
-                sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": _lock_key(table_id)}
+                sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(table_id)}
             )
         ).scalar()
         await self._owner_conn.commit()
@@ -454,7 +455,7 @@ class Store:
             return
         self._owned.discard(table_id)
         await self._owner_conn.execute(
-            sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _lock_key(table_id)}
+            sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(table_id)}
         )
         await self._owner_conn.commit()
 
@@ -662,7 +663,7 @@ class Store:
         `by` marks who made it when not the seat's player (``"standin"``: a stand-in bot).
         """
         await self._write(
-            (_INSERT_ACTION, {"table_id": table_id, "seq": seq, "action": action, "by": by})
+            (INSERT_ACTION, {"table_id": table_id, "seq": seq, "action": action, "by": by})
         )
 
     async def append_chat(self, table_id: str, row: ChatRow) -> None:
