@@ -464,7 +464,8 @@ def test_a_late_worker_is_not_taken_for_dead_while_its_owner_session_lives(
 
     import sqlalchemy as sa
 
-    from shengji.server.cluster import Cluster, ClusterStore, _session_name
+    from shengji.server.cluster import Cluster, ClusterStore
+    from shengji.server.cluster.keys import session_name as _session_name
 
     async def run() -> None:
         a, b = ClusterStore(db, lease_ms=5000), ClusterStore(db, lease_ms=5000)
@@ -504,7 +505,8 @@ def test_batched_actions_are_written_whole_in_order_or_not_at_all(db: str) -> No
     and writes none of its rows."""
     import sqlalchemy as sa
 
-    from shengji.server.cluster import _VALUES_MAX, ClusterStore
+    from shengji.server.cluster import ClusterStore
+    from shengji.server.cluster.store import VALUES_MAX as _VALUES_MAX
     from shengji.server.storage import TableRow
 
     def rows(tid: str, start: int, n: int) -> list[dict[str, Any] | None]:
@@ -601,7 +603,7 @@ def test_a_slot_of_a_crashed_worker_expires_by_itself(redis_url: str) -> None:
     TTL; a held slot is re-admitted (renewed) even at the limit."""
     import redis
 
-    from shengji.server.cluster import _ADMIT_LUA
+    from shengji.server.cluster.keys import ADMIT_LUA as _ADMIT_LUA
 
     r = redis.Redis.from_url(redis_url, decode_responses=True)
     admit = r.register_script(_ADMIT_LUA)

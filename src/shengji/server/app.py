@@ -15,7 +15,7 @@ import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -55,6 +55,9 @@ from .schema import (
 from .security import token_matches
 from .storage import Store, is_write_failure
 from .tables import ERROR, FINISHED, SLOW_KIND, WAITING
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +280,7 @@ def create_app(
     what start-up built, raise the collector's thresholds and time its passes
     (`gcpolicy`; `run` sets it: it is a setting of the whole process, so apps built
     inside tests do not). A `redis_url` runs the app as one worker of a cluster (see
-    `cluster.py`).
+    `cluster/`).
     """
     config = config or ServerConfig()
     server_table_defaults(config)  # a timing out of range is refused now (ValueError)
@@ -371,7 +374,7 @@ def create_app(
     @app.get("/api/cluster", include_in_schema=False)
     async def cluster_info() -> dict[str, Any]:
         """This process's part of the cluster (404 for a single process)."""
-        cluster = manager_of(app).cluster
+        cluster = cast("Cluster | None", manager_of(app).cluster)
         if cluster is None:
             raise HTTPException(404, "not a cluster")
         return cluster.info()
@@ -696,7 +699,7 @@ def _no_constant(name: str) -> Any:
 async def _serve_ws(
     ws: WebSocket, manager: Manager, table_id: str, addr: str, hello_timeout_s: float
 ) -> None:
-    cluster = manager.cluster
+    cluster = cast("Cluster | None", manager.cluster)  # (the manager sees a `ClusterLink`)
     if cluster is None:
         table = await manager.get(table_id)
     else:  # several processes: this one owns the table, or relays to its owner

@@ -11,7 +11,7 @@ import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shengji.actions import Action
 from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_spec_error
@@ -36,10 +36,39 @@ from .storage import Store, TableRow
 from .tables import ERROR, FINISHED, PLAYING, SLOW_KIND, TABLE_ID_RE, WAITING, Table
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
     from .gcpolicy import PassTimer
 
 log = logging.getLogger(__name__)
+
+
+class ClusterLink(Protocol):
+    """What the manager (and its tables) ask of the cluster this process is a worker of
+    (`cluster.Cluster`): it depends on this, not on the cluster's modules, which depend
+    on it (so no import circle joins the two)."""
+
+    id: str
+
+    async def registered(self, table_id: str) -> None:
+        """This worker now drives `table_id`."""
+
+    async def unregistered(self, table_id: str) -> None:
+        """This worker let `table_id` go."""
+
+    def table_closed(self, table: Table) -> None:
+        """`table` no longer counts as open for its creator."""
+
+    async def admit(self, kind: str, addr: str, member: str, limit: int) -> bool:
+        """Hold one of `addr`'s `limit` slots of `kind` across every worker (True if held)."""
+
+    async def release(self, kind: str, addr: str, member: str) -> None:
+        """Give back a slot `admit` took."""
+
+    async def open_table(self, addr: str, table_id: str, open_limit: int,
+                         per_min: int) -> None:
+        """Count a new table against `addr`'s limits across every worker."""
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        """Every worker's open and damaged tables, newest first."""
 
 
 class Manager:
@@ -78,7 +107,7 @@ class Manager:
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None  # the pool joined at start (`_warm_pool`)
-        self.cluster: Cluster | None = None  # several processes (`cluster.Cluster`)
+        self.cluster: ClusterLink | None = None  # several processes (`cluster.Cluster`)
         self.gc_timer: PassTimer | None = None  # this process's GC passes (`gcpolicy`)
         self._conn_ids = itertools.count()
 

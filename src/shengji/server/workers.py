@@ -1,7 +1,7 @@
 """`shengji serve --workers N`: N worker processes on one port (SO_REUSEPORT), supervised.
 
 The kernel spreads new connections over the workers; a worker that dies is started again
-(its tables are taken over by the others meanwhile, see `cluster.py`). Several hosts: run
+(its tables are taken over by the others meanwhile, see `cluster/`). Several hosts: run
 `shengji serve --redis ... --db postgresql+asyncpg://...` on each, behind any load
 balancer (deploy/).
 """
