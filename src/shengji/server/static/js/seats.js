@@ -24,19 +24,20 @@ export function modesFor(players) {
 /**
  * A table's shape from its options (the view's or the table's `options`):
  * {n, mode, decks, friends: bool, calls: how many friends the leader calls, classic}.
- * `classic` is the four-player teams table of RULES §1-§11.
+ * `classic` is the four-player teams table of RULES §1-§11 (as the server's
+ * `schema.classic`: where the searching bots, hints and reviews play).
  */
 export function shapeOf(options) {
   const o = options || {};
   const n = Number.isInteger(o.players) ? o.players : 4;
   const mode = o.mode === "friends" ? "friends" : "teams";
   const decks = Number.isInteger(o.decks) ? o.decks : defaultDecks(n);
-  return { n, mode, decks, friends: mode === "friends", calls: Math.floor(n / 2) - 1, classic: n === 4 && mode === "teams" && decks === 2 };
+  return { n, mode, decks, friends: mode === "friends", calls: Math.floor(n / 2) - 1, classic: n === 4 && mode === "teams" };
 }
 
 /** "6 players · friends" (the lobby's line; null for the classic table). */
 export function shapeText(shape) {
-  if (shape.classic) return null;
+  if (shape.classic && shape.decks === defaultDecks(shape.n)) return null;
   const parts = [t("table.players_n", { n: shape.n }), t(`table.mode.${shape.mode}`)];
   if (shape.decks !== defaultDecks(shape.n)) parts.push(t("table.decks_n", { n: shape.decks }));
   return parts.join(" · ");

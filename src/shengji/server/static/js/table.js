@@ -500,7 +500,8 @@ function Summary({ view, seatName, onClose, tableId, docked }) {
         </tbody>
       </table>`}
       ${!over && r.next_starter != null && html`<p>${t(friends ? "summary.next_leader" : "summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
-      <${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />
+      ${shape.classic /* the accuracy's search plays four-player teams only (RULES §12: the server refuses it elsewhere) */ &&
+      html`<${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />`}
       <div class="modal-buttons">
         ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
         ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
@@ -616,7 +617,9 @@ export function Table({ id, lang }) {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
           const e = explain(m.message, m.rule, m.code, m.facts);
-          if (calling.current) setCallErr(e); // shown in the call dialog too (RULES §12.4)
+          // shown in the call dialog too (RULES §12.4), with the server's reason where the
+          // refusal has no words of its own (the generic code "illegal")
+          if (calling.current) setCallErr(e.detail || m.code !== "illegal" ? e : { ...e, detail: String(m.message || "").replace(/^RULES §[\d.]+:\s*/, "") });
           toast("error", e.title, e.detail, e.ref);
           sound("error");
         }
