@@ -75,7 +75,7 @@ def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei
     in every other seat. Returns the table id."""
     page.goto(base + "/")
     page.wait_for_selector("#create-form")
-    page.fill("input[name=table-name]", f"{players} at the table")
+    page.fill("input[name=table-name]", f"Family table of {players}")
     page.select_option("select[name=players]", str(players))
     page.select_option("select[name=mode]", mode)
     page.click("details.options summary")

@@ -52,7 +52,10 @@ export function shapeText(shape) {
 export function ringSpot(seat, bottom, n, stretch = 1.25) {
   const a = (2 * Math.PI * (((seat - bottom) % n) + n)) / n;
   const clamp = (v) => Math.max(-1, Math.min(1, v));
-  return { x: 50 + 50 * clamp(stretch * Math.sin(a)), y: 50 + 50 * clamp(stretch * Math.cos(a)) };
+  // a little less sideways than up and down: a corner seat keeps clear of the seat
+  // below it in the side column
+  const sx = stretch > 1 ? stretch - 0.1 : stretch;
+  return { x: 50 + 50 * clamp(sx * Math.sin(a)), y: 50 + 50 * clamp(stretch * Math.cos(a)) };
 }
 
 /**

@@ -250,7 +250,9 @@ function SeatPanel({ seat, pos, spot, shape, table, view, me, isHost, waiting, s
   const isBot = s && s.kind && s.kind !== "human";
   const badges = [];
   if (view && view.starter === seat && view.phase !== "deal" && !friends) badges.push(["starter", t("seat.starter")]);
-  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]); // RULES §3.4: not the declaring team
+  // RULES §3.4: not the declaring team. In friends mode the leader's own declaration
+  // needs no badge beside "Leader" (a smaller seat at a table of ten).
+  if (view && view.declarer === seat && !(friends && side === "leader")) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]);
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
