@@ -106,7 +106,8 @@ def legal_play(view: dict[str, Any]) -> list[str]:
         return [hand[0].text]
     opts = view.get("options") or SIX.to_json()  # sent once per connection (history delta)
     t = Trump(view["trump_rank"], view["trump_suit"], decks=SIX.n_decks,
-              gap_tractors=opts["gap_tractors"] == "on", throw_tractors=opts["throw_tractors"] == "on")
+              gap_tractors=opts["gap_tractors"] == "on",
+              throw_tractors=opts["throw_tractors"] == "on")
     lead = [c.id for c in parse_cards(" ".join(view["lead"]))]
     ids = next(iter(iter_follows(counts_of(hand), shape_of(lead, t), t)))
     return [CARDS[i].text for i in ids]
@@ -140,6 +141,10 @@ def expected_banner(view: dict[str, Any], names: list[str]) -> list[str]:
     return out
 
 
+HAND_JS = "n => document.querySelectorAll('#hand .card').length === n"
+PHASE_JS = "p => document.querySelector('main').dataset.phase !== p"  # the phase has moved on
+PLAY_JS = "() => document.querySelector('main').dataset.phase === 'play'"
+
 # What the person waits for: something to do (arg: the declaration already made).
 READY_JS = """(declared) => {
   const m = document.querySelector('main.table-page');
@@ -151,7 +156,8 @@ READY_JS = """(declared) => {
   if (!mine) return false;
   if (m.dataset.phase === 'declare' && document.querySelector('#pass-btn')) return 'pass';
   if (m.dataset.phase === 'kitty' && document.querySelector('#bury-btn')) return 'kitty';
-  if (m.dataset.phase === 'call' && document.querySelector('#call-dialog #call-btn:not([disabled])')) return 'call';
+  if (m.dataset.phase === 'call'
+      && document.querySelector('#call-dialog #call-btn:not([disabled])')) return 'call';
   if (m.dataset.phase === 'play' && document.querySelector('#play-btn')
       && document.querySelectorAll('#hand .card.sel').length === 0) return 'play';
   return false;
@@ -188,7 +194,7 @@ def make_the_call(page: Any, wire: Wire) -> list[tuple[str, int]]:
         say = page.locator(f".call-row[data-call='{i}'] .call-say")
         assert say.inner_text() == call_words(card, j)
     page.click("#call-btn")
-    page.wait_for_function("() => document.querySelector('main').dataset.phase === 'play'")
+    page.wait_for_function(PLAY_JS)
     assert page.locator("#call-dialog").count() == 0
     return calls
 
@@ -215,22 +221,22 @@ def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None) -> dict[st
                 "() => !document.querySelector('#pass-btn')", timeout=30_000)
         elif what == "kitty":
             k = SIX.n_kitty
-            page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {SIX.n_hand + k}")
+            page.wait_for_function(HAND_JS, arg=SIX.n_hand + k)
             for i in range(k):
                 page.locator(f"#hand .card[data-index='{i}']").click(position=CORNER)
             page.wait_for_selector("#bury-btn:not([disabled])")
             page.click("#bury-btn")
-            page.wait_for_function("() => document.querySelector('main').dataset.phase !== 'kitty'")
+            page.wait_for_function(PHASE_JS, arg="kitty")
             stats["buried"] += 1
         elif what == "call":
             stats["calls"] = make_the_call(page, wire)
         elif what == "play":
             n_hand = page.locator("#hand .card").count()
-            wait_until(page, lambda: (v := wire.view()).get("phase") == "play"
-                       and v["to_act"] == 0 and len(v["hand"]) == n_hand)
+            wait_until(page, lambda n=n_hand: (v := wire.view()).get("phase") == "play"
+                       and v["to_act"] == 0 and len(v["hand"]) == n)
             view = wire.view()
             # the banner says what the view's calls say (RULES §12.4): the game waits for us
-            names = [page.locator(f".seat[data-seat='{s}'] .seat-name").inner_text() for s in range(6)]
+            names = page.locator(".felt .seat .seat-name").all_inner_texts()
             got = [x.strip() for x in page.locator("#friend-banner .fb-item").all_inner_texts()]
             assert got == expected_banner(view, names), (got, view["calls"])
             stats["banner_checks"] += 1
@@ -311,6 +317,12 @@ def _boxes(page: Any, selector: str) -> list[dict[str, float]]:
         selector, "els => els.map(e => e.getBoundingClientRect().toJSON())"))
 
 
+def _inside(a: dict[str, float], box: dict[str, float]) -> bool:
+    return (a["x"] >= box["x"] - 0.5 and a["x"] + a["width"] <= box["x"] + box["width"] + 0.5
+            and a["y"] >= box["y"] - 0.5
+            and a["y"] + a["height"] <= box["y"] + box["height"] + 0.5)
+
+
 def _apart(a: dict[str, float], b: dict[str, float]) -> bool:
     return (a["x"] + a["width"] <= b["x"] + 0.5 or b["x"] + b["width"] <= a["x"] + 0.5
             or a["y"] + a["height"] <= b["y"] + 0.5 or b["y"] + b["height"] <= a["y"] + 0.5)
@@ -337,10 +349,10 @@ def test_ten_seats_stay_apart_and_inside_the_felt(server: str, browser: Any) -> 
                 for i in range(ten.n_kitty):
                     page.locator(f"#hand .card[data-index='{i}']").click(position=CORNER)
                 page.click("#bury-btn:not([disabled])")
-                page.wait_for_function("() => document.querySelector('main').dataset.phase !== 'kitty'")
+                page.wait_for_function(PHASE_JS, arg="kitty")
             elif page.locator("#call-btn").count():
                 page.click("#call-btn")
-                page.wait_for_function("() => document.querySelector('main').dataset.phase === 'play'")
+                page.wait_for_function(PLAY_JS)
             else:
                 break
         for w, h in ((390, 844), (1366, 800)):
@@ -351,8 +363,7 @@ def test_ten_seats_stay_apart_and_inside_the_felt(server: str, browser: Any) -> 
             seats = _boxes(page, ".felt .seat")
             assert len(seats) == 10
             for i, a in enumerate(seats):
-                assert a["x"] >= felt["x"] - 0.5 and a["x"] + a["width"] <= felt["x"] + felt["width"] + 0.5
-                assert a["y"] >= felt["y"] - 0.5 and a["y"] + a["height"] <= felt["y"] + felt["height"] + 0.5
+                assert _inside(a, felt), (w, a, felt)
                 for b in seats[i + 1:]:
                     assert _apart(a, b), (w, a, b)
             assert page.evaluate("document.documentElement.scrollWidth") <= w
