@@ -8,8 +8,9 @@ calls two friends in the call dialog (§12.4): first a call the server refuses (
 card and copy twice), whose reason the dialog shows; then, after a reload brings the
 dialog back from the state, a good one. Every time it is the person's turn the friend
 banner says what the view's `calls` say, nothing more (§11), and the round ends with
-every player's level in the summary. A ten-seat table keeps its seats apart and inside
-the felt at both sizes.
+every player's level in the summary; the replay shows the six seats and their sides. An
+eight-player teams round (§12.2) is played the same way, and a ten-seat table keeps its
+seats apart and inside the felt at both sizes.
 
 Legal plays come from the engine (`iter_follows`) reading the state the page received
 over its WebSocket: the client's own check knows pairs only, the server decides at three
@@ -98,14 +99,14 @@ def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei
     return table_id
 
 
-def legal_play(view: dict[str, Any]) -> list[str]:
+def legal_play(view: dict[str, Any], table: RuleOptions = SIX) -> list[str]:
     """A legal play for the seat to act, from its view (RULES §6.1, §12.3): a single
     when leading, else the engine's first legal follow."""
     hand = parse_cards(" ".join(view["hand"]))
     if not view["lead"]:
         return [hand[0].text]
-    opts = view.get("options") or SIX.to_json()  # sent once per connection (history delta)
-    t = Trump(view["trump_rank"], view["trump_suit"], decks=SIX.n_decks,
+    opts = view.get("options") or table.to_json()  # sent once per connection (history delta)
+    t = Trump(view["trump_rank"], view["trump_suit"], decks=table.n_decks,
               gap_tractors=opts["gap_tractors"] == "on",
               throw_tractors=opts["throw_tractors"] == "on")
     lead = [c.id for c in parse_cards(" ".join(view["lead"]))]
@@ -128,7 +129,7 @@ def call_words(card: str, ordinal: int) -> str:
 def expected_banner(view: dict[str, Any], names: list[str]) -> list[str]:
     """What the banner must say for each call (docs/WEB_PROTOCOL.md's `calls`)."""
     out = []
-    for c in view["calls"]:
+    for c in view.get("calls", []):  # none in teams mode
         head = f"Friend: {call_words(c['card'], c['ordinal'])} — "
         if c["played_by"] is not None and not c["spent"]:
             out.append(head + f"joined: {names[c['played_by']]}")
@@ -199,8 +200,10 @@ def make_the_call(page: Any, wire: Wire) -> list[tuple[str, int]]:
     return calls
 
 
-def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None) -> dict[str, Any]:
-    """Act for seat 0 until the round summary shows; returns what happened."""
+def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None,
+               table: RuleOptions = SIX) -> dict[str, Any]:
+    """Act for seat 0 at a table with `table`'s options until the round summary shows;
+    returns what happened."""
     stats: dict[str, Any] = {"declared": "", "buried": 0, "calls": None, "plays": 0,
                              "cards": 0, "banner_checks": 0, "joined_seen": 0}
     deadline = time.monotonic() + 400
@@ -220,8 +223,8 @@ def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None) -> dict[st
             page.wait_for_function(
                 "() => !document.querySelector('#pass-btn')", timeout=30_000)
         elif what == "kitty":
-            k = SIX.n_kitty
-            page.wait_for_function(HAND_JS, arg=SIX.n_hand + k)
+            k = table.n_kitty
+            page.wait_for_function(HAND_JS, arg=table.n_hand + k)
             for i in range(k):
                 page.locator(f"#hand .card[data-index='{i}']").click(position=CORNER)
             page.wait_for_selector("#bury-btn:not([disabled])")
@@ -241,7 +244,7 @@ def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None) -> dict[st
             assert got == expected_banner(view, names), (got, view["calls"])
             stats["banner_checks"] += 1
             stats["joined_seen"] = max(stats["joined_seen"], page.locator(".fb-joined").count())
-            choice = legal_play(view)
+            choice = legal_play(view, table)
             click_cards(page, choice)
             page.wait_for_selector("#play-btn:not([disabled])", timeout=10_000)
             if shot is not None and stats["plays"] == 12:
@@ -387,3 +390,41 @@ def test_ten_seats_stay_apart_and_inside_the_felt(server: str, browser: Any) -> 
         page.screenshot(path=str(ARTIFACTS / "table12-10p-phone.png"))
         if shot is not None:
             page.screenshot(path=str(shot))
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_an_eight_player_teams_round(tmp_path: Path, size: str) -> None:
+    """Fixed teams at eight seats (RULES §12.2): four decks, the team of each seat by
+    parity, the two teams' levels in the bar and the summary; a whole round by clicking."""
+    from playwright.sync_api import sync_playwright
+
+    from browser_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    eight = RuleOptions.from_json({"players": 8, "mode": "teams"})
+    ARTIFACTS.mkdir(exist_ok=True)
+    with live_server(tmp_path / "db.sqlite", seed_source=lambda: 25) as base, \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            with new_page(browser, **(DESKTOP if size == "desktop" else PHONE)) as page:
+                wire = Wire(page)
+                create_table(page, base, 8, "teams")
+                page.click("#start-btn")
+                page.wait_for_selector("main[data-status='playing']")
+                for seat in range(8):  # partners every other seat
+                    cls = page.locator(f".felt .seat[data-seat='{seat}']").get_attribute("class")
+                    assert f"team{seat % 2}" in (cls or ""), (seat, cls)
+                stats = play_round(page, wire, f"table12-8t-{size}", None, eight)
+                assert stats["cards"] == eight.n_hand, stats
+                assert stats["calls"] is None and page.locator("#friend-banner").count() == 0
+                assert page.locator("#summary .levels-table tbody tr").count() == 2
+                last = next(m["view"]["last_result"] for m in reversed(wire.states)
+                            if m["view"].get("last_result"))
+                after = page.locator("#summary .levels-table tbody td b").all_inner_texts()
+                assert after == last["levels_after"]
+                page.screenshot(path=str(ARTIFACTS / f"table12-8t-{size}-summary.png"))
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= (1366 if size == "desktop" else 390), width
+        finally:
+            browser.close()
