@@ -428,3 +428,53 @@ def test_an_eight_player_teams_round(tmp_path: Path, size: str) -> None:
                 assert width <= (1366 if size == "desktop" else 390), width
         finally:
             browser.close()
+
+
+@pytest.mark.timeout(120)
+def test_the_create_form_offers_the_table_options_of_rules_12(server: str, browser: Any) -> None:
+    """Players 4-10, the mode (an odd table plays friends, RULES §12.1) and the decks go
+    to the server in `options`; four players at the defaults send none of them."""
+    with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        sent: list[dict[str, Any]] = []
+        page.on("request", lambda r: sent.append(json.loads(r.post_data or "{}"))
+                if r.method == "POST" and r.url.endswith("/api/tables") else None)
+        players = page.locator("select[name=players] option").all_inner_texts()
+        assert players == [str(n) for n in range(4, 11)]
+        page.select_option("select[name=players]", "7")
+        modes = page.eval_on_selector(
+            "select[name=mode]", "s => [...s.options].map(o => [o.value, o.disabled])")
+        assert modes == [["teams", True], ["friends", False]]  # 7 cannot play teams
+        assert page.input_value("select[name=mode]") == "friends"
+        assert "Default (3)" in page.locator("select[name=decks]").inner_text()
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        page.wait_for_selector(".felt .seat[data-seat='6']")
+        assert page.locator(".felt .seat").count() == 7
+        assert sent[-1]["options"]["players"] == 7 and sent[-1]["options"]["mode"] == "friends"
+        assert "decks" not in sent[-1]["options"]
+        # eight players, teams, three decks: said so in the lobby
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        page.select_option("select[name=players]", "8")
+        page.select_option("select[name=mode]", "teams")
+        page.select_option("select[name=decks]", "3")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        page.wait_for_selector(".felt .seat[data-seat='7']")
+        opts = sent[-1]["options"]
+        assert (opts["players"], opts.get("mode", "teams"), opts["decks"]) == (8, "teams", 3)
+        page.goto(server + "/")
+        item = page.locator(".table-item[data-players='8']").first
+        item.wait_for()
+        assert "8 players · teams · 3 decks" in item.inner_text()
+        seven = page.locator(".table-item[data-players='7']").first
+        assert "7 players · friends" in seven.inner_text()
+        # four players at the defaults: the options as before §12 (none of the new keys)
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        assert not {"players", "mode", "decks"} & set(sent[-1]["options"])
+        page.wait_for_selector(".felt .seat[data-seat='3']")
+        assert page.locator(".felt .seat").count() == 4
+        assert page.locator(".felt.ring").count() == 0  # the four-seat table as always
