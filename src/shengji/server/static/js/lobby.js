@@ -359,7 +359,7 @@ function TableList() {
         // RULES §12: the seat count is the seats listed; the mode comes with the entry
         const shape = shapeOf({ players: seats.length || 4, mode: tb.mode, decks: tb.decks });
         const kind = shapeText(shape);
-        return html`<li key=${tb.id} class="table-item" data-table=${tb.id} data-players=${shape.n} data-mode=${shape.mode}>
+        return html`<li key=${tb.id} class="table-item" data-table=${tb.id} data-players=${shape.n} data-mode=${kind ? shape.mode : null}>
           <div class="ti-main">
             <b class="ti-name">${tb.name}</b>
             <span class=${"status status-" + tb.status}>${t(`status.${tb.status}`)}</span>
