@@ -573,6 +573,10 @@ export function Table({ id, lang }) {
         }),
       );
     }
+    for (const e of evs) {
+      // RULES §12.4: a friend is known once the trick holding the called copy ends
+      if (e.type === "friend_joined") toast("info", t("call.joined_toast", { name: nameOf(e.seat), call: callText(String(e.card), e.ordinal) }));
+    }
     const v = m.view;
     const actor = [...evs].reverse().find((e) => typeof e.seat === "number");
     if (v && me_ != null && v.to_act === me_ && !v.game_over && (v.phase === "play" || v.phase === "kitty" || v.phase === "call") && (!actor || actor.seat !== me_)) sound("turn");
