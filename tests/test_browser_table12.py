@@ -478,3 +478,65 @@ def test_the_create_form_offers_the_table_options_of_rules_12(server: str, brows
         page.wait_for_selector(".felt .seat[data-seat='3']")
         assert page.locator(".felt .seat").count() == 4
         assert page.locator(".felt.ring").count() == 0  # the four-seat table as always
+
+
+UNIT_JS = """async (cases) => {
+  const cards = await import('/static/js/cards.js');
+  const seats = await import('/static/js/seats.js');
+  const bad = [];
+  for (const c of cases) {
+    const trump = {rank: c.rank, suit: c.suit, final: true, noTrump: !c.suit, gapTractors: true};
+    const got = seats.oneUnit(cards.cardList(c.cards), trump);
+    if (got !== c.one) bad.push([c, got]);
+  }
+  return bad;
+}"""
+
+
+def _unit_cases() -> list[dict[str, Any]]:
+    """Leads of one play suit at three to five decks, many of them tuples and tractors,
+    with the engine's verdict: one unit (a single, a k-tuple, a tractor) or a throw."""
+    import random
+
+    from shengji.cards import RANKS, SUITS
+
+    rng = random.Random(33)
+    out: list[dict[str, Any]] = []
+    for d in (3, 4, 5):
+        for _ in range(400):
+            rank = rng.choice([*RANKS, None])
+            suit = rng.choice([*SUITS, None]) if rank else None
+            t = Trump(rank, suit, decks=d)
+            ps = rng.randrange(5)  # the play suit: S H D C or trumps (index as the engine's)
+            ids = [i for i in t.suit_ids[ps]] if ps < len(t.suit_ids) else []
+            if not ids:
+                continue
+            k = rng.randint(1, d)
+            start = rng.randrange(len(ids))
+            width = rng.choice([1, 1, 2, 2, 3])
+            chosen = sorted(ids, key=lambda i: t.level[i])[start:start + width]
+            play = [i for i in chosen for _ in range(k)]
+            if rng.random() < 0.3:  # now and then one more card: a throw, mostly
+                play.append(rng.choice(ids))
+            if sum(1 for i in play if i == play[-1]) > d:
+                continue
+            one = len(shape_of(play, t).units) == 1
+            out.append({"rank": rank, "suit": suit, "one": one,
+                        "cards": [CARDS[i].text for i in play]})
+    return out
+
+
+@pytest.mark.timeout(120)
+def test_the_clients_unit_reading_agrees_with_the_engine_at_more_decks(
+    server: str, browser: Any
+) -> None:
+    """Whether a lead is a throw (the client asks before a throw, RULES §6.4) at three to
+    five decks: a triple or a tractor of triples is one unit (§12.3), as the engine says."""
+    cases = _unit_cases()
+    assert sum(c["one"] for c in cases) > 200 and sum(not c["one"] for c in cases) > 100
+    assert sum(1 for c in cases if c["one"] and len(set(c["cards"])) > 1) > 30  # tractors
+    with new_page(browser) as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#create-form")
+        bad = page.evaluate(UNIT_JS, cases)
+    assert not bad, bad[:5]

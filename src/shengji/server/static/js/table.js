@@ -27,7 +27,7 @@ import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
 import { useHint, HintButton, HintNote } from "./hint.js";
 import { CounterPanel } from "./counter.js";
-import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText } from "./seats.js";
+import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText, oneUnit } from "./seats.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -715,8 +715,8 @@ export function Table({ id, lang }) {
   let reason = null;
   let reasonRef = null;
   let note = null;
-  const oneTuple = selCards.every((c) => c.text === selCards[0].text); // a k-tuple (RULES §12.3)
-  const isThrow = playable && !lead && !(shape.decks > 2 && oneTuple) && leadKind(selCards, trump) === "throw";
+  // with more decks a triple or a tractor of triples is one unit, not a throw (RULES §12.3)
+  const isThrow = playable && !lead && (shape.decks > 2 ? !oneUnit(selCards, trump) : leadKind(selCards, trump) === "throw");
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
@@ -1002,7 +1002,8 @@ export function Table({ id, lang }) {
         html`<div class="throw-confirm" id="throw-confirm" role="group" aria-labelledby="throw-title">
           <b id="throw-title">${t("throw.confirm_title")}</b>
           <span class="throw-cards"><${Cards} cards=${selCards} size="xs" overlap=${false} trumpOf=${trumpFn} /></span>
-          <small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>
+          ${shape.decks === 2 /* the client reads units of pairs only; at more decks the cards say it */ &&
+          html`<small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>`}
           <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
           <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
           <div class="modal-buttons">
