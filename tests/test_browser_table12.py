@@ -71,6 +71,18 @@ class Wire:
         return dict(self.states[-1]["view"]) if self.states else {}
 
 
+def launch(playwright: Any) -> Any:
+    """A fresh Chromium from the file's shared Playwright driver (conftest `_playwright`)
+    for a test on its own seeded server (`live_server`), where the `browser` fixture's
+    server is not wanted; skipped (or failed under CI=true) without Chromium."""
+    from browser_helpers import CHROMIUM, CHROMIUM_ARGS
+    from server_harness import skip_or_fail
+
+    if not os.path.exists(CHROMIUM):
+        skip_or_fail(f"{CHROMIUM} is missing")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
 def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei") -> str:
     """Lobby -> a table of `players` in `mode` (fast timings) -> seat 0 -> heuristic bots
     in every other seat. Returns the table id."""
@@ -80,7 +92,8 @@ def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei
     page.select_option("select[name=players]", str(players))
     page.select_option("select[name=mode]", mode)
     page.click("details.options summary")
-    for field, value in (("deal_ms", "0.003"), ("window_ms", "1"),
+    # a long last window (RULES §3.3): a busy machine's person still gets to declare
+    for field, value in (("deal_ms", "0.003"), ("window_ms", "2.5"),
                          ("bot_delay_ms", "0.02"), ("round_pause_ms", "600")):
         page.fill(f"input[name={field}]", value)
     page.click("#create-btn")
@@ -263,16 +276,13 @@ def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None,
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_a_six_player_friends_round_with_the_call_dialog(tmp_path: Path, size: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from browser_helpers import CHROMIUM, CHROMIUM_ARGS
-
+def test_a_six_player_friends_round_with_the_call_dialog(
+    tmp_path: Path, size: str, _playwright: Any
+) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     shot = Path(SHOTS) / "table-6p-friends.png" if SHOTS and size == "desktop" else None
-    with live_server(tmp_path / "db.sqlite", seed_source=lambda: SEED) as base, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with live_server(tmp_path / "db.sqlite", seed_source=lambda: SEED) as base:
+        browser = launch(_playwright)
         try:
             with new_page(browser, **(DESKTOP if size == "desktop" else PHONE)) as page:
                 wire = Wire(page)
@@ -394,18 +404,13 @@ def test_ten_seats_stay_apart_and_inside_the_felt(server: str, browser: Any) -> 
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_an_eight_player_teams_round(tmp_path: Path, size: str) -> None:
+def test_an_eight_player_teams_round(tmp_path: Path, size: str, _playwright: Any) -> None:
     """Fixed teams at eight seats (RULES §12.2): four decks, the team of each seat by
     parity, the two teams' levels in the bar and the summary; a whole round by clicking."""
-    from playwright.sync_api import sync_playwright
-
-    from browser_helpers import CHROMIUM, CHROMIUM_ARGS
-
     eight = RuleOptions.from_json({"players": 8, "mode": "teams"})
     ARTIFACTS.mkdir(exist_ok=True)
-    with live_server(tmp_path / "db.sqlite", seed_source=lambda: 25) as base, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with live_server(tmp_path / "db.sqlite", seed_source=lambda: 25) as base:
+        browser = launch(_playwright)
         try:
             with new_page(browser, **(DESKTOP if size == "desktop" else PHONE)) as page:
                 wire = Wire(page)
