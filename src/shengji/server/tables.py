@@ -182,7 +182,17 @@ class Table:
             ],
             "status": self.status,
             "created": self.created.isoformat(),
+            **self._shape_json(),
         }
+
+    def _shape_json(self) -> dict[str, Any]:
+        """The lobby's "6 players · friends" (RULES §12): the mode and a deck count that
+        is not the default; nothing at a four-player teams table, so its entry is as
+        before (the seat count is the length of `seats`)."""
+        opts = self.options
+        if getattr(opts, "n_players", 4) == 4 and getattr(opts, "mode", "teams") == "teams":
+            return {}
+        return {"mode": opts.mode, "decks": opts.n_decks}
 
     def result_json(self) -> dict[str, Any] | None:
         """A finished game's result for the lobby: the winning team, levels, rounds."""

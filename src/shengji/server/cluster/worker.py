@@ -344,6 +344,9 @@ class Cluster(Relay, Limits):
                 "id": r.id, "name": r.name, "status": r.status, "created": r.created.isoformat(),
                 "seats": [None if s is None else {"name": s["name"], "kind": s["kind"]}
                           for s in r.seats],
+                # RULES §12, as Table.lobby_entry: the mode of a larger or friends table
+                **({"mode": r.options.get("mode", "teams"), "decks": r.options.get("decks")}
+                   if len(r.seats) != 4 or r.options.get("mode", "teams") != "teams" else {}),
             })
         return out
 

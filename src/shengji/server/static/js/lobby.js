@@ -3,6 +3,7 @@ import { useState, useEffect } from "../vendor/preact-hooks.mjs";
 import { html, teamLetter } from "./ui.js";
 import { t, tn, has } from "./i18n.js";
 import { setToken } from "./net.js";
+import { MIN_PLAYERS, MAX_PLAYERS, DECKS, defaultDecks, modesFor, shapeOf, shapeText } from "./seats.js";
 
 // RULES §10 options: [key, kind, default, choices]
 export const RULE_OPTIONS = [
@@ -22,6 +23,47 @@ export const RULE_OPTIONS = [
   ["max_levels_per_round", "maxlevels", null, [null, 1, 2, 3, 4, 5, 6]],
   ["stop_levels", "ranks", null, ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]],
 ];
+
+/**
+ * The RULES §12 table options the form sends (`players`, `mode`, `decks`): only those
+ * that differ from the four-player default, so a four-player table is created as before.
+ * An odd table plays friends (§12.1); `decks` null is the default, players // 2.
+ */
+export function tableOptions(players, mode, decks) {
+  const out = {};
+  if (players !== 4) out.players = players;
+  const m = modesFor(players).includes(mode) ? mode : "friends";
+  if (m !== "teams") out.mode = m;
+  if (decks != null && decks !== defaultDecks(players)) out.decks = decks;
+  return out;
+}
+
+/** The table's size, mode and decks (RULES §12): three choices above the house rules. */
+function TableShape({ players, mode, decks, setPlayers, setMode, setDecks }) {
+  const range = [];
+  for (let n = MIN_PLAYERS; n <= MAX_PLAYERS; n++) range.push(n);
+  const modes = modesFor(players);
+  return html`<fieldset class="table-shape" id="table-shape">
+    <legend><b>${t("lobby.table_shape")}</b><small>${t("lobby.table_shape.hint")}</small></legend>
+    <label class="shape-field"><span>${t("lobby.players")}</span>
+      <select name="players" onChange=${(e) => setPlayers(Number(e.target.value))}>
+        ${range.map((n) => html`<option value=${n} selected=${n === players}>${n}</option>`)}
+      </select>
+    </label>
+    <label class="shape-field"><span>${t("lobby.mode")}</span>
+      <select name="mode" onChange=${(e) => setMode(e.target.value)}>
+        ${["teams", "friends"].map((m) => html`<option value=${m} selected=${m === (modes.includes(mode) ? mode : "friends")} disabled=${!modes.includes(m)}>${t(`table.mode.${m}`)}</option>`)}
+      </select>
+    </label>
+    <label class="shape-field"><span>${t("lobby.decks")}</span>
+      <select name="decks" onChange=${(e) => setDecks(e.target.value === "" ? null : Number(e.target.value))}>
+        <option value="" selected=${decks == null}>${t("lobby.decks_auto", { n: defaultDecks(players) })}</option>
+        ${DECKS.map((d) => html`<option value=${d} selected=${d === decks}>${d}</option>`)}
+      </select>
+    </label>
+    <small class="muted shape-note" id="shape-note">${t(`lobby.mode.${modes.includes(mode) ? mode : "friends"}.hint`, { f: Math.floor(players / 2) - 1 })}</small>
+  </fieldset>`;
+}
 
 /** The options' defaults (as the form starts). */
 export function defaultOptions() {
@@ -184,6 +226,9 @@ function CreateTable() {
   const choosePreset = (name) => {
     if (presets && presets[name]) setOptions({ ...defaultOptions(), ...presets[name] });
   };
+  const [players, setPlayers] = useState(4);
+  const [mode, setMode] = useState("teams");
+  const [decks, setDecks] = useState(null);
   const [timing, setTiming] = useState({});
   const [turnS, setTurnS] = useState(0);
   const [spectatorChat, setSpectatorChat] = useState(false);
@@ -198,7 +243,7 @@ function CreateTable() {
     try {
       const body = {
         name: name.trim() || t("lobby.unnamed"),
-        options,
+        options: { ...options, ...tableOptions(players, mode, decks) },
       };
       if (turnS > 0) body.turn_s = turnS;
       if (spectatorChat) body.spectator_chat = true;
@@ -229,6 +274,7 @@ function CreateTable() {
       <span>${t("lobby.table_name")}</span>
       <input name="table-name" value=${name} maxlength="60" placeholder=${t("lobby.table_name_ph")} onInput=${(e) => setName(e.target.value)} />
     </label>
+    <${TableShape} players=${players} mode=${mode} decks=${decks} setPlayers=${setPlayers} setMode=${setMode} setDecks=${setDecks} />
     <label class="top-choice" id="turn-timer">
       <span><b>${t("timing.turn_s")}</b><small>${t("timing.turn_s.hint")}</small></span>
       <select name="turn_s" onChange=${(e) => setTurnS(Number(e.target.value))}>
@@ -310,19 +356,24 @@ function TableList() {
       ${(tables || []).map((tb) => {
         const seats = tb.seats || [];
         const taken = seats.filter(Boolean).length;
-        return html`<li key=${tb.id} class="table-item" data-table=${tb.id}>
+        // RULES §12: the seat count is the seats listed; the mode comes with the entry
+        const shape = shapeOf({ players: seats.length || 4, mode: tb.mode, decks: tb.decks });
+        const kind = shapeText(shape);
+        return html`<li key=${tb.id} class="table-item" data-table=${tb.id} data-players=${shape.n} data-mode=${kind ? shape.mode : null}>
           <div class="ti-main">
             <b class="ti-name">${tb.name}</b>
             <span class=${"status status-" + tb.status}>${t(`status.${tb.status}`)}</span>
+            ${kind && html`<span class="ti-kind">${kind}</span>`}
           </div>
           <div class="ti-seats">
-            ${[0, 1, 2, 3].map((i) => {
+            ${Array.from({ length: shape.n }, (_, i) => {
               const s = seats[i];
-              return html`<span class=${"ti-seat team" + (i % 2) + (s ? "" : " empty")}>${s ? (s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name) : t("lobby.free")}</span>`;
+              const side = shape.friends ? " no-team" : " team" + (i % 2);
+              return html`<span class=${"ti-seat" + side + (s ? "" : " empty")}>${s ? (s.kind && s.kind !== "human" ? t("bot.name", { kind: t(`bot.${s.kind}`), n: i + 1 }) : s.name) : t("lobby.free")}</span>`;
             })}
           </div>
           <div class="ti-links">
-            <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < 4 && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
+            <a class="btn" href=${"/t/" + encodeURIComponent(tb.id)}>${taken < shape.n && tb.status === "waiting" ? t("lobby.join") : t("lobby.watch")}</a>
             ${tb.status !== "waiting" && html`<a class="btn small ghost replay-link" href=${"/games/" + encodeURIComponent(tb.id)}>${t("lobby.replay")}</a>`}
           </div>
         </li>`;
@@ -341,8 +392,13 @@ export function resultText(g) {
   const r = g.result;
   if (!r || r.winner == null) return t("lobby.result_unknown");
   const seats = g.seats || [];
-  const names = `${seatLabel(seats[r.winner], r.winner)} & ${seatLabel(seats[r.winner + 2], r.winner + 2)}`;
   const levels = r.levels || [];
+  if (levels.length > 2) {
+    // friends mode (RULES §12.4): the winner is a player, each player has a level
+    return t("lobby.result_won_player", { name: seatLabel(seats[r.winner], r.winner) }) + " · " + tn("lobby.result_rounds", r.rounds ?? 0);
+  }
+  const n = seats.length || 4;
+  const names = Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === r.winner % 2).map((i) => seatLabel(seats[i], i)).join(" & ");
   return (
     t("lobby.result_won", { team: teamLetter(r.winner), names }) +
     " · " +

@@ -7,6 +7,7 @@ import { cardList, trickOf, playSuit, cardLevel, declEntry, prettyCards } from "
 import { displayName } from "./table.js";
 import { First, Prev, Next, Last, Robot } from "./icons.js";
 import { ReviewPanel } from "./review.js";
+import { shapeOf, ringSpot, spotStyle } from "./seats.js";
 
 const POS = ["bottom", "right", "top", "left"];
 const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3, T: 4 };
@@ -90,12 +91,20 @@ export function Replay({ id }) {
   }
   const res = round.result;
   const go = (n) => setTi(Math.max(0, Math.min(tricks.length, n)));
+  // RULES §12: N seats around the felt (seat 0 at the bottom), teams or finding friends
+  const shape = shapeOf(info && info.options);
+  const n = Math.max(shape.n, (info && info.seats ? info.seats.length : 0) || 4);
+  const ring = n !== 4;
+  const seats = Array.from({ length: n }, (_, i) => i);
+  const sides = (res && res.sides) || round.sides || null; // friends mode: public, §12.4
+  const posOf = (s) => (ring ? "ring" : POS[s]);
+  const teamNames = (team) => seats.filter((s) => s % 2 === team).map(seatName).join(" & ");
 
   return html`<main class="replay" id="replay">
     <div class="table-title">
       <h1>${t("replay.title")}${info ? ` · ${info.name}` : ""}</h1>
       <span class=${"status status-" + data.status}>${t(`status.${data.status}`)}</span>
-      ${data.winner != null && html`<span class="badge badge-starter">${t("over.winner", { team: teamLetter(data.winner), names: seatName(data.winner) + " & " + seatName(data.winner + 2) })}</span>`}
+      ${data.winner != null && html`<span class="badge badge-starter">${shape.friends ? t("over.winner_player", { name: seatName(data.winner) }) : t("over.winner", { team: teamLetter(data.winner), names: teamNames(data.winner) })}</span>`}
     </div>
     <div class="replay-nav">
       <label>${t("replay.round")}
@@ -111,28 +120,35 @@ export function Replay({ id }) {
     </div>
     <div class="infobar">
       <div class="ib"><small>${t("info.trump")}</small><b class="trump-badge"><span>${trump.rank || ""}</span>${trump.suit ? html`<${SuitSym} suit=${trump.suit} />` : trump.final ? html`<span class="no-trump">${t("trump.none")}</span>` : "?"}</b></div>
-      ${[0, 1].map(
-        (team) => html`<div class=${"ib team-ib team" + team + (round.declaring_team === team ? " declaring" : "")}>
+      ${shape.friends
+        ? html`<div class="ib levels-ib" id="replay-levels"><small>${t("info.levels")}</small><span class="lv-row">${seats.map(
+            (s) => html`<span class=${"lv-chip side-" + ((sides && sides[s]) || "unknown")} data-seat=${s}><i>${seatName(s)}</i><b>${(round.levels || [])[s] ?? "—"}</b></span>`,
+          )}</span></div>`
+        : [0, 1].map(
+            (team) => html`<div class=${"ib team-ib team" + team + (round.declaring_team === team ? " declaring" : "")}>
           <small>${teamLetter(team)}${round.declaring_team === team ? html` <span class="decl-flag">${t("info.declarers")}</span>` : ""}</small>
           <b>${t("info.level_short", { level: (round.levels || [])[team] })}</b>
         </div>`,
-      )}
-      <div class="ib starter-ib"><small>${t("seat.starter")}</small><b title=${seatName(round.starter)}>${seatName(round.starter)}</b></div>
-      <div class="ib points-ib"><small>${t("info.opp_points")}</small><b>${tricks.slice(0, shown).reduce((s, tr) => s + (tr.winner != null && tr.winner % 2 !== round.declaring_team ? tr.points : 0), 0)}</b></div>
+          )}
+      <div class="ib starter-ib"><small>${t(shape.friends ? "side.leader" : "seat.starter")}</small><b title=${seatName(round.starter)}>${seatName(round.starter)}</b></div>
+      ${!shape.friends && html`<div class="ib points-ib"><small>${t("info.opp_points")}</small><b>${tricks.slice(0, shown).reduce((s, tr) => s + (tr.winner != null && tr.winner % 2 !== round.declaring_team ? tr.points : 0), 0)}</b></div>`}
     </div>
-    <div class="felt replay-felt">
-      ${[0, 1, 2, 3].map(
-        (s) => html`<div class=${`seat seat-${POS[s]} team${s % 2}${trick && trick.winner === s ? " turn" : ""}`}>
+    <div class=${"felt replay-felt" + (ring ? ` ring ring-${n}` : "")}>
+      ${seats.map(
+        (s) => html`<div class=${`seat seat-${posOf(s)} ${shape.friends ? "side-" + ((sides && sides[s]) || "unknown") : "team" + (s % 2)}${trick && trick.winner === s ? " turn" : ""}`}
+          data-seat=${s} style=${ring ? spotStyle(ringSpot(s, 0, n)) : null}>
           <div class="seat-head"><span class="seat-name">${seatName(s)}</span></div>
-          <div class="seat-meta"><span class=${"chip team-chip team" + (s % 2)}>${teamLetter(s % 2)}</span></div>
-          ${hands && html`<${Cards} cards=${hands[s]} size="xs" trumpOf=${trumpFn} />`}
+          <div class="seat-meta">${shape.friends
+            ? sides && sides[s] && html`<span class=${"chip side-chip side-" + sides[s]}>${t(`side.${sides[s]}`)}</span>`
+            : html`<span class=${"chip team-chip team" + (s % 2)}>${teamLetter(s % 2)}</span>`}</div>
+          ${hands && !ring && html`<${Cards} cards=${hands[s]} size="xs" trumpOf=${trumpFn} />`}
         </div>`,
       )}
-      <div class="trick">
-        ${[0, 1, 2, 3].map((s) => {
+      <div class=${"trick" + (ring ? " ring-trick" : "")}>
+        ${seats.map((s) => {
           const p = trick ? trick.plays.find((x) => x.seat === s) : null;
-          return html`<div class=${"slot slot-" + POS[s] + (trick && trick.winner === s ? " win" : "")}>
-            ${p && html`<${Cards} cards=${p.cards} size="md" trumpOf=${trumpFn} />`}
+          return html`<div class=${"slot slot-" + posOf(s) + (trick && trick.winner === s ? " win" : "")} style=${ring ? spotStyle(ringSpot(s, 0, n, 1.1)) : null}>
+            ${p && html`<${Cards} cards=${p.cards} size=${n > 6 ? "sm" : "md"} trumpOf=${trumpFn} />`}
             ${p && (round.standins || []).some((m) => m.trick === shown - 1 && m.seat === s) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
             ${p && trick.leader === s && html`<span class="slot-tag">${t("trick.lead")}</span>`}
             ${p && trick.winner === s && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
@@ -148,14 +164,23 @@ export function Replay({ id }) {
         </div>
       </div>
     </div>
+    ${hands &&
+    ring &&
+    // a larger table's hands under the felt, each seat's in a row (RULES §12)
+    html`<section class="side-box" id="replay-hands">
+      ${seats.map((s) => html`<div class="mt-row" data-seat=${s}><span class="mt-name">${seatName(s)}</span><${Cards} cards=${hands[s]} size="xs" trumpOf=${trumpFn} /></div>`)}
+    </section>`}
     ${res &&
     shown === tricks.length &&
     html`<section class="side-box" id="replay-result">
       <h3>${t("summary.title", { n: ri + 1 })}</h3>
       <p>${t("summary.opp_points")}: <b>${res.opponents_points}</b> · ${t("summary.kitty")}: <${Cards} cards=${cardList(res.kitty)} size="xs" overlap=${false} /></p>
-      <p>${[0, 1].map((team) => html`<span class=${"chip team-chip team" + team}>${teamLetter(team)} ${(res.levels_before || [])[team]} → ${(res.levels_after || [])[team]}</span> `)}</p>
+      ${shape.friends
+        ? html`<p>${seats.map((s) => html`<span class=${"chip side-chip side-" + ((sides && sides[s]) || "unknown")} data-seat=${s}>${seatName(s)} ${(res.levels_before || [])[s]} → ${(res.levels_after || [])[s]}</span> `)}</p>`
+        : html`<p>${[0, 1].map((team) => html`<span class=${"chip team-chip team" + team}>${teamLetter(team)} ${(res.levels_before || [])[team]} → ${(res.levels_after || [])[team]}</span> `)}</p>`}
     </section>`}
-    <${ReviewPanel} id=${id} ri=${ri} finished=${!!res} tricks=${tricks.length} seatName=${seatName} />
+    ${shape.classic /* the review's search plays four-player teams only (RULES §12) */ &&
+    html`<${ReviewPanel} id=${id} ri=${ri} finished=${!!res} tricks=${tricks.length} seatName=${seatName} />`}
     ${(data.chat || []).length > 0 &&
     html`<section class="side-box chat-box" id="replay-chat">
       <h3>${t("chat.title")}</h3>

@@ -27,10 +27,21 @@ import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
 import { useHint, HintButton, HintNote } from "./hint.js";
 import { CounterPanel } from "./counter.js";
+import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText, oneUnit } from "./seats.js";
 
 export { layoutHand } from "./hand.js";
 
 const POS = ["bottom", "right", "top", "left"];
+
+/** The seats of a table of `n` (RULES §12.1: 0 … N−1 in play order). */
+function seatRange(n) {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/** Where a seat sits: one of POS at four seats (as always), "ring" at larger tables. */
+function posOf(seat, bottom, n) {
+  return n === 4 ? POS[(seat - bottom + 4) % 4] : "ring";
+}
 
 /**
  * The server's countdown (`table.clock`) as a local deadline: the server sends how many
@@ -101,6 +112,14 @@ export function explain(message, rule, code, facts) {
   return { title: t("error.refused"), detail: msg, ref };
 }
 
+/** A declaration's strength in words (RULES §3.3; k of a kind with more decks, §12.1). */
+function declLabel(cards) {
+  if (cards.length > 2 && cards.every((c) => c.text === cards[0].text)) {
+    return t(cards[0].joker ? "decl.strength.jokers_k" : "decl.strength.k", { n: cards.length });
+  }
+  return t(`decl.strength.${declStrength(cards)}`);
+}
+
 /** A link to the rules page section a refusal cites. */
 export function RuleLink({ ref_ }) {
   if (!ref_) return null;
@@ -165,15 +184,50 @@ function pointsLabel(view, me) {
   return me % 2 === view.declaring_team ? t("info.opp_points") : t("info.our_points");
 }
 
+/** The names of a team's seats (seats of the same parity, RULES §1, §12.2). */
+function teamNames(team, n, seatName, sep = " · ") {
+  return seatRange(n).filter((s) => s % 2 === team).map(seatName).join(sep);
+}
+
+/**
+ * Friends mode (RULES §12.4): every player's own level, in the bar; the leader and the
+ * joined friends marked as the view says.
+ */
+function PlayerLevels({ view, n, seatName, me }) {
+  const levels = view.levels || [];
+  return html`<div class="ib levels-ib" id="levels-bar">
+    <small>${t("info.levels")}</small>
+    <span class="lv-row">
+      ${seatRange(n).map((seat) => {
+        const side = sideOf(view, seat);
+        const name = seatName(seat);
+        return html`<span class=${"lv-chip side-" + (side || "unknown") + (me === seat ? " me" : "")} data-seat=${seat} data-level=${levels[seat] ?? ""}
+          title=${name + " · " + t("info.level_short", { level: levels[seat] ?? "—" }) + (side ? " · " + t(`side.${side}`) : "")}>
+          <i>${name}</i><b>${levels[seat] ?? "—"}</b></span>`;
+      })}
+    </span>
+  </div>`;
+}
+
 function InfoBar({ view, me, seatName, onSummary }) {
   if (!view) return null;
   const levels = view.levels || ["2", "2"];
   const dt = view.declaring_team;
+  const shape = shapeOf(view.options);
+  if (shape.friends) {
+    return html`<div class="infobar friends-bar">
+      <div class="ib"><small>${t("info.round")}</small><b id="round-no">${(view.round_no ?? 0) + 1}</b></div>
+      <div class="ib"><small>${t("info.trump")}</small><${TrumpBadge} view=${view} /></div>
+      <div class="ib points-ib"><small id="points-label">${pointsLabel(view, me)}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
+      <${PlayerLevels} view=${view} n=${shape.n} seatName=${seatName} me=${me} />
+      ${view.last_result && html`<button class="btn small ghost" id="summary-btn" onClick=${onSummary}>${t("summary.open")}</button>`}
+    </div>`;
+  }
   return html`<div class="infobar">
     <div class="ib"><small>${t("info.round")}</small><b id="round-no">${(view.round_no ?? 0) + 1}</b></div>
     <div class="ib"><small>${t("info.trump")}</small><${TrumpBadge} view=${view} /></div>
     ${[0, 1].map(
-      (team) => html`<div class=${"ib team-ib team" + team + (dt === team ? " declaring" : "")} title=${seatName(team) + " · " + seatName(team + 2)}>
+      (team) => html`<div class=${"ib team-ib team" + team + (dt === team ? " declaring" : "")} title=${teamNames(team, shape.n, seatName)}>
         <small>${teamLetter(team)}${dt === team ? html` <span class="decl-flag">${t("info.declarers")}</span>` : ""}</small>
         <b title=${t("info.level_short", { level: levels[team] })}><span class="lv-long">${t("info.level_short", { level: levels[team] })}</span><span class="lv-num">${levels[team]}</span></b>
       </div>`,
@@ -183,17 +237,22 @@ function InfoBar({ view, me, seatName, onSummary }) {
   </div>`;
 }
 
-function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit, dl, now }) {
+function SeatPanel({ seat, pos, spot, shape, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit, dl, now }) {
   const s = table.seats ? table.seats[seat] : null;
   const team = seat % 2;
+  const friends = shape.friends;
+  // Friends mode (RULES §12.4): no fixed teams; the side once the view says it.
+  const side = friends ? sideOf(view, seat) : null;
   const name = s ? displayName(s, seat) : t("seat.empty");
-  const level = view && view.levels ? view.levels[team] : "2";
+  const level = view && view.levels ? view.levels[friends ? seat : team] ?? "2" : "2";
   const turn = view && view.to_act === seat && !view.game_over && view.phase !== "deal";
   const nCards = view && view.hand_sizes ? view.hand_sizes[seat] : null;
   const isBot = s && s.kind && s.kind !== "human";
   const badges = [];
-  if (view && view.starter === seat && view.phase !== "deal") badges.push(["starter", t("seat.starter")]);
-  if (view && view.declarer === seat) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]); // RULES §3.4: not the declaring team
+  if (view && view.starter === seat && view.phase !== "deal" && !friends) badges.push(["starter", t("seat.starter")]);
+  // RULES §3.4: not the declaring team. In friends mode the leader's own declaration
+  // needs no badge beside "Leader" (a smaller seat at a table of ten).
+  if (view && view.declarer === seat && !(friends && side === "leader")) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]);
   if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
   else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
   if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
@@ -203,21 +262,23 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   const cls = [
     "seat",
     `seat-${pos}`,
-    `team${team}`,
+    friends ? `side-${side || "unknown"}` : `team${team}`,
     turn ? "turn" : "",
     me === seat ? "me" : "",
     s ? "" : "empty",
     swapFrom === seat ? "swap-from" : "",
   ].join(" ");
-  return html`<div class=${cls} data-seat=${seat} data-pos=${pos}>
+  return html`<div class=${cls} data-seat=${seat} data-pos=${pos} data-side=${side || ""} style=${spot ? spotStyle(spot) : null}>
     <div class="seat-head">
       <span class="avatar" aria-hidden="true">${s ? (isBot ? html`<${Robot} />` : name.slice(0, 1).toUpperCase()) : "+"}</span>
       <span class="seat-name">${name}</span>
       ${me === seat && html`<span class="you">${t("seat.you")}</span>`}
     </div>
     <div class="seat-meta">
-      <span class=${"chip team-chip team" + team}>${teamLetter(team)}</span>
-      <span class="chip">${t("info.level_short", { level })}</span>
+      ${friends
+        ? side && side !== "opponent" && html`<span class=${"chip side-chip side-" + side}>${t(`side.${side}`)}</span>`
+        : html`<span class=${"chip team-chip team" + team}>${teamLetter(team)}</span>`}
+      <span class="chip lv-chip-seat">${t("info.level_short", { level })}</span>
       ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
     </div>
     ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label, hint]) => html`<span class=${"badge badge-" + k} title=${hint || null}>${label}</span>`)}</div>`}
@@ -229,9 +290,10 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
       ${(!s || isBot) &&
       html`<button class="btn small bot-btn" data-kind="random" title=${t("host.bot_random")} onClick=${() => onBot(seat, "random")}><${Robot} /> ${t("bot.random")}</button>
         <button class="btn small bot-btn" data-kind="heuristic" title=${t("host.bot_heuristic")} onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>
-        <button class="btn small bot-btn" data-kind="fast" title=${t("host.bot_fast")} onClick=${() => onBot(seat, "fast")}><${Robot} /> ${t("bot.fast")}</button>
+        ${shape.classic /* the searching bots play four-player teams only (RULES §12, the server refuses them elsewhere) */ &&
+        html`<button class="btn small bot-btn" data-kind="fast" title=${t("host.bot_fast")} onClick=${() => onBot(seat, "fast")}><${Robot} /> ${t("bot.fast")}</button>
         <button class="btn small bot-btn" data-kind="expert" title=${t("host.bot_expert")} onClick=${() => onBot(seat, "expert")}><${Robot} /> ${t("bot.expert")}</button>
-        <button class="btn small bot-btn" data-kind="master" title=${t("host.bot_master")} onClick=${() => onBot(seat, "master")}><${Robot} /> ${t("bot.master")}</button>`}
+        <button class="btn small bot-btn" data-kind="master" title=${t("host.bot_master")} onClick=${() => onBot(seat, "master")}><${Robot} /> ${t("bot.master")}</button>`}`}
       ${s && table.host_seat !== seat && html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`}
       <button class="btn small swap-btn" title=${t("host.swap_hint")} onClick=${() => onSwap(seat)}>⇄</button>
     </div>`}
@@ -248,7 +310,7 @@ function SeatPanel({ seat, pos, table, view, me, isHost, waiting, swapFrom, onSi
   </div>`;
 }
 
-function TrickArea({ view, table, bottom, seatName, trumpFn, dl, now }) {
+function TrickArea({ view, table, bottom, n, seatName, trumpFn, dl, now }) {
   const cur = trickOf(view.current_trick);
   let trick = cur;
   let done = false;
@@ -266,12 +328,15 @@ function TrickArea({ view, table, bottom, seatName, trumpFn, dl, now }) {
   } else if (trick) {
     for (const p of trick.plays) slots[p.seat] = { cards: p.cards, lead: p.seat === trick.leader, win: done && p.seat === trick.winner };
   }
-  return html`<div class=${"trick" + (done ? " done" : "")} id="trick">
-    ${[0, 1, 2, 3].map((seat) => {
-      const pos = POS[(seat - bottom + 4) % 4];
+  const ring = n !== 4;
+  return html`<div class=${"trick" + (done ? " done" : "") + (ring ? " ring-trick" : "")} id="trick">
+    ${seatRange(n).map((seat) => {
+      const pos = posOf(seat, bottom, n);
       const sl = slots[seat];
-      return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat}>
-        ${sl && html`<${Cards} cards=${sl.cards} size="md" trumpOf=${trumpFn} />`}
+      // at a larger table each play lies between its seat and the middle (RULES §12.1)
+      const style = ring ? spotStyle(ringSpot(seat, bottom, n, 1.1)) : null;
+      return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat} style=${style}>
+        ${sl && html`<${Cards} cards=${sl.cards} size=${n > 6 ? "sm" : "md"} trumpOf=${trumpFn} />`}
         ${sl && standins.has(seat) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
         ${sl && sl.lead && html`<span class="slot-tag">${t("trick.lead")}</span>`}
         ${sl && sl.win && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
@@ -304,8 +369,94 @@ function MiniTrick({ trick, seatName, trumpFn }) {
  * The round summary. `docked`: it opened by itself over the next deal, so it is a panel at
  * the side, not a modal: the deal, the hand and the declare buttons stay in reach.
  */
+/**
+ * The leader's friend call (RULES §12.4), asked in phase "call": `shape.calls` friends,
+ * each a card (no joker, not of the trump rank) and which copy of it played this round
+ * counts (1st … d-th). The choices are this page's; the dialog itself comes from the
+ * state, so a refresh brings it back. The server checks the call; its refusal is shown.
+ */
+function CallDialog({ view, shape, hand, pending, error, onSend }) {
+  const ranks = callRanks(view.trump_rank);
+  const suits = ["S", "H", "D", "C"];
+  const start = () =>
+    Array.from({ length: shape.calls }, (_, i) => ({ rank: ranks[0], suit: suits[i % 4], ord: 1 + Math.floor(i / 4) }));
+  const [rows, setRows] = useState(start);
+  const set = (i, k, v) => setRows(rows.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
+  const held = (text) => hand.filter((c) => c.text === text).length;
+  const ords = Array.from({ length: shape.decks }, (_, i) => i + 1);
+  return html`<div class="call-dialog" id="call-dialog" role="dialog" aria-labelledby="call-title">
+    <b id="call-title">${tn("call.title", shape.calls)}</b>
+    <small class="muted">${t("call.explain", { d: shape.decks })} <a href=${rulesHref("12.4")}>${t("rules.see", { ref: "12.4" })}</a></small>
+    <div class="call-rows">
+      ${rows.map((r, i) => {
+        const text = r.rank + r.suit;
+        const mine = held(text);
+        return html`<div class="call-row" key=${i} data-call=${i}>
+          <span class="call-n">${i + 1}.</span>
+          <label><span class="sr-only">${t("call.which")}</span>
+            <select class="call-ord" name=${"call-ord-" + i} aria-label=${t("call.which")} onChange=${(e) => set(i, "ord", Number(e.target.value))}>
+              ${ords.map((j) => html`<option value=${j} selected=${j === r.ord}>${ordinalText(j)}</option>`)}
+            </select></label>
+          <label><span class="sr-only">${t("call.rank")}</span>
+            <select class="call-rank" name=${"call-rank-" + i} aria-label=${t("call.rank")} onChange=${(e) => set(i, "rank", e.target.value)}>
+              ${ranks.map((x) => html`<option value=${x} selected=${x === r.rank}>${x}</option>`)}
+            </select></label>
+          <span class="call-suits" role="radiogroup" aria-label=${t("call.suit")}>
+            ${suits.map(
+              (x) => html`<button type="button" role="radio" aria-checked=${x === r.suit ? "true" : "false"} class=${"btn small call-suit" + (x === r.suit ? " on" : "")} data-suit=${x}
+                onClick=${() => set(i, "suit", x)}><${SuitSym} suit=${x} /></button>`,
+            )}
+          </span>
+          <span class="call-say" data-card=${text} data-ord=${r.ord}>${callText(text, r.ord)}</span>
+          ${mine > 0 && html`<small class="muted call-held">${t("call.you_hold", { n: mine })}</small>`}
+        </div>`;
+      })}
+    </div>
+    ${error && html`<div class="reason call-error" id="call-error" role="alert">${error.title}${error.detail ? " — " + error.detail : ""} <${RuleLink} ref_=${error.ref} /></div>`}
+    <div class="modal-buttons">
+      <button class="btn primary" id="call-btn" disabled=${pending} onClick=${() => onSend(rows.map((r) => [r.rank + r.suit, r.ord]))}>${t("call.send")}</button>
+    </div>
+  </div>`;
+}
+
+/**
+ * Friends mode's part of the round summary (RULES §12.4): the leader and the friends who
+ * joined, the verdict for the sides, and every player's level before and after.
+ */
+function FriendsSummary({ view, r, seatName }) {
+  const n = (r.sides || []).length;
+  const before = r.levels_before || [];
+  const after = r.levels_after || view.levels || [];
+  const gains = r.level_gains || [];
+  const friendNames = (r.friends || []).map(seatName).join(", ") || t("summary.no_friends");
+  let verdict;
+  if (r.levels_gained > 0) verdict = tn(r.gainer === "declarers" ? "summary.gain_leader" : "summary.gain_opponents", r.levels_gained);
+  else if (r.next_starter != null && r.sides && r.sides[r.next_starter] === "opponent") verdict = t("summary.takeover_friends", { name: seatName(r.next_starter) });
+  else verdict = t("summary.no_change");
+  const sp = r.side_points || [];
+  return html`<div class="friends-summary">
+    <p class="muted" id="sum-leader">${t("summary.leader_was", { name: seatName(r.leader ?? r.starter), friends: friendNames })}</p>
+    <p class="verdict">${verdict}</p>
+    ${sp.length === 2 && html`<p class="muted" id="sum-sides">${t("summary.side_points", { leader: sp[0], opp: sp[1] })}</p>`}
+    <table class="levels-table per-player" id="sum-levels">
+      <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
+      <tbody>
+        ${seatRange(n).map((seat) => {
+          const side = r.sides[seat];
+          return html`<tr class=${"side-" + side} data-seat=${seat}>
+            <th><span class=${"chip side-chip side-" + side}>${t(`side.${side}`)}</span> <small>${seatName(seat)}</small></th>
+            <td>${before[seat] ?? "—"}</td><td><b>${after[seat] ?? "—"}</b>${gains[seat] ? html` <small class="gain">+${gains[seat]}</small>` : null}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 function Summary({ view, seatName, onClose, tableId, docked }) {
   const r = view.result || view.last_result;
+  const shape = shapeOf(view.options);
+  const friends = Array.isArray(r.sides);
   const before = r.levels_before || [];
   const after = r.levels_after || view.levels || [];
   const declTeam = r.declaring_team ?? (r.starter != null ? r.starter % 2 : 0);
@@ -319,11 +470,11 @@ function Summary({ view, seatName, onClose, tableId, docked }) {
   return html`<div class=${"modal-back" + (docked ? " docked" : "")} role=${docked ? "region" : "dialog"} aria-modal=${docked ? null : "true"} aria-labelledby="summary-title">
     <div class="modal summary" id="summary" data-docked=${docked ? "true" : "false"}>
       <h2 id="summary-title">${over ? t("over.title") : t("summary.title", { n: view.round_no })}</h2>
-      <p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>
-      ${over && html`<p class="winner-line" id="winner">${t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) })}</p>`}
-      <p class="verdict">${verdict}</p>
+      ${!friends && html`<p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>`}
+      ${over && html`<p class="winner-line" id="winner">${winnerText(view, shape, seatName)}</p>`}
+      ${friends ? html`<${FriendsSummary} view=${view} r=${r} seatName=${seatName} />` : html`<p class="verdict">${verdict}</p>`}
       <div class="sum-grid">
-        <div class="sum-points"><small>${t("summary.opp_points")}</small><b id="sum-points">${r.opponents_points}</b>${oppTeam != null && html`<small>${teamLetter(oppTeam)}</small>`}</div>
+        <div class="sum-points"><small>${t("summary.opp_points")}</small><b id="sum-points">${r.opponents_points}</b>${!friends && oppTeam != null && html`<small>${teamLetter(oppTeam)}</small>`}</div>
         <div>
           <small>${t("summary.kitty")}</small>
           <${Cards} cards=${cardList(r.kitty)} size="sm" overlap=${false} />
@@ -334,23 +485,25 @@ function Summary({ view, seatName, onClose, tableId, docked }) {
         ? // RULES §6.4: a failed throw costs the thrower's side; \`penalties\` is its net effect on the
           // opponents' points (added when the declarers threw, taken off when the opponents did).
           html`<p class="muted" id="sum-penalties">${t(r.penalties > 0 ? "summary.penalties_decl" : "summary.penalties_opp", {
-            team: teamLetter(r.penalties > 0 ? declTeam : oppTeam),
+            team: friends ? t(r.penalties > 0 ? "side.leader_side" : "side.opponents") : teamLetter(r.penalties > 0 ? declTeam : oppTeam),
             points: (r.penalties > 0 ? "+" : "−") + Math.abs(r.penalties),
           })} <${RuleLink} ref_="6.4" /></p>`
         : null}
-      <table class="levels-table">
+      ${!friends &&
+      html`<table class="levels-table">
         <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
         <tbody>
           ${[0, 1].map(
             (team) => html`<tr class=${"team" + team}>
-              <th><span class=${"chip team-chip team" + team}>${teamLetter(team)}</span> <small>${seatName(team)} · ${seatName(team + 2)}</small></th>
+              <th><span class=${"chip team-chip team" + team}>${teamLetter(team)}</span> <small>${teamNames(team, shape.n, seatName)}</small></th>
               <td>${before[team] ?? "—"}</td><td><b>${after[team] ?? "—"}</b></td>
             </tr>`,
           )}
         </tbody>
-      </table>
-      ${!over && r.next_starter != null && html`<p>${t("summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
-      <${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />
+      </table>`}
+      ${!over && r.next_starter != null && html`<p>${t(friends ? "summary.next_leader" : "summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
+      ${shape.classic /* the accuracy's search plays four-player teams only (RULES §12: the server refuses it elsewhere) */ &&
+      html`<${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />`}
       <div class="modal-buttons">
         ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
         ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
@@ -358,6 +511,12 @@ function Summary({ view, seatName, onClose, tableId, docked }) {
       </div>
     </div>
   </div>`;
+}
+
+/** Who won the game (RULES §9): a team, or a player in friends mode (§12.4). */
+function winnerText(view, shape, seatName) {
+  if (shape.friends) return t("over.winner_player", { name: seatName(view.winner) });
+  return t("over.winner", { team: teamLetter(view.winner), names: teamNames(view.winner, shape.n, seatName, " & ") });
 }
 
 export function Table({ id, lang }) {
@@ -377,6 +536,7 @@ export function Table({ id, lang }) {
   const [reorder, setReorder] = useState(false);
   const [autoplay, setAutoplay] = useState(() => getPref("autoplay", false));
   const [confirmThrow, setConfirmThrow] = useState(false);
+  const [callErr, setCallErr] = useState(null); // the server's refusal of our friend call
   const [chat, setChat] = useState([]);
   const conn = useRef(null);
   const [seatLink, setSeatLink] = useState(null);
@@ -384,6 +544,7 @@ export function Table({ id, lang }) {
   // a seat link used mid-game waits for an opponent's yes or the round's end (docs/WEB_PROTOCOL.md)
   const [claimWait, setClaimWait] = useState(null);
   const toastId = useRef(0);
+  const calling = useRef(false); // our friend call is in flight
 
   // Sounds and announcements, from the events the server sent with a state (what the
   // last action caused, as this seat may see it), never from comparing two views.
@@ -412,9 +573,13 @@ export function Table({ id, lang }) {
         }),
       );
     }
+    for (const e of evs) {
+      // RULES §12.4: a friend is known once the trick holding the called copy ends
+      if (e.type === "friend_joined") toast("info", t("call.joined_toast", { name: nameOf(e.seat), call: callText(String(e.card), e.ordinal) }));
+    }
     const v = m.view;
     const actor = [...evs].reverse().find((e) => typeof e.seat === "number");
-    if (v && me_ != null && v.to_act === me_ && !v.game_over && (v.phase === "play" || v.phase === "kitty") && (!actor || actor.seat !== me_)) sound("turn");
+    if (v && me_ != null && v.to_act === me_ && !v.game_over && (v.phase === "play" || v.phase === "kitty" || v.phase === "call") && (!actor || actor.seat !== me_)) sound("turn");
   };
   // A stand-in played for a seat whose time ran out: say so (marked on the cards too).
   const standinToast = (m) => {
@@ -458,6 +623,9 @@ export function Table({ id, lang }) {
           setPending(false);
           if (/^invalid token/.test(m.message || "")) setToken(id, null);
           const e = explain(m.message, m.rule, m.code, m.facts);
+          // shown in the call dialog too (RULES §12.4), with the server's reason where the
+          // refusal has no words of its own (the generic code "illegal")
+          if (calling.current) setCallErr(e.detail || m.code !== "illegal" ? e : { ...e, detail: String(m.message || "").replace(/^RULES §[\d.]+:\s*/, "") });
           toast("error", e.title, e.detail, e.ref);
           sound("error");
         }
@@ -474,6 +642,7 @@ export function Table({ id, lang }) {
   const me = view && view.seat != null ? view.seat : st ? st.you ?? null : null;
   const bottom = me ?? 0;
   const trump = trumpOf(view);
+  const shape = shapeOf((view && view.options) || (table && table.options));
   const hand = view ? cardList(view.hand) : [];
   const handKey = cardsText(hand);
   const phase = view ? view.phase : null;
@@ -497,7 +666,7 @@ export function Table({ id, lang }) {
   // The turn alert (tab badge, optional notification): whose turn the view says it is.
   useEffect(() => {
     if (!view) return;
-    const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty");
+    const mine = me != null && view.to_act === me && !view.game_over && (view.phase === "play" || view.phase === "kitty" || view.phase === "call");
     turnAlert(mine, t("feel.your_turn"));
   }, [view]);
   useEffect(() => () => turnAlert(false), []);
@@ -510,7 +679,10 @@ export function Table({ id, lang }) {
 
   const curTrick = view ? trickOf(view.current_trick) : null;
   const lead = curTrick && curTrick.plays.length ? curTrick.plays[0].cards : null;
-  const local = phase === "play" ? checkPlay(hand, lead, selCards, trump) : { legal: false, reason: null };
+  // The local check knows pairs only (RULES §6.2): with more decks (§12.3) the server's
+  // `check` decides alone (null: not known yet).
+  const local =
+    phase !== "play" ? { legal: false, reason: null } : shape.decks > 2 ? { legal: null, reason: null } : checkPlay(hand, lead, selCards, trump);
 
   useEffect(() => {
     if (phase !== "play" || !myTurn || !selCards.length) return undefined;
@@ -519,7 +691,8 @@ export function Table({ id, lang }) {
   }, [selKey, phase, myTurn, curTrick ? curTrick.plays.length : -1]);
 
   // Auto-play (a per-player switch): when exactly one play is legal, make it.
-  const forced = phase === "play" && myTurn && !pending ? forcedPlay(hand, lead, trump) : null;
+  const forcedNow = phase === "play" && myTurn && !pending;
+  const forced = forcedNow && (shape.decks === 2 || (lead && hand.length === lead.length)) ? forcedPlay(hand, lead, trump) : null;
   const forcedKey = forced ? cardsText(forced.map((i) => hand[i])) : "";
   useEffect(() => {
     if (!autoplay || !forcedKey) return undefined;
@@ -542,14 +715,15 @@ export function Table({ id, lang }) {
   let reason = null;
   let reasonRef = null;
   let note = null;
-  const isThrow = playable && !lead && leadKind(selCards, trump) === "throw";
+  // with more decks a triple or a tractor of triples is one unit, not a throw (RULES §12.3)
+  const isThrow = playable && !lead && (shape.decks > 2 ? !oneUnit(selCards, trump) : leadKind(selCards, trump) === "throw");
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
       const e = explain(server.reason, server.rule, server.code, server.facts);
       reason = e.detail ? e.title + " — " + e.detail : e.title;
       reasonRef = e.ref;
-    } else reason = t(local.reason || "reason.illegal");
+    } else if (local.legal !== null) reason = t(local.reason || "reason.illegal");
   } else if (isThrow) {
     note = t("play.throw_note");
   }
@@ -578,8 +752,15 @@ export function Table({ id, lang }) {
     setPending(true);
   };
   const doBury = () => {
-    if (selCards.length !== 8 || pending) return;
+    if (selCards.length !== kittySize || pending) return;
     act(["bury", me, cardsText(selCards)]);
+    setPending(true);
+  };
+  const doCall = (calls) => {
+    if (pending) return;
+    setCallErr(null);
+    calling.current = true;
+    act(["call", me, calls]); // RULES §12.4: ["call", seat, [["AS", 2], ...]]
     setPending(true);
   };
   const sit = (seat) => {
@@ -617,6 +798,13 @@ export function Table({ id, lang }) {
       setSwapFrom(null);
     }
   };
+
+  // The kitty's size (RULES §4; §12.1 at larger tables): the cards the starter took.
+  const kittySize = view && view.kitty_taken ? cardList(view.kitty_taken).length || 8 : 8;
+  // A call in flight ends with the next state (the call made, or refused below).
+  useEffect(() => {
+    if (phase !== "call") calling.current = false;
+  }, [phase]);
 
   // Kitty cards marked in the starter's hand while exchanging (RULES §4).
   const marks = new Set();
@@ -666,16 +854,16 @@ export function Table({ id, lang }) {
   if (waiting) {
     const filled = (table.seats || []).filter(Boolean).length;
     if (me == null) prompt = t("wait.pick_seat");
-    else if (filled < 4) prompt = tn("wait.waiting", 4 - filled);
+    else if (filled < shape.n) prompt = tn("wait.waiting", shape.n - filled);
     else prompt = st.is_host ? t("wait.full_host") : t("wait.full");
     if (st.is_host) {
-      buttons.push(html`<button key="start" class="btn primary" id="start-btn" disabled=${filled < 4} onClick=${() => send({ type: "start" })}>${t("host.start")}</button>`);
+      buttons.push(html`<button key="start" class="btn primary" id="start-btn" disabled=${filled < shape.n} onClick=${() => send({ type: "start" })}>${t("host.start")}</button>`);
       if (swapFrom != null) prompt = t("host.swap_pick", { name: seatName(swapFrom) });
     }
   } else if (!view) {
     prompt = t("app.connecting");
   } else if (view.game_over) {
-    prompt = t("over.winner", { team: teamLetter(view.winner), names: seatName(view.winner) + " & " + seatName(view.winner + 2) });
+    prompt = winnerText(view, shape, seatName);
   } else if (phase === "deal" || phase === "declare") {
     prompt = phase === "deal" ? t("deal.prompt") : t("deal.final_prompt");
     if (me == null) prompt = t("deal.dealing");
@@ -688,9 +876,11 @@ export function Table({ id, lang }) {
     if (phase === "declare" && myTurn) buttons.push(html`<button key="pass" class="btn" id="pass-btn" onClick=${() => act(["pass", me])}>${t("deal.pass")}</button>`);
   } else if (phase === "kitty") {
     if (myTurn) {
-      prompt = t("kitty.prompt", { n: selCards.length });
-      buttons.push(html`<button key="bury" class="btn primary" id="bury-btn" disabled=${selCards.length !== 8 || pending} onClick=${doBury}>${t("kitty.bury")}</button>`);
+      prompt = kittySize === 8 ? t("kitty.prompt", { n: selCards.length }) : t("kitty.prompt_k", { n: selCards.length, k: kittySize });
+      buttons.push(html`<button key="bury" class="btn primary" id="bury-btn" disabled=${selCards.length !== kittySize || pending} onClick=${doBury}>${t("kitty.bury")}</button>`);
     } else prompt = t("kitty.exchanging", { name: seatName(view.starter) });
+  } else if (phase === "call") {
+    prompt = myTurn ? tn("call.prompt", shape.calls) : t("call.waiting", { name: seatName(view.to_act) });
   } else if (phase === "play") {
     if (myTurn) {
       prompt = lead ? tn("play.follow", lead.length) : t("play.lead");
@@ -751,12 +941,15 @@ export function Table({ id, lang }) {
       ${!waiting && html`<${InfoBar} view=${view} me=${me} seatName=${seatName} onSummary=${() => setSummaryOpen(true)} />`}
     </div>
     <div class="board">
-      <div class="felt">
-        ${[0, 1, 2, 3].map(
+      ${view && !waiting && html`<${FriendBanner} view=${view} seatName=${seatName} />`}
+      <div class=${"felt" + (shape.n !== 4 ? ` ring ring-${shape.n}` : "")} data-players=${shape.n}>
+        ${seatRange(shape.n).map(
           (seat) => html`<${SeatPanel}
             key=${seat}
             seat=${seat}
-            pos=${POS[(seat - bottom + 4) % 4]}
+            pos=${posOf(seat, bottom, shape.n)}
+            spot=${shape.n !== 4 && !waiting ? ringSpot(seat, bottom, shape.n) : null}
+            shape=${shape}
             table=${table}
             view=${view}
             me=${me}
@@ -786,7 +979,7 @@ export function Table({ id, lang }) {
               <p class="muted timer-note" id="timer-note">${table.settings && table.settings.turn_s > 0 ? t("wait.timer", { n: table.settings.turn_s }) : t("wait.no_timer")}</p>
               <${ChatPanel} messages=${chat} me=${me} canWrite=${me != null || !!(table.settings && table.settings.spectator_chat)} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />
             </div>`
-          : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
+          : view && html`<${TrickArea} view=${view} table=${table} bottom=${bottom} n=${shape.n} seatName=${seatName} trumpFn=${trumpFn} dl=${dl} now=${now} />`}
       </div>
       <div class=${"actions" + (myTurn ? " my-turn" : "")}>
         <div class="prompt" id="prompt">${prompt}${myTurn && dl && dl.seat === me && html` <${ClockBar} dl=${dl} now=${now} id="clock-mine" />`}</div>
@@ -809,7 +1002,8 @@ export function Table({ id, lang }) {
         html`<div class="throw-confirm" id="throw-confirm" role="group" aria-labelledby="throw-title">
           <b id="throw-title">${t("throw.confirm_title")}</b>
           <span class="throw-cards"><${Cards} cards=${selCards} size="xs" overlap=${false} trumpOf=${trumpFn} /></span>
-          <small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>
+          ${shape.decks === 2 /* the client reads units of pairs only; at more decks the cards say it */ &&
+          html`<small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>`}
           <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
           <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
           <div class="modal-buttons">
@@ -817,6 +1011,9 @@ export function Table({ id, lang }) {
             <button class="btn primary" id="throw-go" ref=${throwGo} onClick=${() => doPlay(true)}>${t("throw.go")}</button>
           </div>
         </div>`}
+        ${phase === "call" &&
+        myTurn &&
+        html`<${CallDialog} key=${"call-" + view.round_no} view=${view} shape=${shape} hand=${hand} pending=${pending} error=${callErr} onSend=${doCall} />`}
         ${reason && html`<div class="reason" id="reason">${reason} <${RuleLink} ref_=${reasonRef} /></div>`}
         ${note && html`<div class="note" id="note">${note}</div>`}
         <${HintNote} state=${hint} />
@@ -861,7 +1058,7 @@ export function Table({ id, lang }) {
               ${(view.declarations || []).map(declEntry).map(
                 (d, i, all) => html`<li class=${i === all.length - 1 ? "standing" : ""}>
                   <span>${seatName(d.seat)}</span><${Cards} cards=${d.cards} size="xs" overlap=${false} />
-                  <small class="muted">${t(`decl.strength.${declStrength(d.cards)}`)}</small>
+                  <small class="muted">${declLabel(d.cards)}</small>
                 </li>`,
               )}
             </ul>`
