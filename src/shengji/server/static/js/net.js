@@ -52,6 +52,9 @@ export function mergeState(msg, held) {
   return { round_no: view.round_no, tricks: view.tricks, failed_throws: view.failed_throws, options: view.options, table_options };
 }
 
+/** After a 4429 close (too many connections from this address), the next try (ms). */
+export const CROWDED_RETRY_MS = 30000;
+
 export class Connection {
   constructor(tableId, { onMessage, onStatus, lang }) {
     this.tableId = tableId;
@@ -108,6 +111,18 @@ export class Connection {
       // 4404 / 1008: the table does not exist or the server refused us: stop.
       if (ev.code === 4404 || ev.code === 4004) {
         this.onStatus("gone");
+        return;
+      }
+      // 4403: this page's origin may not use the server: trying again cannot help.
+      if (ev.code === 4403) {
+        this.onStatus("refused");
+        return;
+      }
+      // 4429: too many connections from this address (other tabs): try again slowly,
+      // not in the usual quick steps that would only be refused again.
+      if (ev.code === 4429) {
+        this.onStatus("crowded");
+        setTimeout(() => this.connect(), CROWDED_RETRY_MS);
         return;
       }
       this.onStatus("closed");

@@ -841,7 +841,11 @@ export function Table({ id, lang }) {
 
   if (!st) {
     return html`<main class="table-page"><div class="center-msg">
-      ${net === "gone" ? html`<p>${t("table.not_found")}</p><a class="btn" href="/">${t("over.lobby")}</a>` : html`<p class="muted">${t("app.connecting")}</p>`}
+      ${net === "gone"
+        ? html`<p>${t("table.not_found")}</p><a class="btn" href="/">${t("over.lobby")}</a>`
+        : net === "refused" || net === "crowded"
+          ? html`<p id="net-refusal" role="alert">${t("app." + net)}</p>`
+          : html`<p class="muted">${t("app.connecting")}</p>`}
     </div></main>`;
   }
 
@@ -904,7 +908,7 @@ export function Table({ id, lang }) {
 
   return html`<main class=${"table-page" + (waiting ? " waiting" : " phase-" + phase)} data-phase=${phase || ""} data-status=${table.status} data-me=${me ?? ""} data-to-act=${view ? view.to_act ?? "" : ""} data-lead=${lead ? cardsText(lead) : ""} data-lead-suit=${lead ? playSuit(lead[0], trump) : ""}>
     <${Toasts} toasts=${toasts} onClose=${(x) => setToasts((xs) => xs.filter((y) => y.id !== x))} />
-    ${net !== "open" && html`<div class="net-banner">${t("app.reconnecting")}</div>`}
+    ${net !== "open" && html`<div class="net-banner" id="net-banner" role="status">${t(net === "refused" || net === "crowded" ? "app." + net : "app.reconnecting")}</div>`}
     ${table.status === "error" &&
     html`<div class="net-banner error-banner" role="alert">${t("table.error")}
       ${st.is_host && html` <button class="btn small" id="export-btn" onClick=${exportRecord}>${t("table.export")}</button>`}</div>`}
