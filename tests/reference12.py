@@ -14,7 +14,13 @@ sentence of the rules:
 - a legal follow (§12.3 "must play n cards with min(n, h) of L, and among the plays that
   do, must maximise first the number of disjoint d-tuples of L it contains (up to
   need_d), then of (d-1)-tuples, ..., down to pairs"): every play of the hand is scored
-  and the legal ones are those with the best score.
+  and the legal ones are those with the best score;
+- the winner of a trick (§6.3, §12.3 "a play matches the lead's shape when it splits into
+  the lead's units of the same kinds; the deciding unit is the highest unit of the lead's
+  largest kind"): every way of splitting a play into the lead's units is tried. Where
+  the splits give different deciding units the rules do not say which counts; the
+  reading takes the play's best one (a player lays out their cards to their advantage),
+  and says how often that happened.
 """
 
 from __future__ import annotations
@@ -136,6 +142,76 @@ def legal_follows(
     return {p for p, s in scored.items() if s == best}
 
 
+def _kind_key(unit: Unit) -> tuple[bool, int, int]:
+    """§12.3's reading order of unit kinds: tractors first (larger k first, then longer),
+    then tuples (larger k first), then singles; the first is the lead's largest kind."""
+    k, length = unit
+    return (length >= 2, k, length)
+
+
+def _splits(counts: dict[int, int], units: Sequence[Unit], level: Sequence[int],
+            values: list[int]) -> Iterator[list[int]]:
+    """Every way to take `units` (in order) out of `counts`: for each, the level of each
+    unit taken (a tractor's top pair, a tuple's or a single's card), in `units`' order."""
+    if not units:
+        if not any(counts.values()):
+            yield list(values)
+        return
+    k, length = units[0]
+    if length >= 2:
+        takes = [r for r in _runs(counts, k, level) if len(r) == length]
+    else:
+        takes = [[i] for i, n in counts.items() if n >= k]
+    for ids in takes:
+        rest = dict(counts)
+        for i in ids:
+            rest[i] -= k
+        yield from _splits(rest, units[1:], level, [*values, max(level[i] for i in ids)])
+
+
+def deciding_values(play: Sequence[int], units: Sequence[Unit], level: Sequence[int]
+                    ) -> set[int]:
+    """The deciding unit's level (§6.3: the highest unit of the lead's largest kind) for
+    every way `play` splits into `units`; empty when it does not match the lead's shape."""
+    order = sorted(units, key=_kind_key, reverse=True)
+    top = _kind_key(order[0])
+    out = set()
+    for vals in _splits(dict(Counter(play)), order, level, []):
+        out.add(max(v for u, v in zip(order, vals, strict=True) if _kind_key(u) == top))
+    return out
+
+
+def trick_winner(plays: Sequence[Sequence[int]], play_suit: Sequence[int],
+                 level: Sequence[int], decks: int, trump_suit: int = 4
+                 ) -> tuple[int, bool] | None:
+    """The winning play's index (§6.3 with §12.3's units) and whether some play split in
+    ways with different deciding units (read at its best); None when the lead's own
+    reading depends on ties. A play can win only if all of it is the led suit or all of it
+    trump, and it matches the lead's shape; any all-trump play beats a led-suit one, and
+    a later play wins only if strictly higher (ties to the earlier)."""
+    readings = lead_units(plays[0], level, decks)
+    if len(readings) != 1:
+        return None
+    (units,) = readings
+    led = play_suit[plays[0][0]]
+    best, best_trump = 0, led == trump_suit
+    lead_vals = deciding_values(plays[0], units, level)
+    split_ways = len(lead_vals) > 1
+    best_val = max(lead_vals)
+    for idx, play in enumerate(plays[1:], start=1):
+        suits = {play_suit[i] for i in play}
+        if len(suits) != 1 or not suits <= {led, trump_suit}:
+            continue
+        vals = deciding_values(play, units, level)
+        if not vals:
+            continue
+        split_ways |= len(vals) > 1
+        val, is_trump = max(vals), suits == {trump_suit}
+        if (is_trump and not best_trump) or (is_trump == best_trump and val > best_val):
+            best, best_trump, best_val = idx, is_trump, val
+    return best, split_ways
+
+
 # ------------------------------------------------------------- the differential fuzzer
 
 #: (players, decks) tables of RULES §12.1 and their hands' sizes
@@ -212,3 +288,52 @@ def check_case(t: Any, lead: list[int], hand: dict[int, int]) -> tuple[int, list
     if generated != expected:
         bad.append(f"iter_follows: {len(generated)} plays, reading {len(expected)}")
     return n, bad
+
+
+def random_trick(rng: random.Random, players: int, decks: int
+                 ) -> tuple[Any, list[list[int]]]:
+    """A trump context and a trick of `players` plays: a lead as `random_case` makes it,
+    then plays of its size, each at random one of: the lead moved up or down the led suit
+    (the same shape, often), the same in trump (a ruff), or any cards; no card more often
+    than the decks hold."""
+    t, lead, _ = random_case(rng, players, decks)
+    left = Counter({i: decks for i in range(54)})
+    left.subtract(Counter(lead))
+    plays = [list(lead)]
+    led = t.play_suit[lead[0]]
+    for _ in range(players - 1):
+        play: list[int] = []
+        r = rng.random()
+        suit = led if r < 0.55 else 4 if r < 0.8 else None
+        if suit is not None:
+            ids = list(t.suit_ids[suit])
+            shift = rng.randint(-4, 4)
+            for i in lead:
+                pos = t.suit_ids[led].index(i) + shift
+                play.append(ids[max(0, min(len(ids) - 1, pos))])
+        else:
+            play = [rng.randrange(54) for _ in lead]
+        taken = Counter(play)
+        if any(taken[i] > left[i] for i in taken):
+            play = []
+            while len(play) < len(lead):  # any cards still in the deck
+                i = rng.randrange(54)
+                if left[i] > Counter(play)[i]:
+                    play.append(i)
+        left.subtract(Counter(play))
+        plays.append(sorted(play))
+    return t, plays
+
+
+def check_trick(t: Any, plays: list[list[int]]) -> tuple[bool, list[str]]:
+    """Compare the engine's trick winner with this reading on one trick. Returns (compared:
+    False when the lead's reading depends on ties, disagreements)."""
+    from shengji.botkit import shape_of, winner_index
+
+    expected = trick_winner(plays, t.play_suit, t.level, t.decks)
+    if expected is None:
+        return False, []
+    got = winner_index(plays, shape_of(plays[0], t), t)
+    if got != expected[0]:
+        return True, [f"winner: engine {got}, reading {expected[0]}"]
+    return True, []

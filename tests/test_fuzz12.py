@@ -1,5 +1,6 @@
-"""The engine's follow rule with any number of decks agrees with the slow reading of
-RULES §6.2/§12.3 in tests/reference12.py (bench/fuzz12.py runs 500,000 plays)."""
+"""The engine's follow rule and trick winner with any number of decks agree with the slow
+reading of RULES §6.2, §6.3 and §12.3 in tests/reference12.py (bench/fuzz12.py runs
+500,000 plays and 100,000 tricks)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,17 @@ import random
 
 import pytest
 
-from reference12 import TABLES, check_case, lead_units, legal_follows, need_of, random_case
+from reference12 import (
+    TABLES,
+    check_case,
+    check_trick,
+    lead_units,
+    legal_follows,
+    need_of,
+    random_case,
+    random_trick,
+    trick_winner,
+)
 from shengji.trump import Trump
 
 
@@ -38,3 +49,41 @@ def test_the_reading_itself_on_hand_built_cases_rules_12_3() -> None:
     hand = {four: 2, five: 1, s[5]: 1}
     legal = legal_follows(hand, [three] * 3, t.play_suit, t.level, 3)
     assert legal == {tuple(sorted([four, four, five])), tuple(sorted([four, four, s[5]]))}
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_the_engine_picks_the_readings_trick_winner_at_every_table_rules_12_3(
+    table: tuple[int, int],
+) -> None:
+    rng = random.Random(hash(("trick", table)) & 0xFFFF)
+    compared = followers = 0
+    for _ in range(150):
+        t, plays = random_trick(rng, *table)
+        ok, bad = check_trick(t, plays)
+        assert not bad, (t.rank, t.suit, plays, bad)
+        compared += ok
+        followers += ok and (trick_winner(plays, t.play_suit, t.level, t.decks) or (0,))[0] > 0
+    assert compared > 100 and followers > 30  # the followers won often enough to matter
+
+
+def test_the_winner_reading_on_hand_built_tricks_rules_12_3() -> None:
+    t = Trump("2", "H", decks=3)
+    s, tr = t.suit_ids[0], t.suit_ids[4]  # spades and trumps, lowest first
+    lead_tractor = [s[0]] * 3 + [s[1]] * 3
+    tricks = {  # a trick -> its winner by the rules
+        # a triple is beaten by a higher triple, not by a pair and a single higher up
+        ((s[0],) * 3, (s[5],) * 2 + (s[6],), (s[1],) * 3): 2,
+        # a tractor of triples is ruffed only by a trump tractor of triples
+        (tuple(lead_tractor), (tr[0],) * 3 + (tr[2],) * 3): 0,  # not consecutive
+        (tuple(lead_tractor), (tr[0],) * 3 + (tr[1],) * 3): 1,
+        # a throw of a triple and a single: the triple decides; ties go to the earlier
+        ((s[0],) * 3 + (s[9],), (s[4],) * 3 + (s[1],), (s[4],) * 3 + (s[8],)): 1,
+        # a play of spades and trumps together cannot win; a later pair of spades can
+        ((s[0], s[0]), (s[5], tr[3]), (s[3], s[3])): 2,
+    }
+    for trick, expected in tricks.items():
+        plays = [sorted(p) for p in trick]
+        got = trick_winner(plays, t.play_suit, t.level, 3)
+        assert got is not None and got[0] == expected, (trick, got)
+        ok, bad = check_trick(t, plays)  # and the engine agrees
+        assert ok and not bad, (trick, bad)
