@@ -10,7 +10,9 @@ Prints, per
 ones in full), and how many leads held a triple or more and a tractor of triples or more.
 Then, for `--tricks` seeded tricks (a lead, then plays of its size: the lead moved along
 its suit, the same in trump, or any cards), the engine's trick winner (§6.3, §12.3)
-against the reading's.
+against the reading's; and for `--throws` seeded leads with the other seats' hands, the
+engine's throw check (§6.1, §6.4: stands or fails, the forced unit, who stops it and
+with what) against the reading's.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 from reference12 import (  # noqa: E402
     TABLES,
     check_case,
+    check_throw_case,
     check_trick,
     lead_units,
     random_case,
+    random_throw,
     random_trick,
     trick_winner,
 )
@@ -39,6 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--follows", type=int, default=500_000, help="plays to compare")
     ap.add_argument("--tricks", type=int, default=100_000, help="tricks to compare")
+    ap.add_argument("--throws", type=int, default=100_000, help="leads to judge as throws")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -76,6 +81,29 @@ def main() -> None:
           f"more, {big_tractors} with a tractor of triples or more; {ambiguous} leads whose "
           f"reading depends on ties (skipped); {time.perf_counter() - t0:.0f} s")
     tricks(rng, args.tricks)
+    throws(rng, args.throws)
+
+
+def throws(rng: random.Random, n: int) -> None:
+    """The throw check: engine against the reading over `n` seeded leads and hands."""
+    t0 = time.perf_counter()
+    seen: Counter[str] = Counter()
+    shown = 0
+    for i in range(n):
+        table = TABLES[i % len(TABLES)]
+        t, lead, others = random_throw(rng, *table)
+        what, bad = check_throw_case(t, lead, others)
+        seen[what] += 1
+        if bad:
+            seen["disagreements"] += 1
+            if shown < 5:
+                shown += 1
+                print(f"DISAGREE {table}: trump {t.rank} {t.suit} lead {lead} "
+                      f"others {others}: {bad}")
+    print(f"throws: {seen['fails']} failed and {seen['stands']} standing throws, "
+          f"{seen['not a throw']} one-unit leads, {seen['disagreements']} disagreements; "
+          f"{seen['ambiguous']} skipped (the reading or the forced unit depends on ties); "
+          f"{time.perf_counter() - t0:.0f} s")
 
 
 def tricks(rng: random.Random, n: int) -> None:

@@ -20,7 +20,12 @@ sentence of the rules:
   largest kind"): every way of splitting a play into the lead's units is tried. Where
   the splits give different deciding units the rules do not say which counts; the
   reading takes the play's best one (a player lays out their cards to their advantage),
-  and says how often that happened.
+  and says how often that happened;
+- a throw (§6.1, §6.4, §12.3 "each unit of a throw must be unbeatable by a unit of the
+  same kind (same k, and the same length for a tractor)"): for each unit of the lead,
+  every other hand is searched for k identical cards (or a run of `length` levels of
+  them) higher up; the forced unit is the beatable one with fewest cards, then the
+  lowest, and the first seat after the leader that can beat it shows its lowest beater.
 """
 
 from __future__ import annotations
@@ -212,6 +217,77 @@ def trick_winner(plays: Sequence[Sequence[int]], play_suit: Sequence[int],
     return best, split_ways
 
 
+def lead_unit_tops(ids: Sequence[int], level: Sequence[int], decks: int
+                   ) -> set[tuple[tuple[int, int, int], ...]]:
+    """`lead_units` with each unit's top level: (k, length, top) for every way of
+    breaking ties (a set of sorted tuples)."""
+    results: set[tuple[tuple[int, int, int], ...]] = set()
+
+    def rec(counts: dict[int, int], taken: list[tuple[int, int, int]]) -> None:
+        for k in range(decks, 1, -1):
+            runs = _runs(counts, k, level)
+            if runs:
+                longest = max(len(r) for r in runs)
+                for r in runs:
+                    if len(r) == longest:
+                        rest = dict(counts)
+                        for i in r:
+                            rest[i] -= k
+                        rec(rest, [*taken, (k, len(r), max(level[i] for i in r))])
+                return
+        units = list(taken)
+        for i, n in counts.items():
+            while n > 0:
+                k = min(n, decks)
+                units.append((k, 1, level[i]))
+                n -= k
+        results.add(tuple(sorted(units, reverse=True)))
+
+    rec(dict(Counter(ids)), [])
+    return results
+
+
+def beaters(hand: dict[int, int], unit: tuple[int, int, int], suit: int,
+            play_suit: Sequence[int], level: Sequence[int]) -> list[int]:
+    """The top levels of every unit of the same kind as `unit` (k identical cards, or a
+    run of `length` consecutive levels of them) that `hand` holds in `suit` above it."""
+    k, length, top = unit
+    mine = {i: n for i, n in hand.items() if play_suit[i] == suit}
+    if length == 1:
+        return [level[i] for i, n in mine.items() if n >= k and level[i] > top]
+    return [lv for lv in {max(level[i] for i in r) for r in _runs(mine, k, level)
+                          if len(r) == length} if lv > top]
+
+
+def throw_outcome(lead: Sequence[int], others: Sequence[dict[int, int]],
+                  play_suit: Sequence[int], level: Sequence[int], decks: int
+                  ) -> tuple[tuple[int, int, int], int, int] | None | str:
+    """A throw's fate by §6.1/§6.4 against the `others`' hands (in play order after the
+    leader): None if it stands, else (the forced unit, the index in `others` of the
+    first that beats it, the top level of that seat's lowest beater); "ambiguous" when
+    the lead's reading or the forced unit depends on ties."""
+    readings = lead_unit_tops(lead, level, decks)
+    if len(readings) != 1:
+        return "ambiguous"
+    (units,) = readings
+    if len(units) == 1:
+        return None  # a single, a tuple or a tractor always stands
+    suit = play_suit[lead[0]]
+    beatable = [u for u in units if any(beaters(h, u, suit, play_suit, level) for h in others)]
+    if not beatable:
+        return None
+    rank = [(u[0] * u[1], u[2]) for u in beatable]  # fewest cards, then lowest
+    first = min(rank)
+    if rank.count(first) > 1:
+        return "ambiguous"
+    forced = beatable[rank.index(first)]
+    for seat, h in enumerate(others):
+        tops = beaters(h, forced, suit, play_suit, level)
+        if tops:
+            return forced, seat, min(tops)
+    raise AssertionError("unreachable: the forced unit is beatable")
+
+
 # ------------------------------------------------------------- the differential fuzzer
 
 #: (players, decks) tables of RULES §12.1 and their hands' sizes
@@ -337,3 +413,59 @@ def check_trick(t: Any, plays: list[list[int]]) -> tuple[bool, list[str]]:
     if got != expected[0]:
         return True, [f"winner: engine {got}, reading {expected[0]}"]
     return True, []
+
+
+def random_throw(rng: random.Random, players: int, decks: int
+                 ) -> tuple[Any, list[int], list[dict[int, int]]]:
+    """A trump context, a lead as `random_case` makes it, and the other seats' hands
+    (in play order after the leader) from the cards left, rich in the lead's suit."""
+    t, lead, _ = random_case(rng, players, decks)
+    left = Counter({i: decks for i in range(54)})
+    left.subtract(Counter(lead))
+    suit = t.suit_ids[t.play_suit[lead[0]]]
+    others = []
+    rich = rng.choice((0.0, 0.1, 0.3, 0.7))  # how much of the lead's suit the others hold
+    off = [i for i in range(54) if i not in suit]
+    for _ in range(players - 1):
+        hand: Counter[int] = Counter()
+        for _ in range(rng.randint(3, 12)):
+            i = rng.choice(suit) if rng.random() < rich else rng.choice(off)
+            if left[i] > 0:
+                left[i] -= 1
+                hand[i] += 1
+        others.append(dict(hand))
+    return t, lead, others
+
+
+def check_throw_case(t: Any, lead: list[int], others: list[dict[int, int]]
+                     ) -> tuple[str, list[str]]:
+    """Compare the engine's throw check (`trick.check_throw`) with this reading: what
+    was compared ("not a throw", "stands", "fails" or "ambiguous") and the
+    disagreements."""
+    from shengji.botkit import shape_of
+    from shengji.trick import check_throw
+
+    expected = throw_outcome(lead, others, t.play_suit, t.level, t.decks)
+    if expected == "ambiguous":
+        return "ambiguous", []
+    if expected is None and len(next(iter(lead_unit_tops(lead, t.level, t.decks)))) == 1:
+        got_one = check_throw(shape_of(lead, t), 0, [[0] * 54] * (len(others) + 1), t)
+        return "not a throw", [] if got_one is None else ["engine fails a one-unit lead"]
+    hands = [[0] * 54] + [[h.get(i, 0) for i in range(54)] for h in others]
+    got = check_throw(shape_of(lead, t), 0, hands, t)
+    if expected is None:
+        return "stands", [] if got is None else [f"engine fails it: {got.forced}"]
+    assert not isinstance(expected, str)
+    (k, length, top), seat, shown_top = expected
+    if got is None:
+        return "fails", ["engine lets it stand"]
+    bad = []
+    forced = Counter(got.forced)
+    if (len(got.forced), max(t.level[i] for i in got.forced)) != (k * length, top) or \
+            set(forced.values()) != {k}:
+        bad.append(f"forced: engine {got.forced}, reading {(k, length, top)}")
+    if got.blocker != seat + 1:
+        bad.append(f"blocker: engine seat {got.blocker}, reading {seat + 1}")
+    if max(t.level[i] for i in got.shown) != shown_top or len(got.shown) != k * length:
+        bad.append(f"shown: engine {got.shown}, reading top level {shown_top}")
+    return "fails", bad

@@ -11,11 +11,13 @@ import pytest
 from reference12 import (
     TABLES,
     check_case,
+    check_throw_case,
     check_trick,
     lead_units,
     legal_follows,
     need_of,
     random_case,
+    random_throw,
     random_trick,
     trick_winner,
 )
@@ -55,7 +57,7 @@ def test_the_reading_itself_on_hand_built_cases_rules_12_3() -> None:
 def test_the_engine_picks_the_readings_trick_winner_at_every_table_rules_12_3(
     table: tuple[int, int],
 ) -> None:
-    rng = random.Random(hash(("trick", table)) & 0xFFFF)
+    rng = random.Random(f"trick {table}")  # (a str seed: the same in every process)
     compared = followers = 0
     for _ in range(150):
         t, plays = random_trick(rng, *table)
@@ -87,3 +89,37 @@ def test_the_winner_reading_on_hand_built_tricks_rules_12_3() -> None:
         assert got is not None and got[0] == expected, (trick, got)
         ok, bad = check_trick(t, plays)  # and the engine agrees
         assert ok and not bad, (trick, bad)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_the_engine_judges_throws_as_the_reading_does_at_every_table_rules_12_3(
+    table: tuple[int, int],
+) -> None:
+    rng = random.Random(f"throw {table}")
+    seen: dict[str, int] = {}
+    for _ in range(150):
+        t, lead, others = random_throw(rng, *table)
+        what, bad = check_throw_case(t, lead, others)
+        assert not bad, (t.rank, t.suit, lead, others, bad)
+        seen[what] = seen.get(what, 0) + 1
+    assert seen.get("fails", 0) > 20 and seen.get("stands", 0) > 3, seen
+
+
+def test_the_throw_reading_on_hand_built_cases_rules_12_3() -> None:
+    from reference12 import throw_outcome
+
+    t = Trump("2", "H", decks=3)
+    six, queen, king, ace = (t.suit_ids[0][j] for j in (3, 9, 10, 11))  # spades: 3 4 5 6 ...
+    lead = [queen] * 3 + [ace]  # a throw: a triple of queens and the ace
+    # a pair of kings beats neither unit (a pair is another kind than a triple; a king
+    # is below the ace); a triple of kings beats the triple
+    assert check_throw_case(t, lead, [{king: 2}, {six: 1}]) == ("stands", [])
+    assert check_throw_case(t, lead, [{six: 1}, {king: 3}]) == ("fails", [])
+    assert throw_outcome(lead, [{six: 1}, {king: 3}], t.play_suit, t.level, 3) == \
+        ((3, 1, t.level[queen]), 1, t.level[king])
+    # when both units can be beaten the single is forced (fewest cards); the first seat
+    # that beats it shows its lowest beater
+    lead = [queen] * 3 + [six]
+    assert throw_outcome(lead, [{king: 3}, {ace: 1}], t.play_suit, t.level, 3) == \
+        ((1, 1, t.level[six]), 0, t.level[king])
+    assert check_throw_case(t, lead, [{king: 3}, {ace: 1}]) == ("fails", [])
