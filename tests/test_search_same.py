@@ -85,3 +85,44 @@ def test_the_lean_rollouts_decide_as_the_old_path() -> None:
 if __name__ == "__main__":
     for case in CASES:
         print(case[0], *digest(*case))
+
+
+def test_one_likelihood_weighs_many_worlds_as_a_fresh_replay_does() -> None:
+    """`worlds.Likelihood` (built once per decision, the seats' past knowledge carried
+    from world to world) gives each sampled world the weight `play_likelihood` finds
+    replaying it from views (RULES §11), failed throws (§6.4) and misses included."""
+    import random
+
+    from shengji.bots import HeuristicAgent
+    from shengji.bots.worlds import Likelihood, WorldFacts, play_likelihood, sample_world
+    from shengji.round import Round
+
+    rng = random.Random(7)
+    weights: list[float] = []
+    after_throws = 0
+    for seed in range(6):
+        rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
+        kinds = ["random", "heuristic", "heuristic", "random"] if seed % 2 else ["heuristic"] * 4
+        agents = [make_agent(kinds[s], 10 * seed + s) for s in range(4)]
+        n = 0
+        while not rnd.is_over:
+            d = rnd.decision()
+            if d.phase == "play" and d.seat is not None:
+                n += 1
+                if n % 4 == 0:
+                    view = rnd.view(d.seat)
+                    after_throws += bool(view.failed_throws)
+                    lik = Likelihood(view, 2)
+                    model = HeuristicAgent(0)
+                    f = WorldFacts.from_view(view)
+                    for w in range(4):
+                        hands, kitty = sample_world(f, rng)
+                        model.rng.seed(1000 * seed + w)
+                        got = lik.weight(hands, kitty, model)
+                        fresh = HeuristicAgent(0)
+                        fresh.rng.seed(1000 * seed + w)
+                        assert got == play_likelihood(view, hands, kitty, fresh, 2)
+                        weights.append(got)
+            step(rnd, agents)
+    assert after_throws >= 3, after_throws  # the replay from views after a failed throw
+    assert len(weights) >= 200 and min(weights) < 0.5 and max(weights) == 1.0

@@ -1,0 +1,65 @@
+"""The expert's rollouts: a sampled world played to the end by the heuristic (issue 31).
+
+The hot path of the search, compiled with the engine (`_build.COMPILED`): every seat
+plays `HeuristicAgent.choose_play` from its own `Knowledge`, which is carried forward
+one play at a time (`Knowledge.observe`, `observe_public`), never rebuilt; plays go
+through `Round.step` (the engine's checks, no events built) and no view is made. The
+expert (`bots/expert.py`) calls `play_out` for each candidate in each world and reads
+`utility` at the end.
+"""
+
+from __future__ import annotations
+
+from ..actions import Play
+from ..cards import CARDS
+from ..round import Round
+from .heuristic import HeuristicAgent
+from .knowledge import Knowledge
+
+__all__ = ["play_out", "utility"]
+
+
+def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: int) -> bool:
+    """Play `rnd` on with `policy` for every seat, `ks[s]` being seat `s`'s knowledge
+    (updated as the plays are made); True once the round is over, False when it stops at
+    a trick's start where the seat to lead holds at most `endgame` cards (`endgame` > 0:
+    the caller solves the rest exactly)."""
+    k0 = ks[0]
+    while rnd.phase == "play":
+        seat = rnd.to_act
+        assert seat is not None
+        plays = rnd.current
+        if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
+            return False
+        ids = policy.choose_play(ks[seat], plays)
+        rnd.step(Play(seat, tuple([CARDS[i] for i in ids])))
+        if plays:  # a follow is put down as played (RULES §6.2); it may end the trick
+            lead: tuple[int, ...] | None = plays[0][1]
+            actual = tuple(ids)
+        else:  # a lead: a failed throw puts down only the cards it forces (§6.4)
+            lead = None
+            actual = rnd.current[-1][1]
+        for k in ks:
+            k.observe(seat, actual, lead)
+        k0.observe_public(seat, actual, lead)
+    return True
+
+
+def utility(rnd: Round, me: int) -> float:
+    """The finished round's worth to `me`'s team: levels gained (+) or conceded (-), and a
+    little for the points margin so that rollouts inside one level band still differ."""
+    res = rnd.result
+    assert res is not None
+    mine = me % 2
+    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
+    levels = float(res.levels_gained if gainer_team == mine else -res.levels_gained)
+    # The 80-115 band swaps the declarers without levels: worth a little (§8.2).
+    if res.levels_gained == 0:
+        levels = 0.5 if gainer_team == mine else -0.5
+    # Half the utility is a smooth reading of the points (40 points ~ one level, §8.2):
+    # it tells apart rollouts within one level band and so lowers the noise.
+    margin = (80 - res.opponents_points) / 40
+    margin = max(-3.0, min(3.0, margin))
+    if mine != res.declaring_team:
+        margin = -margin
+    return 0.5 * levels + 0.5 * margin
