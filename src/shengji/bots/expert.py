@@ -245,7 +245,7 @@ class ExpertAgent:
             for c in (cands[j] for j in which):
                 rnd = world.clone()
                 try:
-                    rnd.apply(Play(me, tuple(CARDS[i] for i in c)))
+                    rnd.step(Play(me, tuple(CARDS[i] for i in c)))
                 except IllegalAction:  # cannot happen for a legal candidate
                     out.append(-99.0)
                     continue
@@ -505,7 +505,7 @@ class ExpertAgent:
             out = []
             for c in (cands[j] for j in which):
                 rnd = world.clone()
-                rnd.apply(Bury(me, tuple(CARDS[i] for i in c)))
+                rnd.step(Bury(me, tuple(CARDS[i] for i in c)))
                 ks = k0.world([rnd.hand_counts(s) for s in range(4)], c, me)
                 out.append(self._rollout(rnd, ks, me, seed))
             return out
