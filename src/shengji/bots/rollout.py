@@ -19,12 +19,22 @@ from .knowledge import Knowledge
 __all__ = ["play_out", "utility"]
 
 
+# The plays a rollout makes, kept: a `Play` is immutable and the same (seat, cards) comes
+# back in rollout after rollout, so it is built once (and its cards once) rather than at
+# every step. Bounded: cleared when it holds `_MAX_PLAYS`.
+_PLAYS: dict[tuple[int, tuple[int, ...]], Play] = {}
+_MAX_PLAYS = 50_000
+
+
 def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: int) -> bool:
     """Play `rnd` on with `policy` for every seat, `ks[s]` being seat `s`'s knowledge
     (updated as the plays are made); True once the round is over, False when it stops at
     a trick's start where the seat to lead holds at most `endgame` cards (`endgame` > 0:
     the caller solves the rest exactly)."""
     k0 = ks[0]
+    plays_made = _PLAYS
+    start = rnd.current
+    lead = list(start[0][1]) if start else None  # the current trick's lead, as a list
     while rnd.phase == "play":
         seat = rnd.to_act
         assert seat is not None
@@ -32,16 +42,23 @@ def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: i
         if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
             return False
         ids = policy.choose_play(ks[seat], plays)
-        rnd.step(Play(seat, tuple([CARDS[i] for i in ids])))
+        key = (seat, tuple(ids))
+        action = plays_made.get(key)
+        if action is None:
+            if len(plays_made) >= _MAX_PLAYS:
+                plays_made.clear()
+            action = plays_made[key] = Play(seat, tuple([CARDS[i] for i in ids]))
+        rnd.step(action)
         if plays:  # a follow is put down as played (RULES §6.2); it may end the trick
-            lead: tuple[int, ...] | None = plays[0][1]
-            actual = tuple(ids)
+            actual = ids
+            for k in ks:
+                k.observe(seat, actual, lead)
+            k0.observe_public(seat, actual, lead)
         else:  # a lead: a failed throw puts down only the cards it forces (§6.4)
-            lead = None
-            actual = rnd.current[-1][1]
-        for k in ks:
-            k.observe(seat, actual, lead)
-        k0.observe_public(seat, actual, lead)
+            actual = lead = list(rnd.current[-1][1])
+            for k in ks:
+                k.observe(seat, actual, None)
+            k0.observe_public(seat, actual, None)
     return True
 
 
