@@ -90,7 +90,9 @@ if __name__ == "__main__":
 def test_one_likelihood_weighs_many_worlds_as_a_fresh_replay_does() -> None:
     """`worlds.Likelihood` (built once per decision, the seats' past knowledge carried
     from world to world) gives each sampled world the weight `play_likelihood` finds
-    replaying it from views (RULES §11), failed throws (§6.4) and misses included."""
+    replaying it from views (RULES §11), failed throws (§6.4) and misses included;
+    `accepts` (which stops weighing once the world is sure to be rejected) keeps the
+    worlds a full weighing keeps."""
     import random
 
     from shengji.bots import HeuristicAgent
@@ -123,6 +125,9 @@ def test_one_likelihood_weighs_many_worlds_as_a_fresh_replay_does() -> None:
                         fresh.rng.seed(1000 * seed + w)
                         assert got == play_likelihood(view, hands, kitty, fresh, 2)
                         weights.append(got)
+                        for draw in (0.1, 0.3, 0.5, 0.99):  # stops early, decides the same
+                            model.rng.seed(1000 * seed + w)
+                            assert lik.accepts(hands, kitty, model, draw) == (draw < got)
             step(rnd, agents)
     assert after_throws >= 3, after_throws  # the replay from views after a failed throw
     assert len(weights) >= 200 and min(weights) < 0.5 and max(weights) == 1.0

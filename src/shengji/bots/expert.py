@@ -265,8 +265,9 @@ class ExpertAgent:
                 if attempt == tries - 1:
                     break
                 self.model.rng.seed(wrng.getrandbits(32))
-                w = likelihood.weight(hands, kitty, self.model)
-                if wrng.random() < w:
+                # the acceptance draw comes first (the model has its own generator), so
+                # the weighing stops as soon as the world is sure to be rejected
+                if likelihood.accepts(hands, kitty, self.model, wrng.random()):
                     break
             world = Round.from_view(view, hands, kitty)
             return world, hands, kitty

@@ -558,6 +558,20 @@ class Likelihood:
 
     def weight(self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy) -> float:
         """The world's weight (`play_likelihood`) under `policy`."""
+        return self._weigh(hands, kitty, policy, -1.0)
+
+    def accepts(
+        self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy, draw: float
+    ) -> bool:
+        """Whether rejection sampling keeps the world for the uniform `draw`:
+        `draw < weight(...)`, found without replaying the plays left once the weight
+        (which only falls) is down to `draw`."""
+        return draw < self._weigh(hands, kitty, policy, draw)
+
+    def _weigh(
+        self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy, floor: float
+    ) -> float:
+        """The weight, or a value at most `floor` as soon as it is known to be."""
         view = self.view
         starter = view.starter
         choose = getattr(policy, "choose_play", None)
@@ -594,6 +608,8 @@ class Likelihood:
                     choice = policy.play_ids(past)
             if sorted(choice) != p.played:
                 weight *= self.miss
+                if weight <= floor:
+                    return weight
         return weight
 
 
