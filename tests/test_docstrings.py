@@ -48,6 +48,7 @@ DOCUMENTED = [
     "bots/heuristic_follow.py",
     "bots/heuristic_lead.py",
     "bots/knowledge.py",
+    "bots/rollout.py",
     "cards.py",
     "cli.py",
     "declare.py",

@@ -26,13 +26,14 @@ from typing import Any
 #: the modules setup.py compiles with mypyc: the engine's inner loop (card tables, trump
 #: order, shapes, follow rules, trick resolution, declarations, scoring, the round's
 #: records, the round state machine, views) and the heuristic bot with the knowledge it
-#: keeps (the rollout policy of the expert's search).
+#: keeps (the rollout policy of the expert's search), and the expert's rollout loop.
 #: Modules that take input as it comes (actions, options) and the events stay
 #: interpreted, so malformed input is refused with the engine's own errors.
 COMPILED = (
     "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "results", "round",
     "views", "driver", "bots.knowledge", "bots.heuristic_base", "bots.heuristic_declare",
     "bots.heuristic_bury", "bots.heuristic_lead", "bots.heuristic_follow", "bots.heuristic",
+    "bots.rollout",
 )
 
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and

@@ -3,12 +3,13 @@
 For each decision it samples worlds — the hidden cards dealt consistently with
 everything its seat has seen (`worlds.sample_world`, RULES §11), drawn by
 rejection on how well each world explains the others' recent plays under the
-heuristic policy (`worlds.play_likelihood`) — and plays each of a few candidate
-moves in every world, finishing the round with the heuristic policy on a cloned
-state. Every candidate meets the same worlds and rollout seeds, so comparisons
-are paired; clearly worse candidates are dropped as worlds accrue, and the
-heuristic's own move stands unless another beats it by a standard error. The
-utility is half the levels won (§8.2) and half a smooth reading of the points.
+heuristic policy (`worlds.play_likelihood`, one `worlds.Likelihood` per decision) —
+and plays each of a few candidate moves in every world, finishing the round with the
+heuristic policy on a cloned state (`rollout.play_out`, compiled). Every candidate
+meets the same worlds and rollout seeds, so comparisons are paired; clearly worse
+candidates are dropped as worlds accrue, and the heuristic's own move stands unless
+another beats it by a standard error. The utility is half the levels won (§8.2) and
+half a smooth reading of the points.
 The budget is `iters` rollouts (deterministic for a seed) or `ms` milliseconds per
 decision (250 when neither is given). `cap_ms` is a safety cap on the wall clock over
 either: a count budget that the cap cuts short is a *degraded* decision, recorded with
@@ -39,12 +40,13 @@ from ..trump import TRUMP, Trump
 from ..views import View
 from .heuristic import HeuristicAgent
 from .knowledge import Knowledge
+from .rollout import play_out, utility
 from .worlds import (
     DealFacts,
+    Likelihood,
     WorldError,
     WorldFacts,
     deal_round,
-    play_likelihood,
     sample_deal,
     sample_world,
 )
@@ -59,7 +61,7 @@ PRUNE_AT = {4: 2.5, 6: 2.0, 10: 1.5, 16: 1.2}
 INFER_TRICKS = 1  # completed tricks whose plays the likelihood looks back on
 DEVIATE_Z = 1.0  # how many standard errors a move must beat the heuristic's by
 
-__all__ = ["ExpertAgent"]
+__all__ = ["ExpertAgent", "utility"]
 
 #: a plain `expert` (no budget given) thinks this many milliseconds per decision: the
 #: issue's time goal on any machine (`expert:iters=N` is the deterministic budget)
@@ -235,6 +237,7 @@ class ExpertAgent:
         leading = view.current_trick is None or not view.current_trick.plays
         facts = WorldFacts.from_view(view)
         me = view.seat
+        likelihood = Likelihood(view, INFER_TRICKS)  # the same for every world
 
         def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
                      seed: int, which: list[int]) -> list[float]:
@@ -242,7 +245,7 @@ class ExpertAgent:
             for c in (cands[j] for j in which):
                 rnd = world.clone()
                 try:
-                    rnd.apply(Play(me, tuple(CARDS[i] for i in c)))
+                    rnd.step(Play(me, tuple(CARDS[i] for i in c)))
                 except IllegalAction:  # cannot happen for a legal candidate
                     out.append(-99.0)
                     continue
@@ -262,8 +265,9 @@ class ExpertAgent:
                 if attempt == tries - 1:
                     break
                 self.model.rng.seed(wrng.getrandbits(32))
-                w = play_likelihood(view, hands, kitty, self.model, INFER_TRICKS)
-                if wrng.random() < w:
+                # the acceptance draw comes first (the model has its own generator), so
+                # the weighing stops as soon as the world is sure to be rejected
+                if likelihood.accepts(hands, kitty, self.model, wrng.random()):
                     break
             world = Round.from_view(view, hands, kitty)
             return world, hands, kitty
@@ -355,24 +359,12 @@ class ExpertAgent:
         return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[Knowledge], me: int, seed: int) -> float:
-        """Finish the round with the heuristic policy for every seat; `me`'s utility."""
+        """Finish the round with the heuristic policy for every seat (`rollout.play_out`,
+        compiled; the last tricks solved exactly with `endgame`); `me`'s utility."""
         policy = self.policy
         policy.rng.seed(seed)
-        endgame = self.endgame
-        while rnd.phase == "play":
-            seat = rnd.to_act
-            assert seat is not None
-            plays = rnd.current
-            if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
-                return solve(rnd, me)
-            ids = policy.choose_play(ks[seat], plays)
-            n_tricks = rnd.n_tricks
-            lead = plays[0][1] if plays else None
-            rnd.step(Play(seat, tuple(CARDS[i] for i in ids)))
-            actual = rnd.current[-1][1] if rnd.n_tricks == n_tricks else rnd.tricks[-1][1][-1][1]
-            for k in ks:
-                k.observe(seat, actual, lead)
-            ks[0].observe_public(seat, actual, lead)
+        if not play_out(policy, rnd, ks, self.endgame):
+            return solve(rnd, me)
         return utility(rnd, me)
 
     # ================================================================ declaring (§3.3)
@@ -514,7 +506,7 @@ class ExpertAgent:
             out = []
             for c in (cands[j] for j in which):
                 rnd = world.clone()
-                rnd.apply(Bury(me, tuple(CARDS[i] for i in c)))
+                rnd.step(Bury(me, tuple(CARDS[i] for i in c)))
                 ks = k0.world([rnd.hand_counts(s) for s in range(4)], c, me)
                 out.append(self._rollout(rnd, ks, me, seed))
             return out
@@ -771,24 +763,3 @@ def ks_observe(ks: list[Knowledge], rnd: Round, seat: int) -> None:
     for k in ks:
         k.observe(seat, actual, lead)
     ks[0].observe_public(seat, actual, lead)
-
-
-def utility(rnd: Round, me: int) -> float:
-    """The finished round's worth to `me`'s team: levels gained (+) or conceded (-), and a
-    little for the points margin so that rollouts inside one level band still differ."""
-    res = rnd.result
-    assert res is not None
-    mine = me % 2
-    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
-    levels = float(res.levels_gained if gainer_team == mine else -res.levels_gained)
-    # The 80-115 band swaps the declarers without levels: worth a little (§8.2).
-    if res.levels_gained == 0:
-        levels = 0.5 if gainer_team == mine else -0.5
-    # Half the utility is a smooth reading of the points (40 points ~ one level, §8.2):
-    # it tells apart rollouts within one level band and so lowers the noise.
-    margin = (80 - res.opponents_points) / 40
-    margin = max(-3.0, min(3.0, margin))
-    if mine != res.declaring_team:
-        margin = -margin
-    return 0.5 * levels + 0.5 * margin
-

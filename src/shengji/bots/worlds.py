@@ -22,7 +22,9 @@ of the deck, in drawing order, and `deal_round` builds the round in that positio
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Protocol
 
 from ..actions import Declare, Draw, Pass
@@ -38,7 +40,7 @@ KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
 
 __all__ = [
     "KITTY", "DealFacts", "PlayPolicy", "WorldError", "WorldFacts", "deal_error", "deal_round",
-    "determinize", "play_likelihood", "sample_deal", "sample_world", "world_error",
+    "Likelihood", "determinize", "play_likelihood", "sample_deal", "sample_world", "world_error",
 ]
 
 N_DEALT = 100  # cards drawn into the four hands; the last 8 of the deck are the kitty (§3.1)
@@ -168,6 +170,10 @@ def _allowed(f: WorldFacts, loc: int, i: int) -> bool:
     if loc == KITTY:
         return True
     return not f.void[loc][f.trump.play_suit[i]]
+
+
+# `_kitty_weight` per card id, per trump (a handful of trumps are ever in play)
+_KITTY_WEIGHTS: dict[Trump, list[float]] = {}
 
 
 def _kitty_weight(i: int, t: Trump) -> float:
@@ -373,26 +379,41 @@ def _try_sample(
     if f.either is not None and not _place_either(f, hands, cap, rest, rng, relax_pairs):
         return None
     locs = [loc for loc in range(5) if cap[loc] > 0 or any(f.pinned[loc])]
-    cards = [i for i in range(N_IDS) for _ in range(rest[i])]
-    opts = {i: [loc for loc in locs if _allowed(f, loc, i)] for i in set(cards)}
-    rng.shuffle(cards)
-    cards.sort(key=lambda i: len(opts[i]))
     t = f.trump
+    ps_of = t.play_suit
+    # The places a card may go, per play suit (`_allowed`: a void seat takes none).
+    opts_of = [[loc for loc in locs if loc == KITTY or not f.void[loc][ps]] for ps in range(5)]
+    cards = [i for i in range(N_IDS) for _ in range(rest[i])]
+    rng.shuffle(cards)
+    n_opts = [len(opts_of[ps_of[i]]) for i in range(N_IDS)]
+    cards.sort(key=n_opts.__getitem__)  # stable: the fewest places first
+    nopair = f.nopair
+    kitty_w = _KITTY_WEIGHTS.get(t)
+    if kitty_w is None:
+        kitty_w = _KITTY_WEIGHTS[t] = [_kitty_weight(i, t) for i in range(N_IDS)]
+    rand = rng.random
     for i in cards:
-        ps = t.play_suit[i]
+        ps = ps_of[i]
         choices: list[int] = []
         weights: list[float] = []
-        for loc in opts[i]:
+        for loc in opts_of[ps]:
             c = cap[loc]
             if c <= 0:
                 continue
-            if loc != KITTY and not relax_pairs and f.nopair[loc][ps] and hands[loc][i]:
-                continue
+            if loc != KITTY:
+                if not relax_pairs and nopair[loc][ps] and hands[loc][i]:
+                    continue
+                weights.append(c * 1.0)
+            else:
+                weights.append(c * kitty_w[i])
             choices.append(loc)
-            weights.append(c * (_kitty_weight(i, t) if loc == KITTY else 1.0))
         if not choices:
             return None
-        loc = choices[0] if len(choices) == 1 else rng.choices(choices, weights)[0]
+        if len(choices) == 1:
+            loc = choices[0]
+        else:  # `rng.choices(choices, weights)[0]`, the very same draw, without its checks
+            cum = list(accumulate(weights))
+            loc = choices[bisect_right(cum, rand() * (cum[-1] + 0.0), 0, len(cum) - 1)]
         hands[loc][i] += 1
         cap[loc] -= 1
     out = [f.hand[:] if s == f.seat else hands[s] for s in range(4)]
@@ -468,52 +489,128 @@ def play_likelihood(
     world plus what it played since; what it could see then): a play the policy
     would also have made counts 1, another play counts `miss`. The product weighs a
     world by how well it explains what the others did (inference from play).
+    `Likelihood` is the same for many worlds of one view (the search).
     """
-    me = view.seat
-    t = view.trump
-    if me is None or t is None or view.phase != "play":
-        return 1.0
-    starter = view.starter
-    tricks = list(view.tricks)
-    cur = view.current_trick
-    seq: list[tuple[int, int]] = []  # (trick index, play index) of others' plays to check
-    first = max(0, len(tricks) - tricks_back)
-    for ti in range(first, len(tricks)):
-        seq += [(ti, j) for j, (s, _) in enumerate(tricks[ti].plays) if s != me]
-    all_tricks = tricks + ([cur] if cur is not None and cur.plays else [])
-    if cur is not None and cur.plays:
-        seq += [(len(tricks), j) for j, (s, _) in enumerate(cur.plays) if s != me]
-    weight = 1.0
-    for ti, j in seq:
-        trick = all_tricks[ti]
-        seat, cards = trick.plays[j]
-        if any(f.trick == ti and f.seat == seat for f in view.failed_throws) and j == 0:
-            continue  # a failed throw's lead was not what the seat chose to play
-        hand = list(hands[seat])
-        sizes = list(view.hand_sizes)
-        for tj in range(ti, len(all_tricks)):  # give back what was played since
-            for k, (s, cs) in enumerate(all_tricks[tj].plays):
-                if tj == ti and k < j:
-                    continue
-                sizes[s] += len(cs)
-                if s == seat:
-                    for c in cs:
-                        hand[c.id] += 1
-        past = replace(
-            view,
-            seat=seat,
-            hand=tuple(CARDS[i] for i in range(N_IDS) for _ in range(hand[i])),
-            hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
-            tricks=tuple(tricks[:ti]),
-            current_trick=TrickView(trick.leader, trick.plays[:j], None, 0),
-            failed_throws=tuple(f for f in view.failed_throws if f.trick < ti),
-            kitty=tuple(CARDS[i] for i in kitty) if seat == starter else None,
-            to_act=seat,
-        )
-        choice = policy.play_ids(past)
-        if sorted(choice) != sorted(c.id for c in cards):
-            weight *= miss
-    return weight
+    return Likelihood(view, tricks_back, miss).weight(hands, kitty, policy)
+
+
+class _Point:
+    """One play `Likelihood` replays: who played what, at which point of the round."""
+
+    __slots__ = ("ti", "j", "seat", "played", "back", "sizes", "plays", "trick", "fast",
+                 "template")
+
+    def __init__(self, ti: int, j: int, seat: int, played: list[int], back: list[int],
+                 sizes: tuple[int, int, int, int], plays: list[tuple[int, list[int]]],
+                 trick: TrickView, fast: bool) -> None:
+        self.ti, self.j, self.seat, self.played, self.back = ti, j, seat, played, back
+        self.sizes, self.plays, self.trick, self.fast = sizes, plays, trick, fast
+        self.template: Knowledge | None = None
+
+
+class Likelihood:
+    """`play_likelihood` for one view, ready to weigh many sampled worlds (issue 31).
+
+    What does not depend on the world is found once: the plays to replay, the cards each
+    seat played since, the hand sizes then. The knowledge a seat had at such a point is
+    built from its view then (`Knowledge(view)`) for the first world only; for the next
+    worlds it is that knowledge with the world's hand (and kitty, for the starter) put in
+    (`Knowledge.for_seat`: the same arrays a view would give, RULES §11), so no view is
+    made and no trick is read again. A point after a failed throw (the thrower's and the
+    blocker's cards held since, §6.4) and a policy without `choose_play` are replayed
+    from a view every time, as `play_likelihood` always did.
+    """
+
+    def __init__(self, view: View, tricks_back: int = 2, miss: float = 0.35) -> None:
+        self.view, self.miss = view, miss
+        self.points: list[_Point] = []
+        me = view.seat
+        if me is None or view.trump is None or view.phase != "play":
+            return
+        tricks = list(view.tricks)
+        cur = view.current_trick
+        seq: list[tuple[int, int]] = []  # (trick index, play index) of others' plays
+        first = max(0, len(tricks) - tricks_back)
+        for ti in range(first, len(tricks)):
+            seq += [(ti, j) for j, (s, _) in enumerate(tricks[ti].plays) if s != me]
+        all_tricks = tricks + ([cur] if cur is not None and cur.plays else [])
+        if cur is not None and cur.plays:
+            seq += [(len(tricks), j) for j, (s, _) in enumerate(cur.plays) if s != me]
+        for ti, j in seq:
+            trick = all_tricks[ti]
+            seat, cards = trick.plays[j]
+            if any(f.trick == ti and f.seat == seat for f in view.failed_throws) and j == 0:
+                continue  # a failed throw's lead was not what the seat chose to play
+            back: list[int] = []
+            sizes = list(view.hand_sizes)
+            for tj in range(ti, len(all_tricks)):  # give back what was played since
+                for k, (s, cs) in enumerate(all_tricks[tj].plays):
+                    if tj == ti and k < j:
+                        continue
+                    sizes[s] += len(cs)
+                    if s == seat:
+                        back += [c.id for c in cs]
+            self.points.append(_Point(
+                ti, j, seat, sorted(c.id for c in cards), back,
+                (sizes[0], sizes[1], sizes[2], sizes[3]),
+                [(s, [c.id for c in cs]) for s, cs in trick.plays[:j]], trick,
+                not any(f.trick < ti for f in view.failed_throws)))
+
+    def weight(self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy) -> float:
+        """The world's weight (`play_likelihood`) under `policy`."""
+        return self._weigh(hands, kitty, policy, -1.0)
+
+    def accepts(
+        self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy, draw: float
+    ) -> bool:
+        """Whether rejection sampling keeps the world for the uniform `draw`:
+        `draw < weight(...)`, found without replaying the plays left once the weight
+        (which only falls) is down to `draw`."""
+        return draw < self._weigh(hands, kitty, policy, draw)
+
+    def _weigh(
+        self, hands: list[list[int]], kitty: list[int], policy: PlayPolicy, floor: float
+    ) -> float:
+        """The weight, or a value at most `floor` as soon as it is known to be."""
+        view = self.view
+        starter = view.starter
+        choose = getattr(policy, "choose_play", None)
+        weight = 1.0
+        for p in self.points:
+            seat = p.seat
+            hand = list(hands[seat])
+            for i in p.back:
+                hand[i] += 1
+            own_kitty = kitty if seat == starter else None
+            tk = p.template
+            if choose is not None and p.fast and tk is not None:
+                k = tk.for_seat(seat, hand, own_kitty, tk.void, tk.nopair, tk.hand_sizes)
+                choice = choose(k, p.plays)
+            else:
+                trick = p.trick
+                past = replace(
+                    view,
+                    seat=seat,
+                    hand=tuple([CARDS[i] for i in range(N_IDS) for _ in range(hand[i])]),
+                    hand_sizes=p.sizes,
+                    tricks=tuple(view.tricks[:p.ti]),
+                    current_trick=TrickView(trick.leader, trick.plays[:p.j], None, 0),
+                    failed_throws=tuple(f for f in view.failed_throws if f.trick < p.ti),
+                    kitty=tuple(CARDS[i] for i in own_kitty) if own_kitty is not None else None,
+                    to_act=seat,
+                )
+                if choose is not None and p.fast:
+                    t = view.trump
+                    assert t is not None
+                    tk = p.template = Knowledge(past, t)
+                    choice = choose(tk, p.plays)
+                else:
+                    choice = policy.play_ids(past)
+            if sorted(choice) != p.played:
+                weight *= self.miss
+                if weight <= floor:
+                    return weight
+        return weight
 
 
 # ==================================================================== the deal (§3)
