@@ -33,7 +33,10 @@ def _ray_workers() -> list[int]:
 
 
 def test_bots_think_on_ray_and_survive_a_killed_worker(tmp_path: Path) -> None:
-    with serve(tmp_path / "db.sqlite", bots="ray:local", bot_workers=2) as client:
+    # a cap of 10 s: the decisions' bound (three caps) is past what a busy machine's pool
+    # takes, so that no decision is answered by the fallback before the workers are killed
+    with serve(tmp_path / "db.sqlite", bots="ray:local", bot_workers=2,
+               bot_cap_ms=10_000) as client:
         p, table = host_table(client, {1: "fast", 2: "heuristic", 3: "fast"})
         human = Human(p, table, seed=11)
         human.play_until(lambda m: m["type"] == "state" and _decisions(m) >= 2, timeout=180)

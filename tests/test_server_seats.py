@@ -99,8 +99,10 @@ def test_a_bot_seat_claimed_with_no_opponent_to_ask_waits_for_the_round_end(
         before = tab.log[: tab.log.index(seated)]
         states = [m for m in before if is_state(m)]
         assert states and all(m["you"] is None and m["view"]["hand"] == [] for m in states)
-        # seated only once round 0 was over (the last state it watched shows round 1)
-        assert states[0]["view"]["round_no"] == 0 and states[-1]["view"]["round_no"] == 1
+        # seated only once the round it claimed in was over (the last state it watched
+        # shows the next round; on a busy machine the bots may be past round 0 already)
+        first = states[0]["view"]["round_no"]
+        assert states[-1]["view"]["round_no"] == first + 1
         st = tab.until(lambda m: is_state(m) and m["you"] == 2)
         assert st["table"]["seats"][2] == {"name": "Sock", "kind": "human",
                                            "connected": True}
