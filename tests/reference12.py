@@ -60,31 +60,10 @@ def _runs(counts: dict[int, int], k: int, level: Sequence[int]) -> list[list[int
 
 def lead_units(ids: Sequence[int], level: Sequence[int], decks: int) -> set[tuple[Unit, ...]]:
     """The lead's units by the §12.3 reading, for every way of breaking ties: a set of
-    sorted unit lists (one element when the reading does not depend on ties)."""
-    results: set[tuple[Unit, ...]] = set()
-
-    def rec(counts: dict[int, int], taken: list[Unit]) -> None:
-        for k in range(decks, 1, -1):  # tractors first, larger k first, then longer
-            runs = _runs(counts, k, level)
-            if runs:
-                longest = max(len(r) for r in runs)
-                for r in runs:
-                    if len(r) == longest:
-                        rest = dict(counts)
-                        for i in r:
-                            rest[i] -= k
-                        rec(rest, [*taken, (k, len(r))])
-                return
-        units = list(taken)
-        for n in counts.values():  # then tuples, larger k first, then singles
-            while n > 0:
-                k = min(n, decks)
-                units.append((k, 1))
-                n -= k
-        results.add(tuple(sorted(units, reverse=True)))
-
-    rec(dict(Counter(ids)), [])
-    return results
+    sorted unit lists (one element when the reading does not depend on ties; see
+    `lead_unit_tops`, which keeps each unit's top level too)."""
+    return {tuple(sorted(((k, length) for k, length, _ in units), reverse=True))
+            for units in lead_unit_tops(ids, level, decks)}
 
 
 def need_of(units: Sequence[Unit], decks: int) -> tuple[int, ...]:
@@ -219,8 +198,10 @@ def trick_winner(plays: Sequence[Sequence[int]], play_suit: Sequence[int],
 
 def lead_unit_tops(ids: Sequence[int], level: Sequence[int], decks: int
                    ) -> set[tuple[tuple[int, int, int], ...]]:
-    """`lead_units` with each unit's top level: (k, length, top) for every way of
-    breaking ties (a set of sorted tuples)."""
+    """The lead's units by the §12.3 reading with each unit's top level: (k, length, top),
+    for every way of breaking ties (a set of sorted tuples). Tractors first (larger k
+    first, then longer, every longest run tried), then tuples (larger k first), then
+    singles."""
     results: set[tuple[tuple[int, int, int], ...]] = set()
 
     def rec(counts: dict[int, int], taken: list[tuple[int, int, int]]) -> None:
