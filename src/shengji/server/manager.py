@@ -132,7 +132,10 @@ class Manager:
         if self.bot_workers <= 0 and self.config.bots == "local":
             return think_in_pool(agent, view)
         try:
-            pool = await self._pool()
+            # (the bound holds while a pool starts too: joining Ray again after its workers
+            # died may take long, and the table must not wait on it)
+            pool = await asyncio.wait_for(asyncio.shield(self._pool()),
+                                          self.decision_bound_s())
             result: tuple[Action | None, Agent] = await asyncio.wait_for(
                 pool.run(think_in_pool, agent, view), self.decision_bound_s())
             self._pool_failures = 0
