@@ -140,8 +140,10 @@ class Table:
             return
         for i, a in enumerate(actions):
             try:
-                events = self.game.apply(action_from_json(a, players=self.options.n_players))
+                action = action_from_json(a, players=self.options.n_players)
+                events = self.game.apply(action)
                 self._note_standin(i, events, self.marks.get(i))
+                self._replay_idle(action, events, self.marks.get(i))
             except Exception as exc:  # noqa: BLE001 - IllegalAction or an engine bug
                 self.seq = len(actions)
                 self.damage(f"stored action {i} does not replay: {exc}")
@@ -270,6 +272,18 @@ class Table:
         if self.idle_redeals == MAX_IDLE_REDEALS:
             log.info("table %s: %d redeals with no seated player acting: paused until one "
                      "is back", self.id, self.idle_redeals)
+
+    def _replay_idle(self, action: Action, events: list[Event], by: str | None) -> None:
+        """The idle-redeal count as the log gives it (`replay_log`): a redeal counts as it
+        did live (`_note_redeal`), and a seated human's own action (no stand-in mark)
+        starts it again, as `resume` did. So a table paused before a restart is still
+        paused after it, and one that was counting goes on from where it was (an arrival
+        is not in the log: the players who reconnect after a restart resume it)."""
+        self._note_redeal(events)
+        seat = getattr(action, "seat", None)
+        s = self.seats[seat] if isinstance(seat, int) else None
+        if by is None and s is not None and s.human:
+            self.idle_redeals = 0
 
     def storage_failed(self) -> None:
         """A write of this table's failed (the store logged it): pause the driver for
