@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: how long `Manager.stop` waits for a bot pool still starting (joining Ray) to finish, so
+#: that it closes it; past it the start closes its own pool when it ends (`_pool`)
+POOL_STOP_S = 60.0
+
 
 class ClusterLink(Protocol):
     """What the manager (and its tables) ask of the cluster this process is a worker of
@@ -107,6 +111,7 @@ class Manager:
         self.conns: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None  # the pool joined at start (`_warm_pool`)
+        self._stopping = False  # `stop` began: a pool built after it is closed, not kept
         self.cluster: ClusterLink | None = None  # several processes (`cluster.Cluster`)
         self.gc_timer: PassTimer | None = None  # this process's GC passes (`gcpolicy`)
         self._conn_ids = itertools.count()
@@ -193,8 +198,14 @@ class Manager:
                     return make_pool(self.config.bots, max(1, self.bot_workers),
                                      watch_server, (os.getpid(),))
 
-                self.pool = build() if self.config.bots == "local" else (
+                if self._stopping:
+                    raise RuntimeError("the server is stopping: no bot pool is started")
+                pool = build() if self.config.bots == "local" else (
                     await asyncio.to_thread(build))
+                if self._stopping:  # the thread joined Ray after `stop` gave up waiting
+                    pool.close()
+                    raise RuntimeError("the server stopped while its bot pool started")
+                self.pool = pool
             return self.pool
 
     def pool_status(self) -> dict[str, Any]:
@@ -277,10 +288,18 @@ class Manager:
             await t.stop_driver()
             for c in t.clients:
                 c.close()
+        # A thread joining Ray cannot be cancelled: cancelling the task that awaits it
+        # left the pool it built unclosed (a leaked local Ray instance, which the next
+        # pool of this process then reused). So wait for the start (bounded), then close
+        # what it built; a start still running past the bound closes its own pool.
+        self._stopping = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._close_pool(), POOL_STOP_S)
+
+    async def _close_pool(self) -> None:
         if self._warm is not None:
-            self._warm.cancel()  # (a thread joining Ray runs on; its pool is closed below)
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._warm
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._warm)
         async with self._pool_lock:
             if self.pool is not None:
                 self.pool.close()
