@@ -367,7 +367,9 @@ class Human:
             self.p.send({"type": "action", "action": action})
 
     def play_until(self, stop: Callable[[Msg], bool], timeout: float = 30.0) -> Msg:
-        """React to every message until `stop(msg)`; returns that message."""
+        """React to every message until `stop(msg)`; returns that message, unanswered
+        (a caller that plays on after it must `react` to it: it may be this seat's turn,
+        and then no other message comes until this seat acts)."""
         with _Deadline(timeout) as left:
             while True:
                 msg = self.p.recv(left())
