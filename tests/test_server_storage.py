@@ -197,3 +197,35 @@ def test_postgres_tables_have_one_owner(postgres_url: str) -> None:
             await b.close()
 
     asyncio.run(run())
+
+
+async def _stored_rows(path: Path, writer: str) -> list[tuple[object, ...]]:
+    """The raw `actions` rows a writer stores for the same actions (issue 28's load:
+    the inline writer inserts them on its DBAPI connection, not through SQLAlchemy)."""
+    import sqlite3
+
+    store = Store(f"sqlite+aiosqlite:///{path}", sqlite_writer=writer)
+    await store.start()
+    try:
+        await store.create_table(_row())
+        actions = [["draw"], ["play", 0, "AS AS"], {"type": "call", "text": "第二张 A♠ é"},
+                   ["pass", 1], [1.5, None, True, {"k": [1, 2]}]]
+        await asyncio.gather(*(store.append_action("abc", i, a, "standin" if i == 3 else None)
+                               for i, a in enumerate(actions)))
+        await store.append_action("abc", 5, ["draw"])
+        with pytest.raises(Exception) as refused:  # the log is append-only on both paths
+            await store.append_action("abc", 5, ["draw"])
+        assert type(refused.value).__name__ == "IntegrityError"
+        assert await store.load_actions("abc") == [*actions, ["draw"]]
+        assert await store.load_marks("abc") == {3: "standin"}
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as con:
+        return con.execute('SELECT table_id, seq, action, "by" FROM actions ORDER BY seq').fetchall()
+
+
+def test_the_inline_writers_fast_path_stores_what_sqlalchemy_stores(tmp_path: Path) -> None:
+    inline = asyncio.run(_stored_rows(tmp_path / "inline.db", "inline"))
+    through_sqlalchemy = asyncio.run(_stored_rows(tmp_path / "async.db", "async"))
+    assert len(inline) == 6
+    assert inline == through_sqlalchemy  # byte for byte: the same JSON text

@@ -7,6 +7,8 @@ NaN, an out-of-range value or an unknown name never reaches a game.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -281,7 +283,14 @@ class RuleOptions:
 
     def to_json(self) -> dict[str, Any]:
         """The options as a JSON object: plain bools, ints, strings, null, and
-        `stop_levels` as a list of rank strings (or null)."""
+        `stop_levels` as a list of rank strings (or null). A new object each call (built
+        once per distinct options: every view and broadcast includes them)."""
+        out = dict(_options_json(self))
+        if self.stop_levels is not None:
+            out["stop_levels"] = list(self.stop_levels)
+        return out
+
+    def _build_json(self) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in OPTION_INFO}
         if self.stop_levels is not None:
             out["stop_levels"] = list(self.stop_levels)
@@ -444,6 +453,14 @@ OPTION_CHOICES: Mapping[str, tuple[str, ...]] = MappingProxyType({
 SEED_RULES = RuleOptions()
 """The default options (the seed rules), shared: options are immutable."""
 
+
+@functools.lru_cache(maxsize=256)
+def _options_json(options: RuleOptions) -> dict[str, Any]:
+    """`RuleOptions.to_json`'s object, built once per distinct options (never handed out:
+    `to_json` copies it)."""
+    return options._build_json()
+
+
 _DEFAULT_JSON = SEED_RULES.to_json()
 
 PRESETS: Mapping[str, RuleOptions] = MappingProxyType({
@@ -477,3 +494,5 @@ PRESETS: Mapping[str, RuleOptions] = MappingProxyType({
   tractors in every suit, tractors in throws, no level limits, the 80-115 swap) are
   already the common reading.
 """
+
+
