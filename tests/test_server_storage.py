@@ -221,7 +221,9 @@ async def _stored_rows(path: Path, writer: str) -> list[tuple[object, ...]]:
     finally:
         await store.close()
     with sqlite3.connect(path) as con:
-        return con.execute('SELECT table_id, seq, action, "by" FROM actions ORDER BY seq').fetchall()
+        return con.execute(
+            'SELECT table_id, seq, action, "by" FROM actions ORDER BY seq'
+        ).fetchall()
 
 
 def test_the_inline_writers_fast_path_stores_what_sqlalchemy_stores(tmp_path: Path) -> None:

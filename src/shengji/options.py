@@ -8,7 +8,6 @@ NaN, an out-of-range value or an unknown name never reaches a game.
 from __future__ import annotations
 
 import functools
-
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
