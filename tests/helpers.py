@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 from conftest import C
 from shengji import Draw, Game, Play, Round, RoundResult, RuleOptions
@@ -162,3 +164,16 @@ def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
         hands[s] = h
         k += rnd.hand_sizes[s]
     return rnd.with_hidden(hands, kitty=pool[k : k + 8] if hide_kitty else None)
+
+
+def assigned_targets(tree: ast.AST) -> Iterator[tuple[ast.stmt, ast.expr]]:
+    """(statement, target) for every target that an assignment (plain, annotated or
+    augmented) anywhere in `tree` writes: for the tests that read source for writes."""
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for t in targets:
+            yield node, t

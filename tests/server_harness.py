@@ -437,16 +437,21 @@ def on_loop(client: TestClient, fn: Callable[[], T]) -> T:
     return result
 
 
-def stored_actions(db_path: str | os.PathLike[str], table_id: str) -> int:
-    """How many actions of `table_id` the SQLite file holds (read with a plain sqlite3)."""
+def _stored_rows(db_path: str | os.PathLike[str], sql_table: str, table_id: str) -> int:
+    """How many rows of `table_id` the SQLite table `sql_table` holds (a plain sqlite3)."""
     import sqlite3
 
     con = sqlite3.connect(db_path, timeout=10)
     try:
-        row = con.execute("SELECT count(*) FROM actions WHERE table_id = ?", (table_id,))
+        row = con.execute(f"SELECT count(*) FROM {sql_table} WHERE table_id = ?", (table_id,))
         return int(row.fetchone()[0])
     finally:
         con.close()
+
+
+def stored_actions(db_path: str | os.PathLike[str], table_id: str) -> int:
+    """How many actions of `table_id` the SQLite file holds (read with a plain sqlite3)."""
+    return _stored_rows(db_path, "actions", table_id)
 
 
 def skip_or_fail(reason: str) -> None:
@@ -520,14 +525,7 @@ def next_state(ws: Any) -> dict[str, Any]:
 
 def stored_chat(db_path: str | os.PathLike[str], table_id: str) -> int:
     """How many chat messages of `table_id` the SQLite file holds (a plain sqlite3)."""
-    import sqlite3
-
-    con = sqlite3.connect(db_path, timeout=10)
-    try:
-        row = con.execute("SELECT count(*) FROM chat WHERE table_id = ?", (table_id,))
-        return int(row.fetchone()[0])
-    finally:
-        con.close()
+    return _stored_rows(db_path, "chat", table_id)
 
 
 class StoreMirror:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import assigned_targets
 from shengji import Game, Round
 from shengji.errors import IllegalAction
 
@@ -29,19 +30,13 @@ def _private_state(path: Path, cls: str) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and node.name == cls:
-            for sub in ast.walk(node):
-                targets: list[ast.expr] = []
-                if isinstance(sub, ast.Assign):
-                    targets = list(sub.targets)
-                elif isinstance(sub, (ast.AnnAssign, ast.AugAssign)):
-                    targets = [sub.target]
-                for t in targets:
-                    if (
-                        isinstance(t, ast.Attribute)
-                        and t.attr.startswith("_")
-                        and not t.attr.startswith("__")
-                    ):
-                        names.add(t.attr)
+            for _, t in assigned_targets(node):
+                if (
+                    isinstance(t, ast.Attribute)
+                    and t.attr.startswith("_")
+                    and not t.attr.startswith("__")
+                ):
+                    names.add(t.attr)
     return names
 
 

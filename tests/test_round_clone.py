@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from conftest import C
+from helpers import assigned_targets
 from shengji import Declare, Draw, Pass, Round, RuleOptions
 from shengji.actions import Action
 from shengji.vocab import Phase
@@ -259,15 +260,9 @@ def test_every_field_of_a_round_is_set_by_the_one_constructor() -> None:
     """No method gives a round a field `_set_state` does not set (issue 30)."""
     def assigned(fn: ast.AST) -> set[str]:
         out = set()
-        for n in ast.walk(fn):
-            targets: list[ast.expr] = []
-            if isinstance(n, ast.Assign):
-                targets = list(n.targets)
-            elif isinstance(n, (ast.AnnAssign, ast.AugAssign)):
-                targets = [n.target]
-            for t in targets:
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
-                    out.add(t.attr)
+        for _, t in assigned_targets(fn):
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+                out.add(t.attr)
         return out
 
     ctor = assigned(_method("_set_state"))

@@ -11,6 +11,7 @@ import ast
 import time
 from pathlib import Path
 
+from helpers import assigned_targets
 from shengji import Game
 from shengji.actions import DRAW
 from shengji.server.clock import TableClock
@@ -83,17 +84,11 @@ def test_the_driver_never_writes_the_clocks_fields() -> None:
     """`botdriver` reads the clock through its methods; no assignment to its fields."""
     tree = ast.parse((SRC / "botdriver.py").read_text(encoding="utf-8"))
     writes = []
-    for node in ast.walk(tree):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
-            for a in ast.walk(t):
-                if isinstance(a, ast.Attribute) and (
-                    "clock" in ast.unparse(a.value) or ast.unparse(a.value) == "tc"
-                ):
-                    writes.append(f"{node.lineno}: {ast.unparse(a)}")
+    for node, t in assigned_targets(tree):
+        for a in ast.walk(t):
+            if isinstance(a, ast.Attribute) and (
+                "clock" in ast.unparse(a.value) or ast.unparse(a.value) == "tc"
+            ):
+                writes.append(f"{node.lineno}: {ast.unparse(a)}")
     assert not writes, writes
     assert "tc.catch_up(" in (SRC / "botdriver.py").read_text(encoding="utf-8")

@@ -207,9 +207,14 @@ def shuffled_ids(seed: int | str) -> tuple[int, ...]:
     """The ids of `shuffled_deck(seed)`: the same order as `random.Random(seed).shuffle`
     of the 108-card deck (Fisher-Yates from the end, each index drawn with the
     generator's `getrandbits` rejection sampling), so every stored record keeps its deal."""
-    rng = random.Random(seed)
-    getrandbits = rng.getrandbits
-    deck = list(_DECK_IDS)
+    return seeded_shuffle(seed, list(_DECK_IDS))
+
+
+def seeded_shuffle(seed: int | str, deck: list[int]) -> tuple[int, ...]:
+    """`deck` shuffled in place by `random.Random(seed)`, as a tuple: Fisher-Yates from
+    the end, each index drawn with the generator's `getrandbits` rejection sampling (the
+    order `random.Random(seed).shuffle` gives, which every stored record's deal relies on)."""
+    getrandbits = random.Random(seed).getrandbits
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()

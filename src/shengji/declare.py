@@ -9,6 +9,7 @@ trump-rank cards). With two decks these are §3.3's 1, 2 and 3.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from .cards import BJ_ID, CARDS, RANKS, RJ_ID, as_list
 from .errors import IllegalAction
@@ -85,6 +86,13 @@ def overturn_power(
     return strength
 
 
+#: the refusal of a standing declarer's own overturn while `self_reinforce` is off (§3.3)
+_NOT_SELF: Final = (
+    "RULES §3.3: a declaration can only be overturned by another player "
+    "(option self_reinforce is off)"
+)
+
+
 def overturn_error(
     seat: int,
     ids: Sequence[int],
@@ -104,10 +112,7 @@ def overturn_error(
     s_seat, s_strength, s_ids = standing
     if s_seat == seat:
         if not options.self_reinforce:
-            return (
-                "RULES §3.3: a declaration can only be overturned by another player "
-                "(option self_reinforce is off)"
-            )
+            return _NOT_SELF
         if len(s_ids) == 1 and len(ids) == 2 and ids[0] == s_ids[0]:
             return None
         return (
@@ -142,10 +147,7 @@ def _overturn_error_k(
     s_seat, s_strength, s_ids = standing
     if s_seat == seat:
         if not options.self_reinforce:
-            return (
-                "RULES §3.3: a declaration can only be overturned by another player "
-                "(option self_reinforce is off)"
-            )
+            return _NOT_SELF
         if len(ids) > len(s_ids) and ids[0] == s_ids[0]:
             return None
         return (

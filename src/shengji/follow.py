@@ -127,6 +127,15 @@ def hand_items(hand: Sequence[int], ids: Sequence[int]) -> list[tuple[int, int]]
     return [(i, h[i]) for i in as_list(ids) if h[i]]
 
 
+def _led_items(hand: Sequence[int], t: Trump, lead_suit: int) -> tuple[list[tuple[int, int]], int]:
+    """`hand_items` of the led suit and how many cards of it the hand holds (§6.2)."""
+    items = hand_items(hand, t.suit_ids[lead_suit])
+    h = 0
+    for _, c in items:
+        h += c
+    return items, h
+
+
 def iter_leads(hand: Sequence[int], t: Trump) -> Iterator[Play]:
     """Every distinct lead (§6.1): any non-empty set of cards of one play suit,
     singles first, then by size."""
@@ -453,10 +462,7 @@ def _follow_error_k(
     d = t.decks
     n = shape.n_cards
     lead_suit = shape.play_suit
-    items = hand_items(hand, t.suit_ids[lead_suit])
-    h = 0
-    for _, c in items:
-        h += c
+    items, h = _led_items(hand, t, lead_suit)
     caps = _caps(shape, d)
     got = _vector(count_ids(play), lead_suit, caps, d, t)
     need_suit = n if h >= n else h
@@ -491,10 +497,7 @@ def _iter_follows_k(hand: list[int], shape: Shape, t: Trump) -> Iterator[Play]:
     d = t.decks
     lead_suit = shape.play_suit
     n = shape.n_cards
-    items = hand_items(hand, t.suit_ids[lead_suit])
-    h = 0
-    for _, c in items:
-        h += c
+    items, h = _led_items(hand, t, lead_suit)
     if h < n:
         base = [i for i, c in items for _ in range(c)]
         rest = [(i, hand[i]) for i in range(N_IDS) if hand[i] and t.play_suit[i] != lead_suit]
@@ -553,10 +556,7 @@ def _random_follow_k(
     if strict and shape.units[0].length >= 2:
         legal = list(iter_follows(hand, shape, t, True))
         return legal[below(rng, len(legal))]
-    items = hand_items(hand, t.suit_ids[lead_suit])
-    h = 0
-    for _, c in items:
-        h += c
+    items, h = _led_items(hand, t, lead_suit)
     if h < n:
         base = [i for i, c in items for _ in range(c)]
         rest = [(i, hand[i]) for i in range(N_IDS) if hand[i] and t.play_suit[i] != lead_suit]

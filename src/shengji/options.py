@@ -387,20 +387,25 @@ _TRUE = ("true", "1", "on", "yes")
 _FALSE = ("false", "0", "off", "no")
 
 
+def _int_text(name: str, raw: str) -> int:
+    """The CLI text of an integer option `name` as an int, refused as the schema would."""
+    try:
+        return int(raw)
+    except ValueError:
+        info = ALL_OPTION_INFO[name]
+        raise IllegalAction(
+            f"RULES §10: {name} must be {info.takes}, not {raw!r} (RULES {info.rule})",
+            field=name,
+        ) from None
+
+
 def _from_text(name: str, raw: str) -> Any:
     """A CLI value for option `name`, converted to the JSON type the schema expects."""
     low = raw.lower()
     if name in ("players", "decks", "kitty_size"):
         if name != "players" and low in ("", "none", "null"):
             return None
-        try:
-            return int(raw)
-        except ValueError:
-            info = ALL_OPTION_INFO[name]
-            raise IllegalAction(
-                f"RULES §10: {name} must be {info.takes}, not {raw!r} (RULES {info.rule})",
-                field=name,
-            ) from None
+        return _int_text(name, raw)
     if name == "mode":
         return low
     if isinstance(_DEFAULT_JSON[name], bool):
@@ -417,14 +422,7 @@ def _from_text(name: str, raw: str) -> Any:
     if name in ("first_drawer", "throw_penalty_per_card", "max_levels_per_round"):
         if name == "max_levels_per_round" and low in ("", "none", "null"):
             return None
-        try:
-            return int(raw)
-        except ValueError:
-            info = OPTION_INFO[name]
-            raise IllegalAction(
-                f"RULES §10: {name} must be {info.takes}, not {raw!r} (RULES {info.rule})",
-                field=name,
-            ) from None
+        return _int_text(name, raw)
     return low
 
 

@@ -47,6 +47,7 @@ from .cards import (
     cards_from_ids,
     counts_of,
     deck_ids,
+    seeded_shuffle,
     shuffled_ids,
 )
 from .declare import (
@@ -114,17 +115,7 @@ def shuffled_deck_ids(seed: int | str, decks: int) -> tuple[int, ...]:
     more, the same Fisher-Yates shuffle of `cards.deck_ids(decks)`."""
     if decks == 2:
         return shuffled_ids(seed)
-    rng = random.Random(seed)
-    getrandbits = rng.getrandbits
-    deck = list(deck_ids(decks))
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-    return tuple(deck)
+    return seeded_shuffle(seed, list(deck_ids(decks)))
 
 
 def level_name(index: int) -> str:

@@ -185,6 +185,18 @@ def longest_run(pairs_at: Sequence[Sequence[int] | int]) -> tuple[int, int]:
     return best_len, best_top
 
 
+def _longest_level_run(levels: list[int]) -> tuple[int, int]:
+    """(length, top level) of the longest run of consecutive levels in `levels` (sorted,
+    distinct); among runs of equal length the highest wins (§5.4, §12.3)."""
+    best_len, best_top, cur, prev = 0, -1, 0, -2
+    for lvl in levels:
+        cur = cur + 1 if lvl == prev + 1 else 1
+        if cur >= best_len:
+            best_len, best_top = cur, lvl
+        prev = lvl
+    return best_len, best_top
+
+
 def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
     """Split cards of one play suit into units: tractors (longest first), pairs, singles
     (§6.1); with more decks tractors (larger k first, then longer), tuples (larger k
@@ -199,12 +211,7 @@ def decompose(ids: Sequence[int], t: Trump) -> list[Unit]:
             pair_at.setdefault(level[i], []).append(i)
     units: list[Unit] = []
     while len(pair_at) >= 2:
-        best_len, best_top, cur, prev = 0, -1, 0, -2
-        for lvl in sorted(pair_at):
-            cur = cur + 1 if lvl == prev + 1 else 1
-            if cur >= best_len:
-                best_len, best_top = cur, lvl
-            prev = lvl
+        best_len, best_top = _longest_level_run(sorted(pair_at))
         if best_len < 2:
             break
         tids: list[int] = []
@@ -418,12 +425,7 @@ def decompose_k(ids: Sequence[int], t: Trump) -> list[Unit]:
                         at[lvl] = i
             if len(at) < 2:
                 break
-            best_len, best_top, cur, prev = 0, -1, 0, -2
-            for lvl in sorted(at):
-                cur = cur + 1 if lvl == prev + 1 else 1
-                if cur >= best_len:
-                    best_len, best_top = cur, lvl
-                prev = lvl
+            best_len, best_top = _longest_level_run(sorted(at))
             if best_len < 2:
                 break
             tids: list[int] = []

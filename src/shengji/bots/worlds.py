@@ -203,15 +203,9 @@ def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], li
     raise WorldError("no world is consistent with this view")  # only for an impossible view
 
 
-def _flow_sample(
-    f: WorldFacts, rng: random.Random
-) -> tuple[list[list[int]], list[int]] | None:
-    """A world that keeps every fact, found exactly (augmenting paths on the flow
-    network unseen card -> place -> capacity), or None if no world keeps them all.
-
-    The places' order is shuffled so that repeated calls differ, but the draw is not
-    uniform: `sample_world` uses it only when the weighted greedy draws failed.
-    """
+def _pinned_start(f: WorldFacts) -> tuple[list[list[int]], list[int], list[int]]:
+    """The start of every draw: each place's hand holding its pinned cards, each place's
+    capacity left, and the pool's copies left to place, per card id."""
     hands = [[0] * N_IDS for _ in range(5)]
     cap = list(f.capacity)
     rest = list(f.pool)
@@ -221,6 +215,19 @@ def _flow_sample(
                 hands[loc][i] += n
                 cap[loc] -= n
                 rest[i] -= n
+    return hands, cap, rest
+
+
+def _flow_sample(
+    f: WorldFacts, rng: random.Random
+) -> tuple[list[list[int]], list[int]] | None:
+    """A world that keeps every fact, found exactly (augmenting paths on the flow
+    network unseen card -> place -> capacity), or None if no world keeps them all.
+
+    The places' order is shuffled so that repeated calls differ, but the draw is not
+    uniform: `sample_world` uses it only when the weighted greedy draws failed.
+    """
+    hands, cap, rest = _pinned_start(f)
     if f.either is None:
         return _flow_fill(f, hands, cap, rest, rng)
     # The copies that are in the starter's hand or the kitty: try every split (a few
@@ -365,15 +372,7 @@ def _place_either(
 def _try_sample(
     f: WorldFacts, rng: random.Random, relax_pairs: bool = False
 ) -> tuple[list[list[int]], list[int]] | None:
-    hands = [[0] * N_IDS for _ in range(5)]
-    cap = list(f.capacity)
-    rest = list(f.pool)
-    for loc in range(5):
-        for i, n in enumerate(f.pinned[loc]):
-            if n:
-                hands[loc][i] += n
-                cap[loc] -= n
-                rest[i] -= n
+    hands, cap, rest = _pinned_start(f)
     if min(cap) < 0:
         return None
     if f.either is not None and not _place_either(f, hands, cap, rest, rng, relax_pairs):
