@@ -212,9 +212,17 @@ class Observer:
         self.runs: list[I64] = []
         self._slot = _slot_array(("", ""))  # card id -> its entry in a card block
         self.trump_key: tuple[str | None, str | None] = ("", "")
+        self.phase = ""
+        self.turn = _TURN_NONE
+        self.lead_suit = -1
+        self.lead_n = 0
+        self.drawn = 0
+        self._trick_points = 0
+        self._n_plays = 0
+        self.points = 0
         self._ps: Sequence[int] = ()  # the fixed trump's play suit per card id
         self._block_of: tuple[int, ...] = (0, 1, 2, 3)
-        # phase, turn, lead_suit, lead_n, drawn, _trick_points, _n_plays, points, _sizes
+        self._sizes = [0, 0, 0, 0]  # hand sizes (public), written exactly as size / 33
         self._reset()
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -531,7 +539,7 @@ class Observer:
         self._trick_points = 0
         self._n_plays = 0
         self.points = 0
-        self._sizes = [0, 0, 0, 0]  # hand sizes (public), written exactly as size / 33
+        self._sizes = [0, 0, 0, 0]
         b[DECLARER + 4] = 1.0
         b[STARTER + (rnd.starter if rnd.starter is not None else 4)] = 1.0
         b[TRUMP_RANK + RANKS.index(rnd.trump_rank)] = 1.0

@@ -323,7 +323,7 @@ class WriteTrouble:
             self.failures = self._since_line = 0
 #: the statement of one stored action (the cluster's fast path recognises it in a batch)
 INSERT_ACTION = actions_t.insert()
-#: the same insert for the inline SQLite writer's DBAPI path (`Store._insert_actions`)
+#: the same insert for the inline SQLite writer's DBAPI path (`Store._insert_actions_inline`)
 _INSERT_ACTION_SQL = 'INSERT INTO actions (table_id, seq, action, "by") VALUES (?, ?, ?, ?)'
 
 
@@ -363,7 +363,7 @@ class Store:
                     self._sqlite_path = db
                     self._sync_engine = sa.create_engine(u.set(drivername="sqlite"))
                     event.listen(self._sync_engine, "connect", _sqlite_writer_pragmas)
-        self._raw: Any = None  # the inline writer's DBAPI connection (`_insert_actions`)
+        self._inline_raw: Any = None  # the inline writer's DBAPI connection
         self._json_dumps: Callable[[Any], str] = json.dumps  # as SQLAlchemy's sa.JSON
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.is_sqlite:
@@ -480,9 +480,9 @@ class Store:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
-        if self._raw is not None:
-            self._raw.close()
-            self._raw = None
+        if self._inline_raw is not None:
+            self._inline_raw.close()
+            self._inline_raw = None
         if self._sync_engine is not None:
             with self._sync_engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -623,7 +623,7 @@ class Store:
         """Execute `ops` in one transaction and commit."""
         if self._sync_engine is not None:  # inline: ~0.1 ms, no fsync (WAL, NORMAL)
             if all(stmt is INSERT_ACTION for stmt, _ in ops):
-                self._insert_actions([params for _, params in ops])
+                self._insert_actions_inline([params for _, params in ops])
                 return
             with self._sync_engine.begin() as sconn:
                 for stmt, params in ops:
@@ -633,17 +633,17 @@ class Store:
             for stmt, params in ops:
                 await conn.execute(stmt, params)
 
-    def _insert_actions(self, rows: list[dict[str, Any] | None]) -> None:
+    def _insert_actions_inline(self, rows: list[dict[str, Any] | None]) -> None:
         """The inline SQLite writer's hot path, a batch of stored actions only: one
         `executemany` on the writer's own DBAPI connection (same pragmas, held for the
         store's life), the action's JSON encoded as SQLAlchemy's `sa.JSON` would. The
         rows are those `INSERT_ACTION` writes; the statement's compilation, execution
         context and pool checkout cost more than SQLite's insert (bench/load.py: about a
         third of the server's storage time, issue 28's load figures)."""
-        if self._raw is None:
+        if self._inline_raw is None:
             assert self._sync_engine is not None
-            self._raw = self._sync_engine.raw_connection()
-        con = self._raw.driver_connection
+            self._inline_raw = self._sync_engine.raw_connection()
+        con = self._inline_raw.driver_connection
         dumps = self._json_dumps
         with con:  # one transaction: committed, or rolled back and raised
             con.executemany(_INSERT_ACTION_SQL, [
