@@ -146,16 +146,18 @@ def round_result(
 
 def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
     """The round with every card `seat` may not see (other hands, the kitty if it is
-    not the starter) shuffled among those places; hand sizes are kept."""
-    pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
-            for _ in range(n)]
+    not the starter) shuffled among those places (RULES §11); hand sizes are kept. At
+    any table size (§12.1)."""
+    n = rnd.options.n_players
+    pool = [i for s in range(n) if s != seat for i, c in enumerate(rnd.hand_counts(s))
+            for _ in range(c)]
     hide_kitty = seat != rnd.starter
     if hide_kitty:
         pool += list(rnd.kitty)
     rng.shuffle(pool)
-    hands = [list(rnd.hand_counts(s)) for s in range(4)]
+    hands = [list(rnd.hand_counts(s)) for s in range(n)]
     k = 0
-    for s in range(4):
+    for s in range(n):
         if s == seat:
             continue
         h = [0] * 54
@@ -163,7 +165,7 @@ def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
             h[i] += 1
         hands[s] = h
         k += rnd.hand_sizes[s]
-    return rnd.with_hidden(hands, kitty=pool[k : k + 8] if hide_kitty else None)
+    return rnd.with_hidden(hands, kitty=pool[k:] if hide_kitty else None)
 
 
 def assigned_targets(tree: ast.AST) -> Iterator[tuple[ast.stmt, ast.expr]]:
@@ -177,3 +179,16 @@ def assigned_targets(tree: ast.AST) -> Iterator[tuple[ast.stmt, ast.expr]]:
             targets = [node.target]
         for t in targets:
             yield node, t
+
+
+def at_the_kitty(seed: int) -> Round:
+    """A round dealt and declared by heuristic bots (seat 0 starts, trump rank 2),
+    stopped where the starter buries the kitty (RULES §4)."""
+    from shengji.bots import make_agent
+    from shengji.driver import step
+
+    rnd = Round(seed, trump_rank="2", starter=0, declaring_team=0)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while rnd.phase != "kitty":
+        step(rnd, agents)
+    return rnd

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import at_the_kitty
 from shengji import Game, Round, RuleOptions, View, parse_cards
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import AGENT_KINDS, Agent, HeuristicAgent, RandomAgent, make_agent
@@ -336,13 +337,7 @@ def test_throws_only_what_it_can_prove() -> None:
 
 
 def test_buries_without_trumps_or_points_and_makes_a_void() -> None:
-    rnd = Round(11, trump_rank="2", starter=0, declaring_team=0)
-    agents = [make_agent("heuristic", s) for s in range(4)]
-    from shengji.driver import step
-
-    while rnd.phase != "kitty":
-        step(rnd, agents)
-    view = rnd.view(0)
+    view = at_the_kitty(11).view(0)
     action = HeuristicAgent(0).act(view)
     assert isinstance(action, Bury) and len(action.cards) == 8
     t = view.trump

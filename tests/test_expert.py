@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from helpers import scramble
+from helpers import at_the_kitty, scramble
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
@@ -123,10 +123,7 @@ def test_the_expert_and_its_view_are_picklable() -> None:
 
 
 def test_the_expert_buries_eight_of_its_cards_by_search() -> None:
-    rnd = Round(10, trump_rank="2", starter=0, declaring_team=0)
-    agents = [make_agent("heuristic", s) for s in range(4)]
-    while rnd.phase != "kitty":
-        step(rnd, agents)
+    rnd = at_the_kitty(10)
     view = rnd.view(0)
     action = ExpertAgent(1, iters=6).act(view)
     assert isinstance(action, Bury) and len(action.cards) == 8

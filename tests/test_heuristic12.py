@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import scramble
 from shengji.actions import Call, Play, call_error
 from shengji.bots import HeuristicAgent, make_agent, table_kind_error
 from shengji.bots.heuristic_base import lead_shape
@@ -175,29 +176,6 @@ def test_a_called_card_holder_plays_for_the_leader() -> None:
     assert found >= 2, "positions where the holder feeds the leader's trick"
 
 
-def _scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
-    """The round with every card `seat` may not see (other hands, the kitty unless it
-    buried it) shuffled among those places (RULES §11); sizes kept."""
-    n = rnd.options.n_players
-    pool = [i for s in range(n) if s != seat for i, c in enumerate(rnd.hand_counts(s))
-            for _ in range(c)]
-    hide_kitty = seat != rnd.starter
-    if hide_kitty:
-        pool += list(rnd.kitty)
-    rng.shuffle(pool)
-    hands = [list(rnd.hand_counts(s)) for s in range(n)]
-    k = 0
-    for s in range(n):
-        if s == seat:
-            continue
-        h = [0] * 54
-        for i in pool[k : k + rnd.hand_sizes[s]]:
-            h[i] += 1
-        hands[s] = h
-        k += rnd.hand_sizes[s]
-    return rnd.with_hidden(hands, kitty=pool[k:] if hide_kitty else None)
-
-
 @pytest.mark.parametrize("mode", ["friends", "teams"])
 def test_honesty_scramble_at_six_seats(mode: str) -> None:
     """RULES §11: the heuristic's decision is the same with every hidden card moved (the
@@ -211,7 +189,7 @@ def test_honesty_scramble_at_six_seats(mode: str) -> None:
         while not rnd.is_over:
             d = rnd.decision()
             if d.seat is not None and d.phase in ("kitty", "call", "play") and n % 7 == 0:
-                other = _scramble(rnd, d.seat, rng)
+                other = scramble(rnd, d.seat, rng)
                 a = HeuristicAgent(seed).act(rnd.view(d.seat))
                 b = HeuristicAgent(seed).act(other.view(d.seat))
                 assert a == b, (d.phase, a, b)

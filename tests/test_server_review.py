@@ -3,6 +3,7 @@ finished round, computed once in the bots' pool (never on the loop) and cached."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,21 @@ pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.m
 SMALL = Budget(worlds=2, rollouts=1, candidates=3)
 
 
+def _review_with(monkeypatch: pytest.MonkeyPatch, compute: Callable[..., Any]) -> None:
+    """Reviews computed by `compute` (in place of the real one), with the small search."""
+    monkeypatch.setattr(reviews_module, "compute", compute)
+    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+
+
+def _round_one_played(client: Any) -> tuple[Any, Any]:
+    """A hosted table whose first round its host finished playing; its log then frozen."""
+    p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
+    Human(p, table, seed=3).play_until(
+        lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
+    freeze(p, table)
+    return p, table
+
+
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """Count the reviews computed (round, seat) and keep the search small."""
     calls: list[tuple[int, int]] = []
@@ -26,8 +42,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
         calls.append((args[3], args[4]))
         return real(*args)
 
-    monkeypatch.setattr(reviews_module, "compute", counted)
-    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+    _review_with(monkeypatch, counted)
     return calls
 
 
@@ -94,13 +109,9 @@ def test_the_review_runs_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.
         threads.append(threading.current_thread().name)
         return real(*args)
 
-    monkeypatch.setattr(reviews_module, "compute", where)
-    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+    _review_with(monkeypatch, where)
     with serve(tmp_path / "db.sqlite") as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        Human(p, table, seed=3).play_until(
-            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
-        freeze(p, table)
+        p, table = _round_one_played(client)
         loop_thread = p.call(lambda: threading.current_thread().name)
         r = client.get(f"/api/tables/{table.id}/review", params={"seat": 0, "round": 1},
                        headers={"Authorization": f"Bearer {p.token}"})
@@ -113,10 +124,7 @@ def test_with_a_worker_pool_the_review_is_computed_there_and_the_same(
 ) -> None:
     monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
     with serve(tmp_path / "db.sqlite", bot_workers=1) as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        Human(p, table, seed=3).play_until(
-            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
-        freeze(p, table)
+        p, table = _round_one_played(client)
         manager: Any = client.app.state.manager  # type: ignore[attr-defined]
         submitted: list[str] = []
         pool = client.portal.call(manager._pool)._executor()  # the local process pool
@@ -155,10 +163,7 @@ def test_a_review_shows_its_progress_is_kept_with_the_game_and_feeds_the_summary
     monkeypatch.setattr(reviews_module, "compute", gated)
     db = tmp_path / "db.sqlite"
     with serve(db) as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        Human(p, table, seed=3).play_until(
-            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
-        freeze(p, table)
+        p, table = _round_one_played(client)
         auth = {"Authorization": f"Bearer {p.token}"}
         base = f"/api/tables/{table.id}"
         assert client.get(base + "/accuracy", params={"round": 2}).status_code == 409
@@ -204,13 +209,9 @@ def test_a_failed_review_is_said_once_and_not_retried(tmp_path: Path,
         tries.append(args[7:])
         raise ValueError("no world fits")
 
-    monkeypatch.setattr(reviews_module, "compute", broken)
-    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
+    _review_with(monkeypatch, broken)
     with serve(tmp_path / "db.sqlite") as client:
-        p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
-        Human(p, table, seed=3).play_until(
-            lambda m: m["type"] == "state" and m["view"]["round_no"] >= 1, timeout=60)
-        freeze(p, table)
+        p, table = _round_one_played(client)
         auth = {"Authorization": f"Bearer {p.token}"}
         url = f"/api/tables/{table.id}"
         r = client.get(url + "/review", params={"seat": 0, "round": 1}, headers=auth)

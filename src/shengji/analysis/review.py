@@ -367,6 +367,20 @@ def _apply(world: Round, me: int, kind: str, ids: Ids) -> Round:
     return rnd
 
 
+def _add_values(vals: list[list[Sample]], got: list[Sample] | None) -> None:
+    """One world's samples, each candidate's to its list (a world left out adds none)."""
+    for v, x in zip(vals, got or [], strict=False):
+        v.append(x)
+
+
+def _filled_reading(cands: list[Ids], vals: list[list[Sample]], kind: str,
+                    why: str) -> Reading:
+    """The reading of the samples, or `WorldError(why)` where no world gave any."""
+    if not vals[0]:
+        raise WorldError(why)
+    return _reading(cands, 0, vals, kind)
+
+
 def _world_values(world: Round, me: int, kind: str, cands: list[Ids], seed: int,
                   n_trick: int | None) -> list[Sample] | None:
     """Every candidate played out in one world with the same seed (None: left out)."""
@@ -444,12 +458,8 @@ def knowledge_reading(view: View, kind: str, played: Ids, budget: Budget, seed: 
                 world = _expert_world(view, facts, model, wrng, kind)
         except WorldError:  # cannot happen for a real round's view
             continue
-        got = _world_values(world, me, kind, cands, wrng.getrandbits(32), n_trick)
-        for v, x in zip(vals, got or [], strict=False):
-            v.append(x)
-    if not vals[0]:
-        raise WorldError("no world fits this view")
-    return _reading(cands, 0, vals, kind)
+        _add_values(vals, _world_values(world, me, kind, cands, wrng.getrandbits(32), n_trick))
+    return _filled_reading(cands, vals, kind, "no world fits this view")
 
 
 def hindsight_reading(true: Round, me: int, kind: str, cands: list[Ids], budget: Budget,
@@ -460,12 +470,8 @@ def hindsight_reading(true: Round, me: int, kind: str, cands: list[Ids], budget:
     rng = random.Random(f"{seed}:hindsight")
     vals: list[list[Sample]] = [[] for _ in cands]
     for _ in range(budget.rollouts):
-        got = _world_values(true, me, kind, cands, rng.getrandbits(32), n_trick)
-        for v, x in zip(vals, got or [], strict=False):
-            v.append(x)
-    if not vals[0]:
-        raise WorldError("every rollout of this declaration redealt too often")
-    return _reading(cands, 0, vals, kind)
+        _add_values(vals, _world_values(true, me, kind, cands, rng.getrandbits(32), n_trick))
+    return _filled_reading(cands, vals, kind, "every rollout of this declaration redealt too often")
 
 
 # ==================================================================== a whole round

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from rich.console import Console
 from rich.text import Text
@@ -78,6 +78,10 @@ At a round's end:
 """
 
 
+#: an action of any kind, kept as its own type through `TerminalGame.checked`
+A = TypeVar("A", bound=Action)
+
+
 class QuitGame(Exception):
     """The human typed `quit`, or the input ended."""
 
@@ -131,6 +135,11 @@ class TerminalGame(Narrator):
         self._numbering: tuple[int, bool] | None = None
 
     # ------------------------------------------------------------ I/O helpers
+    def checked(self, action: A) -> A:
+        """`action`, once the game finds it legal now (else `IllegalAction`, RULES §11)."""
+        self.game.check(action)
+        return action
+
     def say(self, *objs: object, **kw: object) -> None:
         """Print to the game's console (rich markup and renderables)."""
         self.console.print(*objs, **kw)  # type: ignore[arg-type]
@@ -591,8 +600,7 @@ class _HumanAgent:
                     cards = tuple(options[k - 1])
                 else:
                     cards = tuple(parse_cards(text))
-                action = Declare(seat, cards)
-                ui.game.check(action)
+                action = ui.checked(Declare(seat, cards))
             except IllegalAction as e:
                 ui.say(Text(str(e), style="bold red"))
                 continue
@@ -639,8 +647,7 @@ class _HumanAgent:
                 continue
             try:
                 cards = parse_selection(text, order)
-                action = Bury(seat, tuple(cards))
-                ui.game.check(action)
+                action = ui.checked(Bury(seat, tuple(cards)))
             except IllegalAction as e:
                 ui.say(Text(str(e), style="bold red"))
                 continue
@@ -666,8 +673,7 @@ class _HumanAgent:
                 continue
             try:
                 calls = parse_calls(text)
-                action = Call(seat, calls)
-                ui.game.check(action)
+                action = ui.checked(Call(seat, calls))
             except IllegalAction as e:
                 ui.say(Text(str(e), style="bold red"))
                 continue
@@ -693,8 +699,7 @@ class _HumanAgent:
                 continue
             try:
                 cards = parse_selection(text, order)
-                action = Play(seat, tuple(cards))
-                ui.game.check(action)
+                action = ui.checked(Play(seat, tuple(cards)))
             except IllegalAction as e:
                 ui.say(Text(str(e), style="bold red"))
                 continue
