@@ -82,6 +82,7 @@ class Encoded:
                 if self.public is None:
                     self.public = v.public_json()
                 part = v.private_json()
+                part.update(v.play_help_json())  # issue 30: what the browser recomputed
                 if self.counter:  # issue 32: public information only
                     part["counter"] = card_counter(v)
                 own = dumps_view(part)[1:-1]
