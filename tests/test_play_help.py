@@ -35,7 +35,7 @@ def _check_round(options: RuleOptions, seed: int) -> tuple[int, int]:
                     assert help_ == {}
                     continue
                 assert help_["sort_keys"] == [key[c.id] for c in hand]
-                by_key = [c.id for _, c in sorted(zip(help_["sort_keys"], hand),
+                by_key = [c.id for _, c in sorted(zip(help_["sort_keys"], hand, strict=True),
                                                   key=lambda p: (p[0], p[1].id))]
                 assert by_key == [c.id for c in v.trump.sort(hand)]
                 if seat != d.seat:  # nothing about the play for a seat not to act
