@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from shengji import Game
+from shengji import Game, IllegalAction, parse_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "shengji" / "server" / "static"
@@ -164,7 +164,9 @@ def _leads(g: Game) -> bool:
 
 def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
     """A server `state` message (docs/WEB_PROTOCOL.md) for seat `you`."""
-    view = g.view(you).to_json()
+    v = g.view(you)
+    view = v.to_json()
+    view.update(v.play_help_json())  # as the server's private part (server.broadcast)
     return {
         "type": "state",
         "seq": 1,
@@ -182,6 +184,25 @@ def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
         "is_host": False,
         "view": view,
     }
+
+
+def lead_reading(view: dict[str, Any], cards: str) -> dict[str, Any]:
+    """A lead's `kind` and `units` (RULES §6.1, §12.3) as the server's `check` reply gives
+    them, read by the engine from a view's JSON (its trump and the table's options)."""
+    from shengji.cards import CARDS
+    from shengji.shapes import shape_of
+    from shengji.trump import Trump
+
+    opts = view["options"]
+    trump = Trump(view["trump_rank"], view["trump_suit"],
+                  gap_tractors=opts.get("gap_tractors", "on") == "on",
+                  throw_tractors=opts.get("throw_tractors", "on") == "on",
+                  decks=opts.get("decks", 2))
+    try:
+        shape = shape_of([c.id for c in parse_cards(cards)], trump)
+    except IllegalAction:  # not of one play suit: no reading (the server refuses it)
+        return {}
+    return {"kind": str(shape.kind), "units": [[CARDS[i].text for i in u.ids] for u in shape.units]}
 
 
 class FakeServer:
@@ -222,8 +243,15 @@ class FakeServer:
             self.push({"type": "error", "message": "follow the led suit", "rule": "6.2"})
 
     def check(self, cards: str) -> dict[str, Any]:
-        """The answer to the client's `check` of `cards` (here: always legal)."""
-        return {"type": "check", "cards": cards, "legal": True, "reason": None}
+        """The answer to the client's `check` of `cards`: here always legal, and for a
+        lead the engine's reading of it, as the server's reply has (`routing.check`)."""
+        reply: dict[str, Any] = {"type": "check", "cards": cards, "legal": True,
+                                 "reason": None}
+        view = self.state["view"]
+        trick = view.get("current_trick") or {}
+        if view.get("phase") == "play" and not trick.get("plays"):
+            reply.update(lead_reading(view, cards))
+        return reply
 
     def actions(self) -> list[list[Any]]:
         return [m["action"] for m in self.sent if m["type"] == "action"]

@@ -275,6 +275,9 @@ def test_a_throw_is_confirmed_with_its_penalty(server: str, browser: Any) -> Non
         # RULES §6.4: two cards thrown, one at most taken back, 15 points a card here.
         expect = en["throw.confirm_returned"].replace("{per}", "15").replace("{max}", "15")
         assert page.inner_text("#throw-text") == expect
+        # the units as the engine reads the lead (RULES §6.1): two singles
+        units = page.inner_text("#throw-units")
+        assert units.count("·") == 1, units
         page.click("#throw-cancel")
         assert page.locator("#throw-confirm").count() == 0
         assert not fake.actions()

@@ -136,7 +136,10 @@ def check_messages(
         for msg in by_seq.pop(k, []):
             assert msg["you"] == seat
             view = msg["view"]
-            assert view == g.view(seat).to_json(), f"not the engine's view at seq {k}"
+            truth = g.view(seat)
+            expect = truth.to_json()
+            expect.update(truth.play_help_json())  # the seat's own `forced` play, if any
+            assert view == expect, f"not the engine's view at seq {k}"
             assert sorted(ID_OF[t] for t in view["hand"]) == sorted(own), f"hand at seq {k}"
             sent = msg.pop("events")
             assert sent in ([], events), f"events at seq {k}: {sent} != {events}"

@@ -371,34 +371,17 @@ class View:
         }
 
     def play_help_json(self) -> dict[str, Any]:
-        """What the browser would otherwise recompute (issue 30), from the engine's own
-        rules, for this seat's own cards only; members only where non-empty:
-        `sort_keys` (one per hand card, the trump order of RULES §4/§5.4: play suit, then
-        level), and, on this seat's turn in the play phase, `lead_units` (the lead as the
-        engine decomposes it, §6.1/§12.3: one [k, length] per unit) and `forced` (the one
-        legal play when there is exactly one, §6.2 with `strict_tractor_follow`).
-        Sent to the browser with `private_json` (server.broadcast); not in `to_json`, so
-        bots, records and the external-bot protocol see what they saw before."""
-        out: dict[str, Any] = {}
-        t = self.trump
-        if t is None or not self.hand:
-            return out
-        key = t.sort_key
-        out["sort_keys"] = [key[c.id] for c in self.hand]
-        if not self._my_turn_to_play():
-            return out
-        shape = self._lead_shape()
-        if shape is not None:
-            out["lead_units"] = [[u.k, u.length] for u in shape.units]
+        """On this seat's turn in the play phase, `forced`: the one legal play when there
+        is exactly one (RULES §6.2, with `strict_tractor_follow` and at §12 tables), which
+        the browser's auto-play makes; else nothing. The browser keeps no copy of the
+        follow rule (issue 30). Sent with `private_json` (server.broadcast), not in
+        `to_json`: bots, records and the external-bot protocol see what they saw before."""
         first = None
-        for n, play in enumerate(self.legal_plays()):
+        for n, play in enumerate(self.legal_plays()):  # lazily: stops at the second
             if n:
-                first = None
-                break
+                return {}
             first = play
-        if first is not None:
-            out["forced"] = _cj(first)
-        return out
+        return {} if first is None else {"forced": _cj(first)}
 
 
 picklable(View)

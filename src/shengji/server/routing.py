@@ -15,6 +15,8 @@ import orjson
 
 from shengji import IllegalAction, parse_cards
 from shengji.actions import Action, Bury, CloseWindow, Declare, Draw, Play, action_from_json
+from shengji.cards import CARDS, Card
+from shengji.shapes import shape_of
 
 from . import hints, seats
 from .chat import SPECTATOR, ChatError, chat_json, chat_text
@@ -93,6 +95,7 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
     if not isinstance(cards_text, str):
         raise ClientError("malformed message: cards must be notation text")
     legal, reason, rule, code = False, None, None, None
+    lead: dict[str, Any] | None = None
     facts: dict[str, int | str] = {}
     seat = client.seat
     if seat is None:
@@ -112,10 +115,28 @@ async def check(table: Table, client: Client, msg: dict[str, Any]) -> None:
                 probe = Declare(seat, cards)
             table.game.check(probe)
             legal = True
+            if phase == "play":
+                lead = _lead_units(table, seat, cards)
         except IllegalAction as exc:
             reason, rule, code, facts = exc.message, exc.rule, exc.code, exc.facts
-    client.send({"type": "check", "cards": cards_text, "legal": legal, "reason": reason,
-                 "rule": rule, "code": code, "facts": facts})
+    reply: dict[str, Any] = {"type": "check", "cards": cards_text, "legal": legal,
+                             "reason": reason, "rule": rule, "code": code, "facts": facts}
+    if lead is not None:
+        reply.update(lead)
+    client.send(reply)
+
+
+def _lead_units(table: Table, seat: int, cards: tuple[Card, ...]) -> dict[str, Any] | None:
+    """For a legal lead, the engine's reading of it (RULES §6.1, §12.3): its `kind`
+    ("throw" when it is several units, which the browser asks to confirm, §6.4) and its
+    `units`, each unit's cards; None when the cards follow a lead. The browser keeps no
+    copy of the decomposition (issue 30)."""
+    view = table.game.view(seat)
+    if view.lead is not None or view.trump is None:
+        return None
+    shape = shape_of([c.id for c in cards], view.trump)
+    return {"kind": str(shape.kind),
+            "units": [[CARDS[i].text for i in u.ids] for u in shape.units]}
 
 
 async def chat(table: Table, client: Client, msg: dict[str, Any]) -> None:

@@ -1,10 +1,10 @@
 // The player's hand: its order on screen (sorted by suit, trumps on the right, or
-// as the player arranged it), the row layout, the forced-move finder used by
-// auto-play and the throw penalty stated before a throw (RULES §5, §6.2, §6.4).
+// as the player arranged it), the row layout and the throw penalty stated before a
+// throw (RULES §5, §6.4). The forced play auto-play makes is the engine's (`view.forced`).
 import { useState, useRef, useLayoutEffect } from "../vendor/preact-hooks.mjs";
 import { html, Card } from "./ui.js";
 import { t } from "./i18n.js";
-import { playSuit, cardLevel, checkPlay, RANKS } from "./cards.js";
+import { playSuit, cardLevel, RANKS } from "./cards.js";
 
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3, T: 4 };
 
@@ -56,61 +56,6 @@ export function moveCard(order, from, to) {
   const [x] = out.splice(from, 1);
   out.splice(to, 0, x);
   return out;
-}
-
-/**
- * The only legal play, as hand indices, or null when there is a choice
- * (RULES §6.2). Auto-play uses it: a forced move is played for the player.
- */
-export function forcedPlay(hand, lead, trump) {
-  if (!hand.length) return null;
-  if (!lead || !lead.length) return hand.length === 1 ? [0] : null;
-  const n = lead.length;
-  if (hand.length < n) return null;
-  if (hand.length === n) return hand.map((_, i) => i);
-  const L = playSuit(lead[0], trump);
-  const inSuit = [];
-  const rest = [];
-  hand.forEach((c, i) => (playSuit(c, trump) === L ? inSuit : rest).push(i));
-  const distinct = (idx) => new Set(idx.map((i) => hand[i].text)).size;
-  if (inSuit.length <= n) {
-    const k = n - inSuit.length;
-    if (k === 0) return inSuit;
-    if (k === rest.length || distinct(rest) === 1) return [...inSuit, ...rest.slice(0, k)];
-    return null;
-  }
-  // More of the suit than needed: count the distinct legal choices, stop at two.
-  const groups = new Map();
-  for (const i of inSuit) {
-    const txt = hand[i].text;
-    if (!groups.has(txt)) groups.set(txt, []);
-    groups.get(txt).push(i);
-  }
-  const texts = [...groups.keys()];
-  let found = null;
-  let count = 0;
-  let steps = 0;
-  const pick = [];
-  const walk = (g, left) => {
-    if (count > 1 || ++steps > 20000) return;
-    if (left === 0) {
-      const play = pick.map((i) => hand[i]);
-      if (checkPlay(hand, lead, play, trump).legal) {
-        count++;
-        found = [...pick];
-      }
-      return;
-    }
-    if (g === texts.length) return;
-    const idx = groups.get(texts[g]);
-    for (let m = Math.min(idx.length, left); m >= 0; m--) {
-      pick.push(...idx.slice(0, m));
-      walk(g + 1, left - m);
-      pick.splice(pick.length - m, m);
-    }
-  };
-  walk(0, n);
-  return count === 1 && steps <= 20000 ? found : null;
 }
 
 /**

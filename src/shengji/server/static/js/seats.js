@@ -4,7 +4,7 @@
 // (RULES §11: who holds a called card is not known until it is played).
 import { html } from "./ui.js";
 import { t } from "./i18n.js";
-import { parseCard, prettyCards, RANKS, playSuit, cardLevel } from "./cards.js";
+import { parseCard, prettyCards, RANKS } from "./cards.js";
 
 export const MIN_PLAYERS = 4;
 export const MAX_PLAYERS = 10;
@@ -116,24 +116,3 @@ export function callRanks(trumpRank) {
   return RANKS.filter((r) => r !== trumpRank).reverse();
 }
 
-/**
- * Whether a lead is one unit with more decks (RULES §12.3): a single, a k-tuple (k
- * identical cards), or a tractor of k-tuples (the same k at consecutive levels of one
- * play suit). Anything else of one suit is a throw; the server decides whether it holds.
- */
-export function oneUnit(cards, trump) {
-  if (!cards.length) return false;
-  const suit = playSuit(cards[0], trump);
-  if (cards.some((c) => playSuit(c, trump) !== suit)) return false;
-  const counts = new Map();
-  const byText = new Map();
-  for (const c of cards) {
-    counts.set(c.text, (counts.get(c.text) || 0) + 1);
-    byText.set(c.text, c);
-  }
-  const ks = new Set(counts.values());
-  if (counts.size === 1) return true; // a single or one k-tuple
-  if (ks.size !== 1 || [...ks][0] < 2) return false;
-  const levels = [...byText.values()].map((c) => cardLevel(c, trump)).sort((a, b) => a - b);
-  return levels.every((lv, i) => i === 0 || lv === levels[i - 1] + 1);
-}

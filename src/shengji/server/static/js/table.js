@@ -9,9 +9,6 @@ import {
   prettyCards,
   trumpOf,
   playSuit,
-  checkPlay,
-  leadKind,
-  leadUnits,
   legalDeclarations,
   declEntry,
   declStrength,
@@ -21,13 +18,13 @@ import { getName, saveName } from "./lobby.js";
 import { Robot, CardsIcon } from "./icons.js";
 import { rulesHref } from "./rules.js";
 import { SummaryAccuracy } from "./review.js";
-import { Hand, sortOrder, arrange, moveCard, forcedPlay, throwCost } from "./hand.js";
+import { Hand, sortOrder, arrange, moveCard, throwCost } from "./hand.js";
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
 import { TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
 import { useHint, HintButton, HintNote } from "./hint.js";
 import { CounterPanel } from "./counter.js";
-import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText, oneUnit } from "./seats.js";
+import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText } from "./seats.js";
 
 export { layoutHand } from "./hand.js";
 
@@ -679,21 +676,18 @@ export function Table({ id, lang }) {
 
   const curTrick = view ? trickOf(view.current_trick) : null;
   const lead = curTrick && curTrick.plays.length ? curTrick.plays[0].cards : null;
-  // The local check knows pairs only (RULES §6.2): with more decks (§12.3) the server's
-  // `check` decides alone (null: not known yet).
-  const local =
-    phase !== "play" ? { legal: false, reason: null } : shape.decks > 2 ? { legal: null, reason: null } : checkPlay(hand, lead, selCards, trump);
-
+  // Whether the selection may be played is the engine's answer to `check` (RULES §6.1,
+  // §6.2, §12.3, with the table's options): the browser keeps no copy of the rule.
   useEffect(() => {
     if (phase !== "play" || !myTurn || !selCards.length) return undefined;
     const timer = setTimeout(() => send({ type: "check", cards: cardsText(selCards) }), 60);
     return () => clearTimeout(timer);
   }, [selKey, phase, myTurn, curTrick ? curTrick.plays.length : -1]);
 
-  // Auto-play (a per-player switch): when exactly one play is legal, make it.
+  // Auto-play (a per-player switch): when exactly one play is legal, make it; the engine
+  // says which (`forced`, in this seat's own part of the view, RULES §6.2).
   const forcedNow = phase === "play" && myTurn && !pending;
-  const forced = forcedNow && (shape.decks === 2 || (lead && hand.length === lead.length)) ? forcedPlay(hand, lead, trump) : null;
-  const forcedKey = forced ? cardsText(forced.map((i) => hand[i])) : "";
+  const forcedKey = forcedNow && view.forced ? cardsText(cardList(view.forced)) : "";
   useEffect(() => {
     if (!autoplay || !forcedKey) return undefined;
     const timer = setTimeout(() => {
@@ -711,19 +705,20 @@ export function Table({ id, lang }) {
   }, [confirmThrow]);
 
   const server = checkRes && normCards(checkRes.cards) === selKey ? checkRes : null;
-  const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && (server ? !!server.legal : local.legal);
+  const playable = !pending && phase === "play" && myTurn && selCards.length > 0 && !!(server && server.legal);
   let reason = null;
   let reasonRef = null;
   let note = null;
-  // with more decks a triple or a tractor of triples is one unit, not a throw (RULES §12.3)
-  const isThrow = playable && !lead && (shape.decks > 2 ? !oneUnit(selCards, trump) : leadKind(selCards, trump) === "throw");
+  // the engine's reading of a lead (RULES §6.1; with more decks a triple or a tractor of
+  // triples is one unit, §12.3): a throw is several units
+  const isThrow = playable && !lead && server.kind === "throw";
   const cost = throwCost(selCards.length, (view && view.options) || (table && table.options));
   if (phase === "play" && myTurn && selCards.length && !playable && !pending) {
     if (server && server.reason) {
       const e = explain(server.reason, server.rule, server.code, server.facts);
       reason = e.detail ? e.title + " — " + e.detail : e.title;
       reasonRef = e.ref;
-    } else if (local.legal !== null) reason = t(local.reason || "reason.illegal");
+    }
   } else if (isThrow) {
     note = t("play.throw_note");
   }
@@ -1006,8 +1001,8 @@ export function Table({ id, lang }) {
         html`<div class="throw-confirm" id="throw-confirm" role="group" aria-labelledby="throw-title">
           <b id="throw-title">${t("throw.confirm_title")}</b>
           <span class="throw-cards"><${Cards} cards=${selCards} size="xs" overlap=${false} trumpOf=${trumpFn} /></span>
-          ${shape.decks === 2 /* the client reads units of pairs only; at more decks the cards say it */ &&
-          html`<small class="muted" id="throw-units">${t("throw.units", { units: leadUnits(selCards, trump).map((u) => prettyCards(u.cards)).join(" · ") })}</small>`}
+          ${server && server.units &&
+          html`<small class="muted" id="throw-units">${t("throw.units", { units: server.units.map((u) => prettyCards(cardList(u))).join(" · ") })}</small>`}
           <p id="throw-text">${t(cost.mode === "attempted" ? "throw.confirm_attempted" : "throw.confirm_returned", { per: cost.per, max: cost.max })}</p>
           <p class="muted">${t(me != null && view && me % 2 === view.declaring_team ? "throw.confirm_decl" : "throw.confirm_opp")} <a href=${rulesHref("6.4")}>${t("rules.see", { ref: "6.4" })}</a></p>
           <div class="modal-buttons">
