@@ -125,34 +125,10 @@ export function declStrength(cards) {
   return 1;
 }
 
-/** Declarations this seat may make now (RULES §3.3), computed from the view alone. */
-export function legalDeclarations(view, options) {
-  if (!view || view.seat == null) return [];
-  if (Array.isArray(view.legal_declarations)) return view.legal_declarations.map(cardList);
-  if (view.phase !== "deal" && view.phase !== "declare") return [];
-  if (view.trump) return [];
-  const seat = view.seat;
-  const hand = cardList(view.hand);
-  const rank = view.trump_rank;
-  const decls = (view.declarations || []).map(declEntry);
-  const standing = decls.length ? decls[decls.length - 1] : null;
-  const selfReinforce = !!(options && options.self_reinforce);
-  if (standing && standing.seat === seat && !selfReinforce) return [];
-  const floor = standing ? declStrength(standing.cards) : 0;
-  const counts = new Map();
-  for (const c of hand) counts.set(c.text, (counts.get(c.text) || 0) + 1);
-  const out = [];
-  for (const s of SUITS) {
-    if (!rank) break;
-    const txt = rank + s;
-    const k = counts.get(txt) || 0;
-    if (k >= 1 && floor < 1) out.push([parseCard(txt)]);
-    if (k >= 2 && floor < 2) out.push([parseCard(txt), parseCard(txt)]);
-  }
-  for (const j of ["BJ", "RJ"]) {
-    if ((counts.get(j) || 0) >= 2 && floor < 3) out.push([parseCard(j), parseCard(j)]);
-  }
-  return out;
+/** Declarations this seat may make now (RULES §3.3): the engine's own list, from the view. */
+export function legalDeclarations(view) {
+  if (!view || view.seat == null || !Array.isArray(view.legal_declarations)) return [];
+  return view.legal_declarations.map(cardList);
 }
 
 /** A declaration entry from the view: [seat, cards] or {seat, cards}. */

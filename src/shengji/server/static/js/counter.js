@@ -3,9 +3,8 @@
 // and this seat's own hand only (shengji.counter). This panel only shows it.
 import { html, Card, SuitSym } from "./ui.js";
 import { t } from "./i18n.js";
-import { parseCard } from "./cards.js";
+import { parseCard, SUITS } from "./cards.js";
 
-const SUITS = ["S", "H", "D", "C"];
 
 export function CounterPanel({ counter, seatName }) {
   if (!counter) return null;

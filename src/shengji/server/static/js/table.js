@@ -844,7 +844,7 @@ export function Table({ id, lang }) {
     </div></main>`;
   }
 
-  const decls = me != null && view ? legalDeclarations(view, view.options || table.options) : [];
+  const decls = me != null && view ? legalDeclarations(view) : [];
   const standing = view && view.declarations && view.declarations.length ? declEntry(view.declarations[view.declarations.length - 1]) : null;
 
   // The prompt and buttons of the action bar.
