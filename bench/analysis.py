@@ -59,7 +59,8 @@ def timing(seed: int, budget: Budget) -> None:
     n = len(review.decisions)
     per = wall / n if n else 0.0
     print(f"timing: seed {seed}, seat 0, {n} decisions, worlds {budget.worlds}, rollouts "
-          f"{budget.rollouts}, candidates {budget.candidates}: {wall:.2f} s wall "
+          f"{budget.rollouts}, endgame {budget.endgame}, candidates {budget.candidates}: "
+          f"{wall:.2f} s wall "
           f"({per:.2f} s per decision; goal <= 15 s per round); accuracy "
           f"{review.accuracy:.1f}, with hindsight {review.hindsight_accuracy:.1f}")
     t1 = time.perf_counter()
@@ -140,6 +141,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--worlds", type=int, default=Budget().worlds)
     p.add_argument("--rollouts", type=int, default=Budget().rollouts)
+    p.add_argument("--endgame", type=int, default=Budget().endgame,
+                   help="hindsight: cards a hand at which the rest is solved exactly")
     p.add_argument("--cal-worlds", type=int, default=Budget().worlds,
                    help="worlds per decision in the calibration")
     p.add_argument("--expert", default="expert:iters=24", help="the expert's spec")
@@ -158,7 +161,7 @@ def main() -> None:
         print(f"written: {path}")
         return
     if not args.skip_timing:
-        timing(args.seed, Budget(worlds=args.worlds, rollouts=args.rollouts))
+        timing(args.seed, Budget(worlds=args.worlds, rollouts=args.rollouts, endgame=args.endgame))
         hint_timing(args.seed)
     if args.rounds > 0:
         calibration(args.rounds, args.seed, Budget(worlds=args.cal_worlds), args.expert)

@@ -32,7 +32,9 @@ from shengji.cards import CARDS
 from shengji.cli import app
 from shengji.driver import step
 from shengji.errors import IllegalAction
+from shengji.follow import iter_follows, iter_leads
 from shengji.record import GameRecord
+from shengji.shapes import shape_of
 
 SMALL = Budget(worlds=3, rollouts=2, candidates=3)
 BY_NAME = {str(c): c for c in CARDS}
@@ -263,3 +265,62 @@ def test_spending_the_top_trump_early_gives_away_the_kitty_a_blunder_rules_7() -
     assert bad.reason.key == "analysis.reason.wins_dear"
     good = hindsight_reading(rnd, 0, "play", [low, rj], Budget(rollouts=2), seed=5)
     assert good.verdict == "best" and good.loss_points == 0.0
+
+
+
+def _legal(rnd: Round) -> list[tuple[int, ...]]:
+    """Every legal lead (§6.1) or follow (§6.2) of the seat to act."""
+    seat, t = rnd.to_act, rnd.trump
+    assert seat is not None and t is not None
+    hand = rnd.hand_counts(seat)
+    if rnd.current:
+        return [tuple(p) for p in iter_follows(hand, shape_of(rnd.current[0][1], t), t)]
+    return [tuple(p) for p in iter_leads(hand, t)]
+
+
+def _minimax_points(rnd: Round, me: int) -> float:
+    """Plain minimax (no pruning) of the seat's side's signed points to the round's end,
+    every legal move tried: the reference the solver is checked against."""
+    if rnd.phase != "play":
+        res = rnd.result
+        assert res is not None
+        return float(-res.opponents_points if res.declaring_team == me % 2
+                     else res.opponents_points)
+    seat = rnd.to_act
+    assert seat is not None
+    values = []
+    for ids in _legal(rnd):
+        child = rnd.clone()
+        child.step(Play(seat, tuple(CARDS[i] for i in ids)))
+        values.append(_minimax_points(child, me))
+    return max(values) if seat % 2 == me % 2 else min(values)
+
+
+def test_hindsight_solves_the_last_tricks_exactly() -> None:
+    """With every hand at 3 cards or fewer, the hindsight reading's value of each
+    candidate is the exact minimax value of the true deal (both teams playing their best),
+    whatever the rollout seeds; with the solver off, heuristic play-outs stand in and
+    differ from it somewhere."""
+    checked = differs = 0
+    for seed in range(6):
+        rec = _record(seed)
+        for seat in range(4):
+            for rnd, _ in _positions(rec, seat):
+                cands = _legal(rnd)
+                if max(rnd.hand_sizes) > 3 or len(cands) < 2:
+                    continue
+                exact = []
+                for c in cands:
+                    child = rnd.clone()
+                    child.step(Play(seat, tuple(CARDS[i] for i in c)))
+                    exact.append(_minimax_points(child, seat))
+                for rs in (1, 2):
+                    r = hindsight_reading(rnd, seat, "play", list(cands),
+                                          Budget(rollouts=2, endgame=3), seed=rs)
+                    assert [v.points for v in r.candidates] == exact
+                off = hindsight_reading(rnd, seat, "play", list(cands),
+                                        Budget(rollouts=2, endgame=0), seed=1)
+                differs += [v.points for v in off.candidates] != exact
+                checked += 1
+    assert checked >= 20
+    assert differs  # the heuristic's play-outs are not already exact

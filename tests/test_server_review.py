@@ -82,7 +82,7 @@ def test_a_finished_round_is_reviewed_once_then_cached_and_an_unfinished_one_ref
             assert d["knowledge"]["verdict"] in CLASSES
             assert d["hindsight"] is not None and d["hindsight"]["verdict"] in CLASSES
             assert d["knowledge"]["reason"]["key"].startswith("analysis.reason.")
-        assert body["budget"] == {"worlds": 2, "rollouts": 1, "candidates": 3}
+        assert body["budget"] == {"worlds": 2, "rollouts": 1, "candidates": 3, "endgame": 3}
         assert 0 <= body["accuracy"] <= 100
         second = client.get(url, params={"seat": 0, "round": 1},
                             headers={"Authorization": f"Bearer {p.token}"})

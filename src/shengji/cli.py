@@ -342,6 +342,10 @@ def analyse_cmd(
     rollouts: Annotated[
         int, typer.Option(min=1, help="Rollouts per candidate in the true deal (hindsight).")
     ] = 4,
+    endgame: Annotated[
+        int, typer.Option(min=0, max=6, help="Hindsight solves the tricks left exactly once "
+                          "every hand holds at most this many cards (0: never).")
+    ] = 3,
     seed: Annotated[int, typer.Option(help="Seed of the search (same seed, same review).")] = 0,
 ) -> None:
     """Review a seat's bury and plays in a saved game: each decision's class, loss, better
@@ -352,7 +356,7 @@ def analyse_cmd(
     from .errors import IllegalAction
     from .record import GameRecord
 
-    budget = Budget(worlds=worlds, rollouts=rollouts)
+    budget = Budget(worlds=worlds, rollouts=rollouts, endgame=endgame)
     try:
         record = GameRecord.load(path)
         n_rounds = len(record.digests) + 1

@@ -10,8 +10,10 @@ same candidate moves:
   expert's `INFER_TRICKS` and tries), and each candidate is played in every world, the
   round finished by the heuristic for all four seats (RULES §11: nothing hidden is read).
 - **hindsight** (`hindsight_reading`): the true round (the record has every hand), each
-  candidate rolled out `rollouts` times with seeded heuristic policies. It is computed
-  only when the round is finished in the record (shown once the round is over).
+  candidate rolled out `rollouts` times with seeded heuristic policies until every hand
+  holds at most `endgame` cards (3), the rest solved exactly (`bots.expert.solve_line`:
+  alpha-beta over every legal lead and follow, both teams playing their best). It is
+  computed only when the round is finished in the record (shown once the round is over).
 
 Candidates (`play_candidates`): the move played, the heuristic's choice, and a few
 legal alternatives picked as the expert picks its own (the cheapest, the most
@@ -54,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..actions import Bury, Declare, Pass, Play, action_from_json
-from ..bots.expert import INFER_TRICKS, follow_options, lead_units, ranked_follows
+from ..bots.expert import INFER_TRICKS, follow_options, lead_units, ranked_follows, solve_line
 from ..bots.heuristic import HeuristicAgent
 from ..bots.worlds import (
     DealFacts,
@@ -96,11 +98,14 @@ INFER_TRIES = 4  # the expert's default `infer`: worlds drawn at most per world 
 @dataclass(frozen=True)
 class Budget:
     """How much search each decision gets: `worlds` sampled worlds (knowledge reading),
-    `rollouts` per candidate in the true world (hindsight), at most `candidates` moves."""
+    `rollouts` per candidate in the true world (hindsight), at most `candidates` moves;
+    in hindsight the tricks left once every hand holds at most `endgame` cards are solved
+    exactly (0: played out by the heuristic like the rest)."""
 
     worlds: int = 8
     rollouts: int = 4
     candidates: int = 6
+    endgame: int = 3
 
 
 @dataclass
@@ -315,20 +320,34 @@ def play_candidates(view: View, played: Ids, n: int, seed: int = 0) -> list[Ids]
 
 
 # ==================================================================== rollouts
-def _finish(rnd: Round, me: int, seed: int, n_trick: int | None) -> Sample:
+def _signed_points(rnd: Round, me: int) -> float:
+    """The finished round's opponents' points, negated when `me`'s team declared."""
+    res = rnd.result
+    assert res is not None
+    return float(-res.opponents_points if res.declaring_team == me % 2 else res.opponents_points)
+
+
+def _finish(rnd: Round, me: int, seed: int, n_trick: int | None, endgame: int = 0) -> Sample:
     """Play the round out with seeded heuristics; (points, levels, trick won, trick points)
-    for `me`'s side, the trick being the one at index `n_trick` (None: no trick)."""
+    for `me`'s side, the trick being the one at index `n_trick` (None: no trick).
+
+    `endgame` > 0 (the hindsight reading, every hand known): once every hand holds
+    `endgame` cards or fewer (mid-trick too: a decision of the last tricks is judged by
+    exact play from the move on), the rest is solved exactly (`solve_line`, alpha-beta on
+    these points, each team playing its best) instead of played out."""
     bots = [HeuristicAgent(seed * 4 + s) for s in range(4)]
     while rnd.phase == "play":
         s = rnd.to_act
         assert s is not None
+        if endgame and max(rnd.hand_sizes) <= endgame:
+            rnd = solve_line(rnd, me, lambda r: _signed_points(r, me))[1]
+            break
         ids = bots[s].play_ids(rnd.view(s))
         rnd.step(Play(s, tuple(CARDS[i] for i in ids)))
     res = rnd.result
     assert res is not None
     mine = me % 2
-    declarers = res.declaring_team == mine
-    points = float(-res.opponents_points if declarers else res.opponents_points)
+    points = _signed_points(rnd, me)
     gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
     levels = float(res.levels_gained if gainer == mine else -res.levels_gained)
     won = pts = 0.0
@@ -342,7 +361,7 @@ def _finish(rnd: Round, me: int, seed: int, n_trick: int | None) -> Sample:
 MAX_REDEALS = 2  # a declaration's rollout that redeals more often is left out (§3.5)
 
 
-def _finish_deal(rnd: Round, me: int, seed: int) -> Sample | None:
+def _finish_deal(rnd: Round, me: int, seed: int, endgame: int = 0) -> Sample | None:
     """Finish the deal, the declarations, the bury and the play with seeded heuristics
     (RULES §3-§8); None if the first round redeals more than `MAX_REDEALS` times."""
     bots = [HeuristicAgent(seed * 4 + s) for s in range(4)]
@@ -351,7 +370,7 @@ def _finish_deal(rnd: Round, me: int, seed: int) -> Sample | None:
         if rnd.attempt > attempt + MAX_REDEALS:
             return None
         step(rnd, bots)
-    return _finish(rnd, me, seed, None)
+    return _finish(rnd, me, seed, None, endgame)
 
 
 def _apply(world: Round, me: int, kind: str, ids: Ids) -> Round:
@@ -382,12 +401,14 @@ def _filled_reading(cands: list[Ids], vals: list[list[Sample]], kind: str,
 
 
 def _world_values(world: Round, me: int, kind: str, cands: list[Ids], seed: int,
-                  n_trick: int | None) -> list[Sample] | None:
-    """Every candidate played out in one world with the same seed (None: left out)."""
+                  n_trick: int | None, endgame: int = 0) -> list[Sample] | None:
+    """Every candidate played out in one world with the same seed (None: left out);
+    `endgame`: the last tricks solved exactly (`_finish`, hindsight only)."""
     out: list[Sample] = []
     for c in cands:
         rnd = _apply(world, me, kind, c)
-        v = _finish_deal(rnd, me, seed) if kind == "declare" else _finish(rnd, me, seed, n_trick)
+        v = _finish_deal(rnd, me, seed, endgame) if kind == "declare" else _finish(
+            rnd, me, seed, n_trick, endgame)
         if v is None:
             return None
         out.append(v)
@@ -465,12 +486,14 @@ def knowledge_reading(view: View, kind: str, played: Ids, budget: Budget, seed: 
 def hindsight_reading(true: Round, me: int, kind: str, cands: list[Ids], budget: Budget,
                       seed: int) -> Reading:
     """The reading in the true world: each candidate rolled out `budget.rollouts` times
-    with the same seeded policies (all hands known; only after the round)."""
+    with the same seeded policies, the last `budget.endgame` tricks solved exactly (all
+    hands known; only after the round)."""
     n_trick = true.n_tricks if kind == "play" else None
     rng = random.Random(f"{seed}:hindsight")
     vals: list[list[Sample]] = [[] for _ in cands]
     for _ in range(budget.rollouts):
-        _add_values(vals, _world_values(true, me, kind, cands, rng.getrandbits(32), n_trick))
+        _add_values(vals, _world_values(true, me, kind, cands, rng.getrandbits(32), n_trick,
+                                        budget.endgame))
     return _filled_reading(cands, vals, kind, "every rollout of this declaration redealt too often")
 
 

@@ -719,11 +719,19 @@ def lead_units(hand: Sequence[int], t: Trump) -> list[Ids]:
 
 def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:
     """The exact worth to `me` (`utility`) of finishing the round in this world with every
-    seat seeing every hand: alpha-beta over every legal lead (throws included, RULES §6.1)
-    and follow (§6.2), `me`'s team maximizing. Meant for the last tricks of a rollout's
+    seat seeing every hand (`solve_line`). Meant for the last tricks of a rollout's
     sampled world (a few cards per hand): the tree grows fast with the hand size."""
+    return solve_line(rnd, me, lambda r: utility(r, me), alpha, beta)[0]
+
+
+def solve_line(rnd: Round, me: int, value: Callable[[Round], float], alpha: float = -1e9,
+               beta: float = 1e9) -> tuple[float, Round]:
+    """Alpha-beta over every legal lead (throws included, RULES §6.1) and follow (§6.2) to
+    the round's end, `me`'s team maximizing `value` of the finished round and the other
+    team minimizing it: the exact value and the finished round of a line that reaches it
+    (fail-soft, so the value returned is always a real line's). `rnd` may be stepped."""
     if rnd.phase != "play":
-        return utility(rnd, me)
+        return value(rnd), rnd
     seat = rnd.to_act
     t = rnd.trump
     assert seat is not None and t is not None
@@ -736,22 +744,23 @@ def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:
         moves = list(iter_leads(hand, t))
     if len(moves) == 1:  # forced: no branching
         rnd.step(Play(seat, tuple(CARDS[i] for i in moves[0])))
-        return solve(rnd, me, alpha, beta)
+        return solve_line(rnd, me, value, alpha, beta)
     maximize = seat % 2 == me % 2
     best = -1e9 if maximize else 1e9
+    line = rnd
     for ids in moves:
         child = rnd.clone()
         child.step(Play(seat, tuple(CARDS[i] for i in ids)))
-        v = solve(child, me, alpha, beta)
-        if maximize:
-            best = max(best, v)
+        v, end = solve_line(child, me, value, alpha, beta)
+        if maximize and v > best:
+            best, line = v, end
             alpha = max(alpha, v)
-        else:
-            best = min(best, v)
+        elif not maximize and v < best:
+            best, line = v, end
             beta = min(beta, v)
         if alpha >= beta:
             break
-    return best
+    return best, line
 
 
 def ks_observe(ks: list[Knowledge], rnd: Round, seat: int) -> None:

@@ -51,8 +51,10 @@ REVIEW_FAILED = "review_failed"
 
 
 def budget_key(budget: Budget) -> str:
-    """The budget as stored with a review: "worlds/rollouts/candidates"."""
-    return f"{budget.worlds}/{budget.rollouts}/{budget.candidates}"
+    """The budget as stored with a review: "worlds/rollouts/candidates/endgame" (a review
+    stored before hindsight solved the last tricks has no endgame part, so it is not
+    read back as one that did)."""
+    return f"{budget.worlds}/{budget.rollouts}/{budget.candidates}/{budget.endgame}"
 
 
 def count_parts(seed: int | str, options: RuleOptions, actions: list[Any], round_no: int,

@@ -101,7 +101,7 @@ reviews_t = sa.Table(
     _table_key(),
     sa.Column("round_no", sa.Integer(), primary_key=True),  # 0-based
     sa.Column("seat", sa.Integer(), primary_key=True),
-    sa.Column("budget", sa.String(64), primary_key=True),  # "worlds/rollouts/candidates"
+    sa.Column("budget", sa.String(64), primary_key=True),  # reviews.budget_key
     sa.Column("seed", sa.BigInteger(), primary_key=True),
     sa.Column("body", sa.JSON(), nullable=False),
     sa.Column("created", sa.DateTime(timezone=True), nullable=False),
