@@ -90,7 +90,9 @@ def test_reconnect_with_the_token_restores_the_seat_and_full_view(tmp_path: Path
     with serve(tmp_path / "db.sqlite", window_ms=HUMAN_WINDOW_MS) as client:
         p, table, human = first_turn_in_play(client, seed=1)
         token, tid = p.token, table.id
-        before = p.call(lambda: (table.seq, table.game.view(0).to_json()))
+        # the seat's state: its view and its own play help (`forced`, server.broadcast)
+        before = p.call(lambda: (table.seq, {**table.game.view(0).to_json(),
+                                             **table.game.view(0).play_help_json()}))
         p.close()
 
         watcher = WSPlayer(client, tid)
