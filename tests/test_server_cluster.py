@@ -756,7 +756,9 @@ def until(pred: Any, timeout: float = 30.0, what: str = "") -> Any:
 
 def watch_through(w: Worker, tid: str) -> tuple[ClientConnection, int]:
     """A spectator's connection through `w`, and the seq of the first two states' second."""
-    ws = connect(w.ws(tid))
+    # entered as a context manager (websockets 17.1 deprecates a bare connect()); the
+    # caller closes the connection it gets
+    ws = connect(w.ws(tid)).__enter__()
     try:
         ws.send(json.dumps({"type": "hello"}))
         first = state(ws)["seq"]
