@@ -1,7 +1,7 @@
 // The table page: seating (waiting room), the deal, the kitty, tricks, summaries.
-import { useState, useEffect, useRef, useLayoutEffect } from "../vendor/preact-hooks.mjs";
-import { html, Card, Cards, SuitSym, teamLetter } from "./ui.js";
-import { t, tn, has } from "./i18n.js";
+import { useState, useEffect, useRef } from "../vendor/preact-hooks.mjs";
+import { html, Cards } from "./ui.js";
+import { t, tn } from "./i18n.js";
 import { Connection, setToken, getToken } from "./net.js";
 import {
   cardList,
@@ -15,99 +15,25 @@ import {
   trickOf,
 } from "./cards.js";
 import { getName, saveName } from "./lobby.js";
-import { Robot, CardsIcon } from "./icons.js";
 import { rulesHref } from "./rules.js";
-import { SummaryAccuracy } from "./review.js";
 import { Hand, sortOrder, arrange, moveCard, throwCost } from "./hand.js";
 import { sound, turnAlert, getPref, setPref, enableNotifications } from "./feel.js";
-import { TrickHistory } from "./tricks.js";
+import { TrickArea, MiniTrick, TrickHistory } from "./tricks.js";
 import { ChatPanel, mergeChat } from "./chat.js";
 import { useHint, HintButton, HintNote } from "./hint.js";
 import { CounterPanel } from "./counter.js";
-import { shapeOf, ringSpot, spotStyle, sideOf, FriendBanner, callRanks, callText, ordinalText } from "./seats.js";
+import { shapeOf, ringSpot, FriendBanner, callText, seatRange, posOf } from "./seats.js";
+import { useClock, ClockBar } from "./clock.js";
+import { explain, RuleLink, Toasts } from "./toasts.js";
+import { displayName, SeatPanel } from "./seatpanel.js";
+import { InfoBar, pointsLabel } from "./infobar.js";
+import { CallDialog } from "./call.js";
+import { Summary, winnerText } from "./summary.js";
 
 export { layoutHand } from "./hand.js";
-
-const POS = ["bottom", "right", "top", "left"];
-
-/** The seats of a table of `n` (RULES §12.1: 0 … N−1 in play order). */
-function seatRange(n) {
-  return Array.from({ length: n }, (_, i) => i);
-}
-
-/** Where a seat sits: one of POS at four seats (as always), "ring" at larger tables. */
-function posOf(seat, bottom, n) {
-  return n === 4 ? POS[(seat - bottom + 4) % 4] : "ring";
-}
-
-/**
- * The server's countdown (`table.clock`) as a local deadline: the server sends how many
- * milliseconds were left when it sent the state; the client counts down from there.
- */
-export function clockDeadline(clock, receivedAt) {
-  if (!clock || typeof clock.remaining_ms !== "number") return null;
-  return { kind: clock.kind, seat: clock.seat, start: receivedAt, end: receivedAt + clock.remaining_ms, total: clock.total_ms };
-}
-
-/** Whole seconds left of a local deadline at `now` (never negative). */
-export function secondsLeft(dl, now) {
-  return dl ? Math.max(0, Math.ceil((dl.end - Math.max(now, dl.start)) / 1000)) : null;
-}
-
-/** Re-render every 250 ms while a countdown runs. */
-function useTicker(active) {
-  const [now, setNow] = useState(() => performance.now());
-  useEffect(() => {
-    if (!active) return undefined;
-    const timer = setInterval(() => setNow(performance.now()), 250);
-    return () => clearInterval(timer);
-  }, [active]);
-  return now;
-}
-
-/** A countdown bar and the seconds left (the turn timer, the declaration window, a stand-in's wait). */
-function ClockBar({ dl, now, id }) {
-  if (!dl) return null;
-  const left = secondsLeft(dl, now);
-  const frac = dl.total > 0 ? Math.max(0, Math.min(1, (dl.end - Math.max(now, dl.start)) / dl.total)) : 0;
-  const urgent = left <= 5;
-  const label = dl.kind === "window" ? t("clock.window", { n: left }) : dl.kind === "absent" ? t("clock.absent", { n: left }) : t("clock.turn", { n: left });
-  return html`<div class=${"clock clock-" + dl.kind + (urgent ? " urgent" : "")} id=${id} data-kind=${dl.kind} data-left=${left} role="timer" aria-label=${label} title=${label}>
-    <span class="clock-bar"><span class="clock-fill" style=${`width:${(frac * 100).toFixed(1)}%`}></span></span>
-    <b class="clock-num">${left}</b>
-  </div>`;
-}
-
-/** The seats whose cards in trick `trick` of round `round` a stand-in played. */
-function standinSeats(table, round, trick) {
-  const out = new Set();
-  for (const m of (table && table.standins) || []) if (m.round === round && m.trick === trick) out.add(m.seat);
-  return out;
-}
-
-/**
- * A refusal from the server, localized where we know the rule it breaks: `rule` is the
- * server's `rule` field (the engine's `IllegalAction.rule`, e.g. "6.2"; null for the
- * server's own refusals), never parsed from the text. `ref` is the section to link.
- */
-export function explain(message, rule, code, facts) {
-  const msg = String(message || "");
-  const ref = typeof rule === "string" && rule ? rule : null;
-  // The engine's refusal code and facts, worded in the player's language (plurals by
-  // Intl.PluralRules); the rule is cited once, by the link, never in the text.
-  if (typeof code === "string" && code) {
-    const f = facts && typeof facts === "object" ? facts : {};
-    const n = f.need ?? f.n;
-    if (typeof n === "number" && has(`refusal.${code}.other`)) return { title: tn(`refusal.${code}`, n, f), detail: "", ref };
-    if (has(`refusal.${code}`)) return { title: t(`refusal.${code}`, f), detail: "", ref };
-  }
-  if (ref) {
-    const major = ref.split(".")[0];
-    if (has(`rule.${ref}`)) return { title: t(`rule.${ref}`), detail: msg, ref };
-    if (has(`rule.${major}`)) return { title: t(`rule.${major}`), detail: msg, ref };
-  }
-  return { title: t("error.refused"), detail: msg, ref };
-}
+export { clockDeadline, secondsLeft } from "./clock.js";
+export { explain, RuleLink } from "./toasts.js";
+export { displayName } from "./seatpanel.js";
 
 /** A declaration's strength in words (RULES §3.3; k of a kind with more decks, §12.1). */
 function declLabel(cards) {
@@ -115,18 +41,6 @@ function declLabel(cards) {
     return t(cards[0].joker ? "decl.strength.jokers_k" : "decl.strength.k", { n: cards.length });
   }
   return t(`decl.strength.${declStrength(cards)}`);
-}
-
-/** A link to the rules page section a refusal cites. */
-export function RuleLink({ ref_ }) {
-  if (!ref_) return null;
-  return html`<a class="rule-link" href=${rulesHref(ref_)} onClick=${(e) => e.stopPropagation()}>${t("rules.see", { ref: ref_ })}</a>`;
-}
-
-/** A seat's shown name: the player's own, or the bot's kind (localized) and seat number. */
-export function displayName(s, seat) {
-  if (s.kind && s.kind !== "human") return t("bot.name", { kind: t(`bot.${s.kind}`), n: seat + 1 });
-  return s.name || t("seat.label", { n: seat + 1 });
 }
 
 function normCards(s) {
@@ -151,369 +65,6 @@ function failedThrowOf(f) {
     shown: cardList(f.shown),
     penalty: f.penalty,
   };
-}
-
-function Toasts({ toasts, onClose }) {
-  return html`<div class="toasts" aria-live="polite">
-    ${toasts.map(
-      (x) => html`<div key=${x.id} class=${"toast toast-" + x.kind} role=${x.kind === "error" ? "alert" : "status"} onClick=${() => onClose(x.id)}>
-        <b>${x.title}</b>${x.detail && html`<small>${x.detail}</small>`}<${RuleLink} ref_=${x.ref} />
-      </div>`,
-    )}
-  </div>`;
-}
-
-function TrumpBadge({ view }) {
-  const tr = trumpOf(view);
-  if (!view) return null;
-  if (tr.final && tr.noTrump) {
-    return html`<b class="trump-badge" id="trump">${tr.rank ? html`<span class="tr-rank">${tr.rank}</span>` : null}<span class="no-trump">${t("trump.none")}</span></b>`;
-  }
-  return html`<b class=${"trump-badge" + (tr.final || !tr.suit ? "" : " tentative")} id="trump" data-rank=${tr.rank || ""} data-suit=${tr.suit || ""} title=${tr.final ? "" : t("trump.undecided")}>
-    <span class="tr-rank">${tr.rank || "—"}</span>
-    ${tr.suit ? html`<${SuitSym} suit=${tr.suit} />` : html`<span class="tr-unknown" title=${t("trump.undecided")}>?</span>`}
-  </b>`;
-}
-
-/** Whose points the counter shows, from this player's side (RULES §7): only the opponents score. */
-function pointsLabel(view, me) {
-  if (me == null || view.declaring_team == null) return t("info.opp_points");
-  return me % 2 === view.declaring_team ? t("info.opp_points") : t("info.our_points");
-}
-
-/** The names of a team's seats (seats of the same parity, RULES §1, §12.2). */
-function teamNames(team, n, seatName, sep = " · ") {
-  return seatRange(n).filter((s) => s % 2 === team).map(seatName).join(sep);
-}
-
-/**
- * Friends mode (RULES §12.4): every player's own level, in the bar; the leader and the
- * joined friends marked as the view says.
- */
-function PlayerLevels({ view, n, seatName, me }) {
-  const levels = view.levels || [];
-  return html`<div class="ib levels-ib" id="levels-bar">
-    <small>${t("info.levels")}</small>
-    <span class="lv-row">
-      ${seatRange(n).map((seat) => {
-        const side = sideOf(view, seat);
-        const name = seatName(seat);
-        return html`<span class=${"lv-chip side-" + (side || "unknown") + (me === seat ? " me" : "")} data-seat=${seat} data-level=${levels[seat] ?? ""}
-          title=${name + " · " + t("info.level_short", { level: levels[seat] ?? "—" }) + (side ? " · " + t(`side.${side}`) : "")}>
-          <i>${name}</i><b>${levels[seat] ?? "—"}</b></span>`;
-      })}
-    </span>
-  </div>`;
-}
-
-function InfoBar({ view, me, seatName, onSummary }) {
-  if (!view) return null;
-  const levels = view.levels || ["2", "2"];
-  const dt = view.declaring_team;
-  const shape = shapeOf(view.options);
-  if (shape.friends) {
-    return html`<div class="infobar friends-bar">
-      <div class="ib"><small>${t("info.round")}</small><b id="round-no">${(view.round_no ?? 0) + 1}</b></div>
-      <div class="ib"><small>${t("info.trump")}</small><${TrumpBadge} view=${view} /></div>
-      <div class="ib points-ib"><small id="points-label">${pointsLabel(view, me)}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
-      <${PlayerLevels} view=${view} n=${shape.n} seatName=${seatName} me=${me} />
-      ${view.last_result && html`<button class="btn small ghost" id="summary-btn" onClick=${onSummary}>${t("summary.open")}</button>`}
-    </div>`;
-  }
-  return html`<div class="infobar">
-    <div class="ib"><small>${t("info.round")}</small><b id="round-no">${(view.round_no ?? 0) + 1}</b></div>
-    <div class="ib"><small>${t("info.trump")}</small><${TrumpBadge} view=${view} /></div>
-    ${[0, 1].map(
-      (team) => html`<div class=${"ib team-ib team" + team + (dt === team ? " declaring" : "")} title=${teamNames(team, shape.n, seatName)}>
-        <small>${teamLetter(team)}${dt === team ? html` <span class="decl-flag">${t("info.declarers")}</span>` : ""}</small>
-        <b title=${t("info.level_short", { level: levels[team] })}><span class="lv-long">${t("info.level_short", { level: levels[team] })}</span><span class="lv-num">${levels[team]}</span></b>
-      </div>`,
-    )}
-    <div class="ib points-ib"><small id="points-label">${pointsLabel(view, me)}</small><b id="opp-points">${view.opponents_points ?? 0}</b></div>
-    ${view.last_result && html`<button class="btn small ghost" id="summary-btn" onClick=${onSummary}>${t("summary.open")}</button>`}
-  </div>`;
-}
-
-function SeatPanel({ seat, pos, spot, shape, table, view, me, isHost, waiting, swapFrom, onSit, onBot, onKick, onSwap, onLink, canSit, dl, now }) {
-  const s = table.seats ? table.seats[seat] : null;
-  const team = seat % 2;
-  const friends = shape.friends;
-  // Friends mode (RULES §12.4): no fixed teams; the side once the view says it.
-  const side = friends ? sideOf(view, seat) : null;
-  const name = s ? displayName(s, seat) : t("seat.empty");
-  const level = view && view.levels ? view.levels[friends ? seat : team] ?? "2" : "2";
-  const turn = view && view.to_act === seat && !view.game_over && view.phase !== "deal";
-  const nCards = view && view.hand_sizes ? view.hand_sizes[seat] : null;
-  const isBot = s && s.kind && s.kind !== "human";
-  const badges = [];
-  if (view && view.starter === seat && view.phase !== "deal" && !friends) badges.push(["starter", t("seat.starter")]);
-  // RULES §3.4: not the declaring team. In friends mode the leader's own declaration
-  // needs no badge beside "Leader" (a smaller seat at a table of ten).
-  if (view && view.declarer === seat && !(friends && side === "leader")) badges.push(["declarer", t("seat.declarer"), t("seat.declarer.hint")]);
-  if (s && s.vacant) badges.push(["vacant", t("seat.vacant")]);
-  else if (s && s.kind === "human" && s.connected === false) badges.push(["offline", t("seat.offline")]);
-  if (table.host_seat === seat) badges.push(["host", t("seat.host")]);
-  // How often this round a stand-in acted for the seat (its time ran out, or it was away).
-  const standins = view ? ((table.standins || []).filter((m) => m.seat === seat && m.round === view.round_no)).length : 0;
-  if (standins > 0) badges.push(["standin", t("seat.standin", { n: standins })]);
-  const cls = [
-    "seat",
-    `seat-${pos}`,
-    friends ? `side-${side || "unknown"}` : `team${team}`,
-    turn ? "turn" : "",
-    me === seat ? "me" : "",
-    s ? "" : "empty",
-    swapFrom === seat ? "swap-from" : "",
-  ].join(" ");
-  return html`<div class=${cls} data-seat=${seat} data-pos=${pos} data-side=${side || ""} style=${spot ? spotStyle(spot) : null}>
-    <div class="seat-head">
-      <span class="avatar" aria-hidden="true">${s ? (isBot ? html`<${Robot} />` : name.slice(0, 1).toUpperCase()) : "+"}</span>
-      <span class="seat-name">${name}</span>
-      ${me === seat && html`<span class="you">${t("seat.you")}</span>`}
-    </div>
-    <div class="seat-meta">
-      ${friends
-        ? side && side !== "opponent" && html`<span class=${"chip side-chip side-" + side}>${t(`side.${side}`)}</span>`
-        : html`<span class=${"chip team-chip team" + team}>${teamLetter(team)}</span>`}
-      <span class="chip lv-chip-seat">${t("info.level_short", { level })}</span>
-      ${nCards != null && !waiting && html`<span class="chip cards-chip" title=${t("seat.cards")}><${CardsIcon} /> ${nCards}</span>`}
-    </div>
-    ${badges.length > 0 && html`<div class="badges">${badges.map(([k, label, hint]) => html`<span class=${"badge badge-" + k} title=${hint || null}>${label}</span>`)}</div>`}
-    ${dl && dl.seat === seat && html`<${ClockBar} dl=${dl} now=${now} id=${"clock-seat-" + seat} />`}
-    ${canSit && !s && html`<button class="btn primary small sit-btn" onClick=${() => onSit(seat)}>${t("seat.sit")}</button>`}
-    ${isHost &&
-    waiting &&
-    html`<div class="host-ctl">
-      ${(!s || isBot) &&
-      html`<button class="btn small bot-btn" data-kind="random" title=${t("host.bot_random")} onClick=${() => onBot(seat, "random")}><${Robot} /> ${t("bot.random")}</button>
-        <button class="btn small bot-btn" data-kind="heuristic" title=${t("host.bot_heuristic")} onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>
-        ${shape.classic /* the searching bots play four-player teams only (RULES §12, the server refuses them elsewhere) */ &&
-        html`<button class="btn small bot-btn" data-kind="fast" title=${t("host.bot_fast")} onClick=${() => onBot(seat, "fast")}><${Robot} /> ${t("bot.fast")}</button>
-        <button class="btn small bot-btn" data-kind="expert" title=${t("host.bot_expert")} onClick=${() => onBot(seat, "expert")}><${Robot} /> ${t("bot.expert")}</button>
-        <button class="btn small bot-btn" data-kind="master" title=${t("host.bot_master")} onClick=${() => onBot(seat, "master")}><${Robot} /> ${t("bot.master")}</button>`}`}
-      ${s && table.host_seat !== seat && html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`}
-      <button class="btn small swap-btn" title=${t("host.swap_hint")} onClick=${() => onSwap(seat)}>⇄</button>
-    </div>`}
-    ${isHost &&
-    table.status === "playing" &&
-    s &&
-    table.host_seat !== seat &&
-    html`<div class="host-ctl">
-      ${s.kind === "human" && !s.vacant
-        ? html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`
-        : html`<button class="btn small link-btn" onClick=${() => onLink(seat)}>${t("host.seat_link")}</button>
-            ${s.vacant && html`<button class="btn small bot-btn" data-kind="heuristic" onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>`}`}
-    </div>`}
-  </div>`;
-}
-
-function TrickArea({ view, table, bottom, n, seatName, trumpFn, dl, now }) {
-  const cur = trickOf(view.current_trick);
-  let trick = cur;
-  let done = false;
-  let trickNo = (view.tricks || []).length;
-  if ((!cur || !cur.plays.length) && view.phase === "play" && view.tricks && view.tricks.length) {
-    trick = trickOf(view.tricks[view.tricks.length - 1]);
-    done = true;
-    trickNo -= 1;
-  }
-  const standins = view.phase === "play" ? standinSeats(table, view.round_no, trickNo) : new Set();
-  const slots = {};
-  if (view.phase === "deal" || view.phase === "declare") {
-    // Show each seat's latest declaration where it would play.
-    for (const d of (view.declarations || []).map(declEntry)) slots[d.seat] = { cards: d.cards, decl: true };
-  } else if (trick) {
-    for (const p of trick.plays) slots[p.seat] = { cards: p.cards, lead: p.seat === trick.leader, win: done && p.seat === trick.winner };
-  }
-  const ring = n !== 4;
-  return html`<div class=${"trick" + (done ? " done" : "") + (ring ? " ring-trick" : "")} id="trick">
-    ${seatRange(n).map((seat) => {
-      const pos = posOf(seat, bottom, n);
-      const sl = slots[seat];
-      // at a larger table each play lies between its seat and the middle (RULES §12.1)
-      const style = ring ? spotStyle(ringSpot(seat, bottom, n, 1.1)) : null;
-      return html`<div class=${"slot slot-" + pos + (sl && sl.win ? " win" : "")} data-seat=${seat} style=${style}>
-        ${sl && html`<${Cards} cards=${sl.cards} size=${n > 6 ? "sm" : "md"} trumpOf=${trumpFn} />`}
-        ${sl && standins.has(seat) && html`<span class="standin-mark" title=${t("standin.played")}><${Robot} label=${t("standin.played")} /></span>`}
-        ${sl && sl.lead && html`<span class="slot-tag">${t("trick.lead")}</span>`}
-        ${sl && sl.win && html`<span class="slot-tag win-tag">${t("trick.won", { points: trick.points })}</span>`}
-        ${sl && sl.decl && html`<span class="slot-tag">${t("deal.declared")}</span>`}
-      </div>`;
-    })}
-    <div class="trick-center">
-      ${view.phase === "deal" && html`<div class="deal-info"><b>${t("deal.dealing")}</b><small id="cards-left">${t("deal.cards_left", { n: view.cards_left ?? 0 })}</small></div>`}
-      ${view.phase === "declare" && html`<div class="deal-info"><b>${t("deal.last_chance")}</b>${dl && dl.kind === "window" && html`<${ClockBar} dl=${dl} now=${now} id="clock-window" />`}</div>`}
-      ${view.phase === "kitty" && view.starter !== view.seat && html`<div class="deal-info"><b>${t("kitty.exchanging", { name: seatName(view.starter) })}</b></div>`}
-      ${done && html`<div class="deal-info small"><small>${t("trick.last_won", { name: seatName(trick.winner) })}</small></div>`}
-    </div>
-  </div>`;
-}
-
-function MiniTrick({ trick, seatName, trumpFn }) {
-  if (!trick) return html`<p class="muted">—</p>`;
-  return html`<div class="mini-trick">
-    ${trick.plays.map(
-      (p) => html`<div class=${"mt-row" + (p.seat === trick.winner ? " win" : "")}>
-        <span class="mt-name">${p.seat === trick.winner ? "★ " : ""}${seatName(p.seat)}</span>
-        <${Cards} cards=${p.cards} size="xs" trumpOf=${trumpFn} />
-      </div>`,
-    )}
-    ${trick.winner != null && html`<small class="muted">${t("trick.won_by", { name: seatName(trick.winner), points: trick.points })}</small>`}
-  </div>`;
-}
-
-/**
- * The round summary. `docked`: it opened by itself over the next deal, so it is a panel at
- * the side, not a modal: the deal, the hand and the declare buttons stay in reach.
- */
-/**
- * The leader's friend call (RULES §12.4), asked in phase "call": `shape.calls` friends,
- * each a card (no joker, not of the trump rank) and which copy of it played this round
- * counts (1st … d-th). The choices are this page's; the dialog itself comes from the
- * state, so a refresh brings it back. The server checks the call; its refusal is shown.
- */
-function CallDialog({ view, shape, hand, pending, error, onSend }) {
-  const ranks = callRanks(view.trump_rank);
-  const suits = ["S", "H", "D", "C"];
-  const start = () =>
-    Array.from({ length: shape.calls }, (_, i) => ({ rank: ranks[0], suit: suits[i % 4], ord: 1 + Math.floor(i / 4) }));
-  const [rows, setRows] = useState(start);
-  const set = (i, k, v) => setRows(rows.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
-  const held = (text) => hand.filter((c) => c.text === text).length;
-  const ords = Array.from({ length: shape.decks }, (_, i) => i + 1);
-  return html`<div class="call-dialog" id="call-dialog" role="dialog" aria-labelledby="call-title">
-    <b id="call-title">${tn("call.title", shape.calls)}</b>
-    <small class="muted">${t("call.explain", { d: shape.decks })} <a href=${rulesHref("12.4")}>${t("rules.see", { ref: "12.4" })}</a></small>
-    <div class="call-rows">
-      ${rows.map((r, i) => {
-        const text = r.rank + r.suit;
-        const mine = held(text);
-        return html`<div class="call-row" key=${i} data-call=${i}>
-          <span class="call-n">${i + 1}.</span>
-          <label><span class="sr-only">${t("call.which")}</span>
-            <select class="call-ord" name=${"call-ord-" + i} aria-label=${t("call.which")} onChange=${(e) => set(i, "ord", Number(e.target.value))}>
-              ${ords.map((j) => html`<option value=${j} selected=${j === r.ord}>${ordinalText(j)}</option>`)}
-            </select></label>
-          <label><span class="sr-only">${t("call.rank")}</span>
-            <select class="call-rank" name=${"call-rank-" + i} aria-label=${t("call.rank")} onChange=${(e) => set(i, "rank", e.target.value)}>
-              ${ranks.map((x) => html`<option value=${x} selected=${x === r.rank}>${x}</option>`)}
-            </select></label>
-          <span class="call-suits" role="radiogroup" aria-label=${t("call.suit")}>
-            ${suits.map(
-              (x) => html`<button type="button" role="radio" aria-checked=${x === r.suit ? "true" : "false"} class=${"btn small call-suit" + (x === r.suit ? " on" : "")} data-suit=${x}
-                onClick=${() => set(i, "suit", x)}><${SuitSym} suit=${x} /></button>`,
-            )}
-          </span>
-          <span class="call-say" data-card=${text} data-ord=${r.ord}>${callText(text, r.ord)}</span>
-          ${mine > 0 && html`<small class="muted call-held">${t("call.you_hold", { n: mine })}</small>`}
-        </div>`;
-      })}
-    </div>
-    ${error && html`<div class="reason call-error" id="call-error" role="alert">${error.title}${error.detail ? " — " + error.detail : ""} <${RuleLink} ref_=${error.ref} /></div>`}
-    <div class="modal-buttons">
-      <button class="btn primary" id="call-btn" disabled=${pending} onClick=${() => onSend(rows.map((r) => [r.rank + r.suit, r.ord]))}>${t("call.send")}</button>
-    </div>
-  </div>`;
-}
-
-/**
- * Friends mode's part of the round summary (RULES §12.4): the leader and the friends who
- * joined, the verdict for the sides, and every player's level before and after.
- */
-function FriendsSummary({ view, r, seatName }) {
-  const n = (r.sides || []).length;
-  const before = r.levels_before || [];
-  const after = r.levels_after || view.levels || [];
-  const gains = r.level_gains || [];
-  const friendNames = (r.friends || []).map(seatName).join(", ") || t("summary.no_friends");
-  let verdict;
-  if (r.levels_gained > 0) verdict = tn(r.gainer === "declarers" ? "summary.gain_leader" : "summary.gain_opponents", r.levels_gained);
-  else if (r.next_starter != null && r.sides && r.sides[r.next_starter] === "opponent") verdict = t("summary.takeover_friends", { name: seatName(r.next_starter) });
-  else verdict = t("summary.no_change");
-  const sp = r.side_points || [];
-  return html`<div class="friends-summary">
-    <p class="muted" id="sum-leader">${t("summary.leader_was", { name: seatName(r.leader ?? r.starter), friends: friendNames })}</p>
-    <p class="verdict">${verdict}</p>
-    ${sp.length === 2 && html`<p class="muted" id="sum-sides">${t("summary.side_points", { leader: sp[0], opp: sp[1] })}</p>`}
-    <table class="levels-table per-player" id="sum-levels">
-      <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
-      <tbody>
-        ${seatRange(n).map((seat) => {
-          const side = r.sides[seat];
-          return html`<tr class=${"side-" + side} data-seat=${seat}>
-            <th><span class=${"chip side-chip side-" + side}>${t(`side.${side}`)}</span> <small>${seatName(seat)}</small></th>
-            <td>${before[seat] ?? "—"}</td><td><b>${after[seat] ?? "—"}</b>${gains[seat] ? html` <small class="gain">+${gains[seat]}</small>` : null}</td>
-          </tr>`;
-        })}
-      </tbody>
-    </table>
-  </div>`;
-}
-
-function Summary({ view, seatName, onClose, tableId, docked }) {
-  const r = view.result || view.last_result;
-  const shape = shapeOf(view.options);
-  const friends = Array.isArray(r.sides);
-  const before = r.levels_before || [];
-  const after = r.levels_after || view.levels || [];
-  const declTeam = r.declaring_team ?? (r.starter != null ? r.starter % 2 : 0);
-  const oppTeam = 1 - declTeam;
-  const gainerTeam = r.gainer === "declarers" ? declTeam : oppTeam;
-  let verdict;
-  if (r.levels_gained > 0) verdict = tn("summary.gain", r.levels_gained, { team: teamLetter(gainerTeam) });
-  else if (r.next_declaring_team != null && r.next_declaring_team !== declTeam) verdict = t("summary.takeover", { team: teamLetter(oppTeam) });
-  else verdict = t("summary.no_change");
-  const over = view.game_over;
-  return html`<div class=${"modal-back" + (docked ? " docked" : "")} role=${docked ? "region" : "dialog"} aria-modal=${docked ? null : "true"} aria-labelledby="summary-title">
-    <div class="modal summary" id="summary" data-docked=${docked ? "true" : "false"}>
-      <h2 id="summary-title">${over ? t("over.title") : t("summary.title", { n: view.round_no })}</h2>
-      ${!friends && html`<p class="muted">${t("summary.declarers_were", { team: teamLetter(declTeam), name: seatName(r.starter) })}</p>`}
-      ${over && html`<p class="winner-line" id="winner">${winnerText(view, shape, seatName)}</p>`}
-      ${friends ? html`<${FriendsSummary} view=${view} r=${r} seatName=${seatName} />` : html`<p class="verdict">${verdict}</p>`}
-      <div class="sum-grid">
-        <div class="sum-points"><small>${t("summary.opp_points")}</small><b id="sum-points">${r.opponents_points}</b>${!friends && oppTeam != null && html`<small>${teamLetter(oppTeam)}</small>`}</div>
-        <div>
-          <small>${t("summary.kitty")}</small>
-          <${Cards} cards=${cardList(r.kitty)} size="sm" overlap=${false} />
-          <small class="muted">${t("summary.kitty_points", { points: r.kitty_points ?? 0, mult: r.multiplier ?? 0, name: seatName(r.last_trick_winner) })}</small>
-        </div>
-      </div>
-      ${r.penalties
-        ? // RULES §6.4: a failed throw costs the thrower's side; \`penalties\` is its net effect on the
-          // opponents' points (added when the declarers threw, taken off when the opponents did).
-          html`<p class="muted" id="sum-penalties">${t(r.penalties > 0 ? "summary.penalties_decl" : "summary.penalties_opp", {
-            team: friends ? t(r.penalties > 0 ? "side.leader_side" : "side.opponents") : teamLetter(r.penalties > 0 ? declTeam : oppTeam),
-            points: (r.penalties > 0 ? "+" : "−") + Math.abs(r.penalties),
-          })} <${RuleLink} ref_="6.4" /></p>`
-        : null}
-      ${!friends &&
-      html`<table class="levels-table">
-        <thead><tr><th></th><th>${t("summary.before")}</th><th>${t("summary.after")}</th></tr></thead>
-        <tbody>
-          ${[0, 1].map(
-            (team) => html`<tr class=${"team" + team}>
-              <th><span class=${"chip team-chip team" + team}>${teamLetter(team)}</span> <small>${teamNames(team, shape.n, seatName)}</small></th>
-              <td>${before[team] ?? "—"}</td><td><b>${after[team] ?? "—"}</b></td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>`}
-      ${!over && r.next_starter != null && html`<p>${t(friends ? "summary.next_leader" : "summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
-      ${shape.classic /* the accuracy's search plays four-player teams only (RULES §12: the server refuses it elsewhere) */ &&
-      html`<${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />`}
-      <div class="modal-buttons">
-        ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
-        ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
-        <button class="btn primary" id="summary-close" onClick=${onClose}>${over ? t("app.close") : t("summary.continue")}</button>
-      </div>
-    </div>
-  </div>`;
-}
-
-/** Who won the game (RULES §9): a team, or a player in friends mode (§12.4). */
-function winnerText(view, shape, seatName) {
-  if (shape.friends) return t("over.winner_player", { name: seatName(view.winner) });
-  return t("over.winner", { team: teamLetter(view.winner), names: teamNames(view.winner, shape.n, seatName, " & ") });
 }
 
 export function Table({ id, lang }) {
@@ -645,16 +196,7 @@ export function Table({ id, lang }) {
   const phase = view ? view.phase : null;
   const waiting = !table || table.status === "waiting";
   const myTurn = me != null && view && view.to_act === me && !view.game_over;
-  const dl = st && table && table.status === "playing" ? clockDeadline(table.clock, st.receivedAt) : null;
-  const now = useTicker(!!dl);
-  // A warning when my own turn has 5 seconds left (once per countdown).
-  const hurried = useRef(null);
-  const myLeft = dl && dl.seat === me && me != null ? secondsLeft(dl, now) : null;
-  useEffect(() => {
-    if (myLeft == null || myLeft > 5 || myLeft === 0 || hurried.current === dl.end) return;
-    hurried.current = dl.end;
-    sound("hurry");
-  }, [myLeft]);
+  const { dl, now } = useClock(st, me);
 
   useEffect(() => setSel([]), [handKey, phase]);
   const hint = useHint({ send, seq: st ? st.seq : null, phase, hand, setSel });
