@@ -1,10 +1,11 @@
-// The friend call (RULES §12.4): the leader's dialog.
-import { useState } from "../vendor/preact-hooks.mjs";
+// The friend call (RULES §12.4): the leader's dialog, and the call in flight with the
+// server's refusal of it.
+import { useState, useEffect, useRef } from "../vendor/preact-hooks.mjs";
 import { html, SuitSym } from "./ui.js";
 import { t, tn } from "./i18n.js";
 import { rulesHref } from "./rules.js";
 import { callRanks, callText, ordinalText } from "./seats.js";
-import { RuleLink } from "./toasts.js";
+import { explain, RuleLink } from "./toasts.js";
 
 /**
  * The leader's friend call (RULES §12.4), asked in phase "call": `shape.calls` friends,
@@ -54,4 +55,31 @@ export function CallDialog({ view, shape, hand, pending, error, onSend }) {
       <button class="btn primary" id="call-btn" disabled=${pending} onClick=${() => onSend(rows.map((r) => [r.rank + r.suit, r.ord]))}>${t("call.send")}</button>
     </div>
   </div>`;
+}
+
+/**
+ * Our friend call in flight (RULES §12.4): `doCall` sends it; the server's refusal of it
+ * (`receive` takes the server's messages) is kept to show in the dialog. A call in flight
+ * ends with the next state (the call made, or refused).
+ */
+export function useFriendCall({ phase, me, pending, setPending, act }) {
+  const [callErr, setCallErr] = useState(null);
+  const calling = useRef(false);
+  const receive = useRef((m) => {
+    if (m.type !== "error" || !calling.current) return;
+    const e = explain(m.message, m.rule, m.code, m.facts);
+    // the server's reason where the refusal has no words of its own (the generic code "illegal")
+    setCallErr(e.detail || m.code !== "illegal" ? e : { ...e, detail: String(m.message || "").replace(/^RULES §[\d.]+:\s*/, "") });
+  }).current;
+  useEffect(() => {
+    if (phase !== "call") calling.current = false;
+  }, [phase]);
+  const doCall = (calls) => {
+    if (pending) return;
+    setCallErr(null);
+    calling.current = true;
+    act(["call", me, calls]); // RULES §12.4: ["call", seat, [["AS", 2], ...]]
+    setPending(true);
+  };
+  return { callErr, doCall, receive };
 }

@@ -3,7 +3,7 @@
 import { html, teamLetter } from "./ui.js";
 import { t } from "./i18n.js";
 import { Robot, CardsIcon } from "./icons.js";
-import { spotStyle, sideOf } from "./seats.js";
+import { ringSpot, spotStyle, sideOf, seatRange, posOf } from "./seats.js";
 import { ClockBar } from "./clock.js";
 
 /** A seat's shown name: the player's own, or the bot's kind (localized) and seat number. */
@@ -88,5 +88,41 @@ export function SeatPanel({ seat, pos, spot, shape, table, view, me, isHost, wai
         : html`<button class="btn small link-btn" onClick=${() => onLink(seat)}>${t("host.seat_link")}</button>
             ${s.vacant && html`<button class="btn small bot-btn" data-kind="heuristic" onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>`}`}
     </div>`}
+  </div>`;
+}
+
+/**
+ * The felt: every seat around it (the own seat at the bottom; a ring at larger tables,
+ * RULES §12.1) and `children` in the middle. `seating` is the table's useSeating.
+ */
+export function Felt({ st, shape, me, seating, send, dl, now, children }) {
+  const { table, view } = st;
+  const waiting = table.status === "waiting";
+  const bottom = me ?? 0;
+  return html`<div class=${"felt" + (shape.n !== 4 ? ` ring ring-${shape.n}` : "")} data-players=${shape.n}>
+    ${seatRange(shape.n).map(
+      (seat) => html`<${SeatPanel}
+        key=${seat}
+        seat=${seat}
+        pos=${posOf(seat, bottom, shape.n)}
+        spot=${shape.n !== 4 && !waiting ? ringSpot(seat, bottom, shape.n) : null}
+        shape=${shape}
+        table=${table}
+        view=${view}
+        me=${me}
+        isHost=${st.is_host}
+        waiting=${waiting}
+        swapFrom=${seating.swapFrom}
+        canSit=${me == null}
+        onSit=${seating.sit}
+        onBot=${(s, kind) => send({ type: "bot", seat: s, kind })}
+        onKick=${(s) => send({ type: "kick", seat: s })}
+        onLink=${(s) => send({ type: "seat_link", seat: s })}
+        onSwap=${seating.onSwap}
+        dl=${dl}
+        now=${now}
+      />`,
+    )}
+    ${children}
   </div>`;
 }

@@ -1,5 +1,6 @@
 // The round summary (and the game's end): the verdict, the points and the kitty, the
-// levels before and after, the accuracy review.
+// levels before and after, the accuracy review; and when it shows by itself.
+import { useState } from "../vendor/preact-hooks.mjs";
 import { html, Cards, teamLetter } from "./ui.js";
 import { t, tn } from "./i18n.js";
 import { cardList } from "./cards.js";
@@ -109,4 +110,25 @@ export function Summary({ view, seatName, onClose, tableId, docked }) {
 export function winnerText(view, shape, seatName) {
   if (shape.friends) return t("over.winner_player", { name: seatName(view.winner) });
   return t("over.winner", { team: teamLetter(view.winner), names: teamNames(view.winner, shape.n, seatName, " & ") });
+}
+
+/**
+ * Whether the last round's summary shows: it opens by itself over the next deal (docked,
+ * at the side) and at the game's end, until closed; the info bar's button opens it again.
+ */
+export function useSummary(view) {
+  const [summaryClosed, setSummaryClosed] = useState(null);
+  const [summaryOpen, setSummaryOpen] = useState(false);
+  const phase = view ? view.phase : null;
+  const resKey = view && view.last_result ? `${view.round_no}` : null;
+  const show = view && view.last_result && (summaryOpen || (summaryClosed !== resKey && (phase === "deal" || phase === "declare" || view.game_over)));
+  return {
+    show,
+    docked: !!show && !view.game_over && !summaryOpen && (phase === "deal" || phase === "declare"),
+    open: () => setSummaryOpen(true),
+    close: () => {
+      setSummaryOpen(false);
+      setSummaryClosed(resKey);
+    },
+  };
 }

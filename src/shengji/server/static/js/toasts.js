@@ -1,5 +1,6 @@
 // Refusals and notices at the table: the server's refusal in the player's words, the
 // link to the rule it cites, and the toasts that show them for a few seconds.
+import { useState, useRef } from "../vendor/preact-hooks.mjs";
 import { html } from "./ui.js";
 import { t, tn, has } from "./i18n.js";
 import { rulesHref } from "./rules.js";
@@ -32,6 +33,22 @@ export function explain(message, rule, code, facts) {
 export function RuleLink({ ref_ }) {
   if (!ref_) return null;
   return html`<a class="rule-link" href=${rulesHref(ref_)} onClick=${(e) => e.stopPropagation()}>${t("rules.see", { ref: ref_ })}</a>`;
+}
+
+/**
+ * The toasts shown and `toast(kind, title, detail, ref)`, which adds one (stable: safe in
+ * a long-lived handler). At most one toast of each kind: a newer one replaces the older.
+ */
+export function useToasts() {
+  const [toasts, setToasts] = useState([]);
+  const toastId = useRef(0);
+  const toast = useRef((kind, title, detail, ref) => {
+    const tid = ++toastId.current;
+    setToasts((xs) => [...xs.filter((x) => x.kind !== kind), { id: tid, kind, title, detail, ref }]);
+    setTimeout(() => setToasts((xs) => xs.filter((x) => x.id !== tid)), kind === "error" ? 8000 : 5000);
+  }).current;
+  const close = (id) => setToasts((xs) => xs.filter((y) => y.id !== id));
+  return { toasts, toast, close };
 }
 
 export function Toasts({ toasts, onClose }) {
