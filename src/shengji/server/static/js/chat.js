@@ -17,6 +17,20 @@ export function mergeChat(messages, m) {
   return [...messages, ...incoming.filter((x) => !seen.has(x.n))].slice(-KEEP);
 }
 
+/** The table's chat: the messages so far; `receive` takes the server's `chat` messages (stable). */
+export function useChat() {
+  const [messages, setMessages] = useState([]);
+  const receive = useRef((m) => {
+    if (m.type === "chat") setMessages((xs) => mergeChat(xs, m));
+  }).current;
+  return { messages, receive };
+}
+
+/** The chat at a table (`chat` from useChat): the seated write, spectators where the table lets them. */
+export function TableChat({ chat, table, me, seatName, send }) {
+  return html`<${ChatPanel} messages=${chat.messages} me=${me} canWrite=${me != null || !!(table.settings && table.settings.spectator_chat)} seatName=${seatName} onSend=${(text) => send({ type: "chat", text })} onReact=${(reaction) => send({ type: "chat", reaction })} />`;
+}
+
 export function ChatPanel({ messages, onSend, onReact, seatName, me, canWrite = true }) {
   const [shown, setShown] = useState(() => getPref("chat", true) !== false);
   const [text, setText] = useState("");

@@ -43,6 +43,23 @@ export function shapeText(shape) {
   return parts.join(" · ");
 }
 
+const POS = ["bottom", "right", "top", "left"];
+
+/** The seats of a table of `n` (RULES §12.1: 0 … N−1 in play order). */
+export function seatRange(n) {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/** Where a seat sits: one of POS at four seats (as always), "ring" at larger tables. */
+export function posOf(seat, bottom, n) {
+  return n === 4 ? POS[(seat - bottom + 4) % 4] : "ring";
+}
+
+/** The names of a team's seats (seats of the same parity, RULES §1, §12.2). */
+export function teamNames(team, n, seatName, sep = " · ") {
+  return seatRange(n).filter((s) => s % 2 === team).map(seatName).join(sep);
+}
+
 /**
  * Where seat `seat` sits around the felt, seen from `bottom` (the own seat, at the
  * bottom): {x, y} in 0..100 of the felt, play order going right, up, then left (the
