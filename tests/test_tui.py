@@ -148,6 +148,42 @@ def test_illegal_follow_shows_the_rule(tmp_path: Path) -> None:
     assert f"play exactly {n} card" in out.getvalue()
 
 
+def _south_to_play(seed: int, forced: bool) -> tuple[TerminalGame, io.StringIO, View]:
+    """A terminal game advanced by bots to South's turn in the play, where South has
+    exactly one legal play (`forced`) or more than one."""
+    from shengji.driver import step
+
+    out = io.StringIO()
+    game = Game(seed)
+    agents = {s: make_agent("heuristic", s) for s in (1, 2, 3)}
+    ui = TerminalGame(game, agents, console=Console(file=out, width=120, color_system=None),
+                      stdin=io.StringIO(""), max_rounds=1)
+    bot = make_agent("heuristic", 0)
+    while True:
+        d = game.decision()
+        if d.phase == "play" and d.seat == 0 and \
+                (game.view(0).forced_play() is not None) == forced:
+            return ui, out, game.view(0)
+        assert not game.is_over and game.round_no == 0, "no such turn in the first round"
+        step(game, [bot, *[agents[s] for s in (1, 2, 3)]])
+
+
+def test_enter_alone_makes_the_only_legal_play_or_says_what_to_type_rules_6_2() -> None:
+    ui, out, view = _south_to_play(3, forced=True)
+    only = view.forced_play()
+    assert only is not None and list(view.legal_plays()) == [only]
+    ui.stdin = io.StringIO("\n")
+    assert ui.player.act(view) == Play(0, only)
+    assert "the only legal play (RULES §6.2)" in out.getvalue()
+
+    ui, out, view = _south_to_play(3, forced=False)
+    right = make_agent("heuristic", 0).act(view)
+    assert isinstance(right, Play)
+    ui.stdin = io.StringIO("\n" + " ".join(c.text for c in right.cards) + "\n")
+    assert ui.player.act(view) == right  # Enter alone played nothing, then the typed play
+    assert "Type the cards to play by their numbers" in out.getvalue()
+
+
 def test_quit_saves_and_stops(tmp_path: Path) -> None:
     out = io.StringIO()
     game = Game(5)

@@ -376,12 +376,18 @@ class View:
         the browser's auto-play makes; else nothing. The browser keeps no copy of the
         follow rule (issue 30). Sent with `private_json` (server.broadcast), not in
         `to_json`: bots, records and the external-bot protocol see what they saw before."""
+        forced = self.forced_play()
+        return {} if forced is None else {"forced": _cj(forced)}
+
+    def forced_play(self) -> tuple[Card, ...] | None:
+        """The one legal play on this seat's turn when there is exactly one (RULES §6.2),
+        else None."""
         first = None
         for n, play in enumerate(self.legal_plays()):  # lazily: stops at the second
             if n:
-                return {}
+                return None
             first = play
-        return {} if first is None else {"forced": _cj(first)}
+        return first
 
 
 picklable(View)

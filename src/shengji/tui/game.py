@@ -64,6 +64,10 @@ from .render import (
 if TYPE_CHECKING:  # the analysis layer is imported when the coach is first asked
     from ..analysis import Budget, RoundReview
 
+#: what Enter alone at the play prompt says when more than one play is legal
+EMPTY_PLAY = ("Type the cards to play by their numbers (e.g. 3 4) or as cards (e.g. 9S 9S); "
+              "'hint' suggests a play, 'help' lists the commands.")
+
 HELP = """\
 Commands at any prompt:
   cards        by notation (10H 10H, as, bj) or by the numbers shown next to your cards (3 4);
@@ -73,6 +77,7 @@ Commands at any prompt:
   hand         your hand               score    points and levels
   hint         the coach's suggestion and its reason (searched from your view only)
   help         this text               quit     save (with --save) and stop
+  Enter alone at your play makes it when only one play is legal (RULES §6.2)
 At a round's end:
   review       the coach's review of your decisions in that round (as `shengji analyse`)
 """
@@ -694,6 +699,11 @@ class _HumanAgent:
         while True:
             text = ui.ask("Your play> ")
             if not text:
+                forced = view.forced_play()
+                if forced is not None:  # Enter makes the one legal play, as the web's auto-play
+                    ui.say(f"You play {cards_text(forced)}, the only legal play (RULES §6.2).")
+                    return ui.checked(Play(seat, forced))
+                ui.say(Text(EMPTY_PLAY, style="dim"))
                 continue
             if ui.command(text, view):
                 continue
