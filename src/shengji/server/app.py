@@ -116,6 +116,9 @@ def origin_allowed(scope: Scope, allowed: frozenset[str]) -> bool:
     parts = urlsplit(origin)
     return bool(host) and parts.scheme in ("http", "https") and parts.netloc == host
 
+#: how much of a chunked body past the limit is read and dropped before its 413 is sent
+DRAIN_BYTES = 64 * 1024
+
 
 class Guard:
     """ASGI middleware: security headers on every HTTP response, a 16 KiB cap on request
@@ -172,6 +175,15 @@ class Guard:
             chunk = message.get("body", b"")
             seen += len(chunk)
             if seen > self.max_body:
+                # Read (and drop) what is still on its way, up to a bound, before the 413:
+                # closing with the client's bytes unread resets the connection, and the
+                # reset can reach the client before the answer does (nginx's lingering
+                # close). A body far over the limit is cut off at the bound.
+                while message.get("more_body", False) and seen <= self.max_body + DRAIN_BYTES:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return None
+                    seen += len(message.get("body", b""))
                 await self._refuse(send, 413, InputError(
                     f"request body too large (limit {self.max_body} bytes)", code=TOO_LARGE))
                 return None
