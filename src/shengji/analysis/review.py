@@ -590,7 +590,7 @@ def review_lines(review: RoundReview) -> list[str]:
     play, the reason, the hindsight verdict), then the round's accuracy."""
     lines = [f"Round {review.round_no + 1}, seat {review.seat}: {len(review.decisions)} "
              f"decisions (worlds {review.budget.worlds}, rollouts {review.budget.rollouts}, "
-             f"seed {review.seed})"]
+             f"endgame {review.budget.endgame}, seed {review.seed})"]
     for d in review.decisions:
         k = d.knowledge
         where = d.kind if d.kind != "play" else (
