@@ -267,7 +267,6 @@ def test_spending_the_top_trump_early_gives_away_the_kitty_a_blunder_rules_7() -
     assert good.verdict == "best" and good.loss_points == 0.0
 
 
-
 def _legal(rnd: Round) -> list[tuple[int, ...]]:
     """Every legal lead (§6.1) or follow (§6.2) of the seat to act."""
     seat, t = rnd.to_act, rnd.trump

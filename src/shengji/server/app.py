@@ -116,6 +116,7 @@ def origin_allowed(scope: Scope, allowed: frozenset[str]) -> bool:
     parts = urlsplit(origin)
     return bool(host) and parts.scheme in ("http", "https") and parts.netloc == host
 
+
 #: how much of a chunked body past the limit is read and dropped before its 413 is sent
 DRAIN_BYTES = 64 * 1024
 
