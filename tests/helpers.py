@@ -192,3 +192,23 @@ def at_the_kitty(seed: int) -> Round:
     while rnd.phase != "kitty":
         step(rnd, agents)
     return rnd
+
+
+def deal_asks_in(rnd: Round, agents: list) -> Iterator[tuple[Round, int]]:  # type: ignore[type-arg]
+    """Yield (round, seat) at every declaration ask of `rnd`'s deal and final window
+    (RULES §3.1, §3.3), the `agents` (by seat) answering each ask after the yield."""
+    while rnd.phase in ("deal", "declare"):
+        d = rnd.decision()
+        if d.phase == "deal":
+            rnd.apply(Draw())
+            after = rnd.decision()
+            s = after.last_drawer
+            if after.phase == "deal" and s is not None and rnd.has_declaration(s):
+                yield rnd, s
+                action = agents[s].act(rnd.view(s))
+                if action.__class__.__name__ == "Declare":
+                    rnd.apply(action)
+        else:
+            assert d.seat is not None
+            yield rnd, d.seat
+            rnd.apply(agents[d.seat].act(rnd.view(d.seat)))

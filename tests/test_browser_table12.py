@@ -104,10 +104,12 @@ def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei
     page.fill("#name-input", name)
     page.click(".seat[data-seat='0'] .sit-btn")
     page.wait_for_selector(".seat[data-seat='0'] .you")
-    # the searching bots play four-player teams only (RULES §12): not offered here
-    assert page.locator(".seat[data-seat='1'] .bot-btn[data-kind='expert']").count() == 0
+    # the searching bots play every table (issue 33): offered here, and seat 1 is the
+    # expert's fast level
+    assert page.locator(".seat[data-seat='1'] .bot-btn[data-kind='expert']").count() == 1
     for seat in range(1, players):
-        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='heuristic']")
+        kind = "fast" if seat == 1 else "heuristic"
+        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
         page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
     return table_id
 

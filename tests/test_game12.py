@@ -497,10 +497,11 @@ def test_cli_play_at_six_seats_in_friends_mode(tmp_path: Path) -> None:
 def test_cli_refuses_a_table_that_cannot_be_played_or_a_bot_that_cannot_play_it() -> None:
     res = _cli(["play", "--players", "7", "--mode", "teams"])
     assert res.exit_code != 0 and "RULES §12.1: 7 players cannot play teams" in res.output
-    res = _cli(["play", "--players", "6", "--partner", "expert"])
+    res = _cli(["play", "--players", "6", "--partner", "dmc:checkpoint.pt"])
     assert res.exit_code != 0 and "RULES §12" in res.output and "'random'" in res.output
-    res = _cli(["arena", "--players", "6", "--mode", "friends", "--deals", "1", "--a", "fast"])
-    assert res.exit_code != 0 and "RULES §12" in res.output  # the expert: four seats only
+    res = _cli(["arena", "--players", "6", "--mode", "friends", "--deals", "1", "--a",
+                "omniscient"])
+    assert res.exit_code != 0 and "RULES §12" in res.output  # four seats only
 
 
 def test_cli_arena_at_six_seats_in_friends_and_teams_mode(tmp_path: Path) -> None:

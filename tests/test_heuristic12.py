@@ -199,21 +199,25 @@ def test_honesty_scramble_at_six_seats(mode: str) -> None:
     assert checked >= 20
 
 
-def test_the_expert_refuses_larger_tables_naming_the_rule() -> None:
-    """RULES §12: the expert (four-seat world sampler) is refused at other tables; the
-    heuristic and random play them."""
+def test_only_the_four_seat_bots_are_refused_at_larger_tables_naming_the_rule() -> None:
+    """RULES §12: random, heuristic and the expert's levels play every table (issue 33:
+    the expert's worlds deal N hands); the learned bots (four-seat observations) and
+    the research bot are refused there, naming the rule."""
     opts = RuleOptions(players=6, mode="friends")
+    for kind in ("random", "heuristic", "fast", "expert", "master", "expert:iters=20"):
+        assert table_kind_error(kind, opts) is None, kind
+        assert table_kind_error(kind, RuleOptions(players=8)) is None, kind
+    for kind in ("dmc:checkpoint.pt", "omniscient"):
+        assert "RULES §12" in (table_kind_error(kind, opts) or ""), kind
+        assert table_kind_error(kind, RuleOptions()) is None, kind
     with pytest.raises(ValueError, match="RULES §12"):
-        make_agent("expert", 0, options=opts)
-    assert table_kind_error("heuristic", opts) is None
-    assert table_kind_error("random", opts) is None
-    assert "RULES §12" in (table_kind_error("fast", RuleOptions(players=8)) or "")
-    assert table_kind_error("expert", RuleOptions()) is None
+        make_agent("dmc:checkpoint.pt", 0, options=opts)
     rnd = _round(0, 6, "teams")
     while rnd.decision().phase != "play":
         step(rnd, [make_agent("heuristic", s) for s in range(6)])
-    with pytest.raises(ValueError, match="RULES §12"):
-        make_agent("expert", 0).act(rnd.view(rnd.decision().seat))
+    seat = rnd.decision().seat
+    assert seat is not None
+    rnd.apply(make_agent("expert:iters=8", 0, options=rnd.options).act(rnd.view(seat)))
 
 
 def test_four_player_digest_unchanged() -> None:

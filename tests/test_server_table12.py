@@ -184,13 +184,15 @@ def test_table_options_are_offered_and_stored(tmp_path: Path) -> None:
         assert len(st["table"]["seats"]) == 10
         p.sit(9, "Host")
         assert "seat 0-9" in p.error({"type": "bot", "seat": 10, "kind": "random"})
-        # the expert's search plays four-player teams only; the refusal says which bots
-        # play here, and the heuristic does
-        err = p.error({"type": "bot", "seat": 3, "kind": "expert"})
-        assert err.startswith("RULES §12") and "random" in err and "heuristic" in err
+        # every bot kind a web table offers plays §12 tables (issue 33: the expert's too)
+        err = p.error({"type": "bot", "seat": 3, "kind": "dmc:checkpoint.pt"})
+        assert err == "bot kind must be one of: random, heuristic, fast, expert, master"
         p.send({"type": "bot", "seat": 3, "kind": "heuristic"})
         st = p.until(lambda m: m["type"] == "state" and m["table"]["seats"][3] is not None)
         assert st["table"]["seats"][3]["kind"] == "heuristic"
+        p.send({"type": "bot", "seat": 4, "kind": "expert"})
+        st = p.until(lambda m: m["type"] == "state" and m["table"]["seats"][4] is not None)
+        assert st["table"]["seats"][4]["kind"] == "expert"
         # a four-player table is as before: its options JSON has no §12 field
         tid4, host4 = new_table(client)
         p4 = WSPlayer(client, tid4)

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from helpers import deal_asks_in
 from shengji import Round
 from shengji.actions import Play
 from shengji.bots import make_agent
@@ -230,28 +231,11 @@ def test_the_true_world_explains_heuristic_play_better_than_sampled_ones() -> No
 # ==================================================================== the deal (§3)
 def deal_asks(seed: int, first_round: bool):  # type: ignore[no-untyped-def]
     """Yield (round, seat) at every declaration ask of the deal and its final window."""
-    from shengji.actions import Draw
-
     if first_round:
         rnd = Round(seed, trump_rank="2")
     else:
         rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
-    agents = [make_agent("heuristic", seed * 10 + s) for s in range(4)]
-    while rnd.phase in ("deal", "declare"):
-        d = rnd.decision()
-        if d.phase == "deal":
-            rnd.apply(Draw())
-            after = rnd.decision()
-            s = after.last_drawer
-            if after.phase == "deal" and s is not None and rnd.has_declaration(s):
-                yield rnd, s
-                action = agents[s].act(rnd.view(s))
-                if action.__class__.__name__ == "Declare":
-                    rnd.apply(action)
-        else:
-            assert d.seat is not None
-            yield rnd, d.seat
-            rnd.apply(agents[d.seat].act(rnd.view(d.seat)))
+    yield from deal_asks_in(rnd, [make_agent("heuristic", seed * 10 + s) for s in range(4)])
 
 
 def true_deal(rnd: Round) -> tuple[list[list[int]], list[int]]:

@@ -195,7 +195,8 @@ DECKS_HELP = "Decks, 2-5 (RULES §12; default players // 2, at least 2)."
 def _table_bot(spec: str | None, options: RuleOptions, flag: str) -> str:
     """A bot spec for this table: the default is the heuristic, which plays every table
     (RULES §12), and the random bot where it could not; a spec the table cannot take
-    (the expert at a table other than four players in teams) is refused naming the rule."""
+    (a learned bot at a table other than four players in teams) is refused naming the
+    rule."""
     from .arena.run import table_spec_error
 
     if spec is None:
@@ -271,8 +272,8 @@ def play(
     partner: Annotated[
         str | None, typer.Option(callback=_opt_table_kind, help="Your partner's bot (North): "
                                  "random, heuristic, fast (50 ms), expert (250 ms), master "
-                                 "(1 s) or expert:ms=300. Default heuristic (every table; "
-                                 "the expert plays four players in teams only, RULES §12).")
+                                 "(1 s) or expert:ms=300; all of them play every table "
+                                 "(RULES §12). Default heuristic.")
     ] = None,
     opponents: Annotated[
         str | None, typer.Option(callback=_opt_table_kind, help="The opponents' bots (East "

@@ -69,9 +69,9 @@ def _agent_seed(seed: int, seat: int, half: int) -> int:
 
 def table_spec_error(spec: str, options: RuleOptions) -> str | None:
     """Why agent `spec` cannot play a table of `options`, or None. Every bot plays the
-    four-player teams game; at other tables (RULES §12) only the random and heuristic bots
-    do (`bots.base.table_kind_error`): the expert and the learned bots read four seats and
-    fixed teams, so they are refused rather than played wrongly."""
+    four-player teams game; at other tables (RULES §12) the random and heuristic bots and
+    the expert's levels do (`bots.base.table_kind_error`): the learned bots read four
+    seats and fixed teams, so they are refused rather than played wrongly."""
     return table_kind_error(spec, options)
 
 

@@ -44,10 +44,11 @@ LEVEL_ITERS: dict[str, int] = {"fast": 80, "expert": 400, "master": 1600}
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
 
-#: the kinds that play every table of RULES §12 (any seat count, both modes); the others
-#: (the expert's levels, whose world sampler deals four hands, and the learned and
-#: research bots) play the four-player teams game only (`table_kind_error`)
-ANY_TABLE_KINDS: tuple[str, ...] = ("random", "heuristic")
+#: the kinds that play every table of RULES §12 (any seat count, both modes: the expert's
+#: world sampler deals N hands, issue 33); the others (the learned and research bots,
+#: whose observations and training are four-seat) play the four-player teams game only
+#: (`table_kind_error`)
+ANY_TABLE_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
 
 #: the most processes one searching bot may use (`expert:workers=N`; the default is 1)
 MAX_WORKERS = 8
@@ -124,8 +125,7 @@ def table_spec_error(spec: str) -> str | None:
 def table_kind_error(spec: str, options: RuleOptions) -> str | None:
     """Why agent `spec` cannot play a table of `options` (RULES §12), or None. Every bot
     plays the four-player teams game; at other tables only `ANY_TABLE_KINDS` do (the
-    expert samples four-seat worlds, the learned bots read four seats), refused rather
-    than played wrongly."""
+    learned bots read four seats), refused rather than played wrongly."""
     if options.n_players == 4 and options.mode == "teams":
         return None
     kind = spec.split(":", 1)[0].strip() if isinstance(spec, str) else ""

@@ -147,12 +147,6 @@ class ExpertAgent:
         """Declare, bury or play (all searched) for this seat's view."""
         seat = view.seat
         assert seat is not None, "an agent plays a seat"
-        if len(view.hand_sizes) != 4 or view.sides:
-            raise ValueError(
-                "RULES §12: the expert plays only the four-player teams game (its world "
-                f"sampler deals four hands); this table has {len(view.hand_sizes)} players"
-                f"{' in friends mode' if view.sides else ''}: use 'heuristic' or 'random'"
-            )
         self.decisions += 1
         self.last_search = None
         # Each decision gets its own generator, so that one decision's search does not
@@ -161,6 +155,8 @@ class ExpertAgent:
         self.policy.rng = random.Random(rng.getrandbits(32))
         if view.phase in ("deal", "declare"):
             return self._declare(view, rng)
+        if view.phase == "call":  # friends mode: the leader calls as the heuristic does (§12.4)
+            return self.policy.act(view)
         if view.phase not in ("kitty", "play"):
             raise ValueError(f"nothing to do in phase {view.phase!r}")
         try:
@@ -363,7 +359,10 @@ class ExpertAgent:
         compiled; the last tricks solved exactly with `endgame`); `me`'s utility."""
         policy = self.policy
         policy.rng.seed(seed)
-        if not play_out(policy, rnd, ks, self.endgame):
+        # the exact endgame plays team against team: not in friends mode, where the sides
+        # are not known until the calls are played (RULES §12.4)
+        endgame = 0 if rnd.friends_mode else self.endgame
+        if not play_out(policy, rnd, ks, endgame):
             return solve(rnd, me)
         return utility(rnd, me)
 
@@ -479,8 +478,11 @@ class ExpertAgent:
         t = rnd.trump
         assert starter is not None and t is not None
         rnd.step(bot.act(rnd.view(starter)))  # the bury (§4)
+        if rnd.phase == "call":  # friends mode: the leader's calls (§12.4)
+            rnd.step(bot.act(rnd.view(starter)))
         k0 = Knowledge(rnd.view(starter), t)
-        ks = k0.world([rnd.hand_counts(s) for s in range(4)], list(rnd.kitty), starter)
+        ks = k0.world([rnd.hand_counts(s) for s in range(rnd.n_players)], list(rnd.kitty),
+                      starter)
         return self._rollout(rnd, ks, me, seed)
 
     # ================================================================ the kitty (§4)
@@ -507,7 +509,11 @@ class ExpertAgent:
             for c in (cands[j] for j in which):
                 rnd = world.clone()
                 rnd.step(Bury(me, tuple(CARDS[i] for i in c)))
-                ks = k0.world([rnd.hand_counts(s) for s in range(4)], c, me)
+                k = k0
+                if rnd.phase == "call":  # friends mode: the heuristic's calls (§12.4)
+                    rnd.step(self.policy.act(rnd.view(me)))
+                    k = Knowledge(rnd.view(me), t)
+                ks = k.world([rnd.hand_counts(s) for s in range(rnd.n_players)], c, me)
                 out.append(self._rollout(rnd, ks, me, seed))
             return out
 
@@ -745,7 +751,7 @@ def solve_line(rnd: Round, me: int, value: Callable[[Round], float], alpha: floa
     if len(moves) == 1:  # forced: no branching
         rnd.step(Play(seat, tuple(CARDS[i] for i in moves[0])))
         return solve_line(rnd, me, value, alpha, beta)
-    maximize = seat % 2 == me % 2
+    maximize = seat % 2 == me % 2  # teams (§12.2); friends mode is not solved (`_rollout`)
     best = -1e9 if maximize else 1e9
     line = rnd
     for ids in moves:

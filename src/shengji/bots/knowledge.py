@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from ..botkit import TrickView
 
 __all__ = [
-    "Knowledge", "declared_held", "open_calls", "other_seats", "sides_of", "view_key",
+    "Knowledge", "declared_held", "open_calls", "other_seats", "seat_sides", "sides_of",
+    "view_key",
 ]
 
 
@@ -65,7 +66,7 @@ class Knowledge:
         "unseen_len", "hand_sizes", "starter_kitty", "kitty_pts", "strict", "_buried",
         "n_hand", "n_unseen", "unseen_pts", "sure_cache", "held", "options", "key", "n_done",
         "n_part", "mark", "declarers", "n", "mates", "declaring", "n_kitty",
-        "open_calls",
+        "open_calls", "leader", "friends",
     )
 
     def __init__(self, view: View | None, t: Trump) -> None:
@@ -97,6 +98,10 @@ class Knowledge:
         self.options = view.options
         self.n_kitty = view.options.n_kitty
         self.declarers = view.declaring_team if view.declaring_team is not None else -1
+        # friends mode (§12.4): the leader (-1 before it is known; None in teams mode)
+        # and the friends who joined
+        self.leader = _leader_of(view)
+        self.friends: tuple[int, ...] = view.friends
         self.mates, self.declaring = sides_of(view)
         self.open_calls = open_calls(view)
         self.strict = view.options.strict_tractor_follow
@@ -163,6 +168,7 @@ class Knowledge:
         if view.calls:  # friends mode (§12.4): a friend may have joined since
             self.mates, self.declaring = sides_of(view)
             self.open_calls = open_calls(view)
+            self.friends = view.friends
         if view.failed_throws:  # rare: recomputed from the tricks
             self.held = self._failed_throw_cards(view, tricks, cur)
         # The seat's own hand is the check that nothing was missed.
@@ -190,11 +196,12 @@ class Knowledge:
     def world(
         self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
     ) -> list[Knowledge]:
-        """The four seats' knowledge in a determinized world (search rollouts).
+        """Every seat's knowledge in a determinized world (search rollouts).
 
         `self` is the searching seat's knowledge of the position; `hands` the world's
-        four hands and `kitty` its buried kitty (known to `starter` only). The public
-        facts (voids, missing pairs, hand sizes) are fresh copies shared by the four.
+        hands (one per seat, RULES §12.1) and `kitty` its buried kitty (known to `starter`
+        only). The public facts (voids, missing pairs, hand sizes) are fresh copies shared
+        by all the seats.
         """
         void = [list(v) for v in self.void]
         nopair = [list(v) for v in self.nopair]
@@ -285,14 +292,24 @@ class Knowledge:
         k.n = self.n
         k.n_kitty = self.n_kitty
         k.open_calls = self.open_calls
+        k.leader, k.friends = self.leader, self.friends
         if self.n == 4 and self.declarers >= 0:  # four-player teams: the partner
             k.mates, k.declaring = [(seat + 2) % 4], seat % 2 == self.declarers
-        else:  # larger tables are not searched (the expert plays four seats only)
-            k.mates, k.declaring = list(self.mates), self.declaring
+        else:  # §12 tables: the seat's side as it knows it, from its own hand (§12.4)
+            k.mates, k.declaring = seat_sides(
+                seat, self.n, self.declarers, self.leader, self.friends, hand, self.open_calls)
         k.key = None
         k.n_done = k.n_part = 0
         k.mark = ()
         return k
+
+    def see_join(self, friends: tuple[int, ...], open_ids: list[int]) -> None:
+        """A friend joined or a call was spent (RULES §12.4, in a search world): the
+        joined friends and the open calls now; the seat's side follows again from them
+        and from its own hand (`seat_sides`)."""
+        self.friends, self.open_calls = friends, open_ids
+        self.mates, self.declaring = seat_sides(
+            self.me, self.n, self.declarers, self.leader, friends, self.hand, open_ids)
 
     def sure_level(self, ps: int) -> int:
         """A card of play suit `ps` at this level or above beats every unseen single of
@@ -531,26 +548,43 @@ def sides_of(view: View) -> tuple[list[int], bool]:
     me = view.seat
     assert me is not None
     n = len(view.hand_sizes)
-    if not view.sides:  # teams (the four-player game too)
+    dt = view.declaring_team if view.declaring_team is not None else -1
+    leader = _leader_of(view)
+    if leader is None:  # teams (the four-player game too)
+        return seat_sides(me, n, dt, None, (), (), [])
+    held = view.counts()
+    cur = view.current_trick
+    if cur is not None:  # a copy it has just played joins it when the trick ends
+        for s, cards in cur.plays:
+            if s == me:
+                for c in cards:
+                    held[c.id] += 1
+    return seat_sides(me, n, dt, leader, view.friends, held, open_calls(view))
+
+
+def _leader_of(view: View) -> int | None:
+    """The leader in friends mode (RULES §12.4; -1 while it is not known), None in teams."""
+    if view.options.mode != "friends":
+        return None
+    return view.starter if view.starter is not None else -1
+
+
+def seat_sides(
+    me: int, n: int, declarers: int, leader: int | None, friends: Sequence[int],
+    held: Sequence[int], open_ids: Sequence[int],
+) -> tuple[list[int], bool]:
+    """`sides_of` from its parts, for a view or a search world: the seats `me` plays with
+    and whether its side declares. Teams (`leader` None, RULES §12.2): the seats of its
+    parity, declaring when that parity is `declarers`. Friends mode (§12.4): the leader's
+    side is the leader, the joined `friends` and `me` if it holds (`held`, counts per
+    card id) a copy of an open call (`open_ids`)."""
+    if leader is None:
         if n == 4:
-            partner = (me + 2) % 4
-            return [partner], me % 2 == view.declaring_team
-        return ([s for s in range(me % 2, n, 2) if s != me],
-                view.declaring_team is not None and me % 2 == view.declaring_team)
-    leader = view.starter
-    side = {leader, *view.friends} if leader is not None else set(view.friends)
-    if me not in side:
-        held = view.counts()
-        cur = view.current_trick
-        if cur is not None:  # a copy it has just played joins it when the trick ends
-            for s, cards in cur.plays:
-                if s == me:
-                    for c in cards:
-                        held[c.id] += 1
-        for card, _, by, spent in view.calls:
-            if by is None and not spent and held[card.id]:
-                side.add(me)
-                break
+            return [(me + 2) % 4], me % 2 == declarers
+        return [s for s in range(me % 2, n, 2) if s != me], me % 2 == declarers
+    side = {leader, *friends}
+    if me not in side and any(held[i] for i in open_ids):
+        side.add(me)
     if me in side:
         return [s for s in range(n) if s in side and s != me], True
     return [s for s in range(n) if s not in side and s != me], False

@@ -60,7 +60,7 @@ class OmniscientAgent(ExpertAgent):
 
     def _true_world(self, view: View) -> tuple[Round, list[list[int]], list[int]]:
         rnd = self._round()
-        hands = [list(rnd.hand_counts(s)) for s in range(4)]
+        hands = [list(rnd.hand_counts(s)) for s in range(rnd.n_players)]
         kitty = list(rnd.kitty) if rnd.kitty else list(rnd.kitty_taken)
         return rnd.clone(), hands, kitty
 

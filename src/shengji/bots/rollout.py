@@ -36,6 +36,8 @@ def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: i
     plays_made = _PLAYS
     start = rnd.current
     lead = list(start[0][1]) if start else None  # the current trick's lead, as a list
+    # friends mode (RULES §12.4) with a call open: a join changes the seats' sides
+    joins = rnd.call_by if rnd.friends_mode and k0.open_calls else None
     while rnd.phase == "play":
         seat = rnd.to_act
         assert seat is not None
@@ -55,6 +57,8 @@ def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: i
             for k in ks:
                 k.observe(seat, actual, lead)
             k0.observe_public(seat, actual, lead)
+            if joins is not None and not rnd.current and rnd.call_by != joins:
+                joins = _see_joins(rnd, ks)
         else:  # a lead: a failed throw puts down only the cards it forces (§6.4)
             actual = lead = list(rnd.current[-1][1])
             for k in ks:
@@ -63,21 +67,37 @@ def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: i
     return True
 
 
+def _see_joins(rnd: Round, ks: list[Knowledge]) -> tuple[int | None, ...]:
+    """A trick ended with a called copy in it (RULES §12.4): every seat's knowledge learns
+    the friends and the calls open now; the new `call_by` to compare with."""
+    friends = rnd.friends
+    open_ids = [cid for (cid, _), by, spent in zip(
+        rnd.calls, rnd.call_by, rnd.calls_spent, strict=True) if by is None and not spent]
+    for k in ks:
+        k.see_join(friends, open_ids)
+    return rnd.call_by
+
+
 def utility(rnd: Round, me: int) -> float:
-    """The finished round's worth to `me`'s team: levels gained (+) or conceded (-), and a
-    little for the points margin so that rollouts inside one level band still differ."""
+    """The finished round's worth to `me`'s side: levels gained (+) or conceded (-), and a
+    little for the points margin so that rollouts inside one level band still differ.
+    The side is the team (RULES §8.2, §12.2) or, in friends mode, the side `me` ended
+    the round on (§12.4)."""
     res = rnd.result
     assert res is not None
-    mine = me % 2
-    gainer_team = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
-    levels = float(res.levels_gained if gainer_team == mine else -res.levels_gained)
+    sides = res.sides  # friends mode only (§12.4)
+    declaring = me % 2 == res.declaring_team if sides is None else sides[me] != "opponent"
+    gained = (res.gainer == "declarers") == declaring
+    levels = float(res.levels_gained if gained else -res.levels_gained)
     # The 80-115 band swaps the declarers without levels: worth a little (§8.2).
     if res.levels_gained == 0:
-        levels = 0.5 if gainer_team == mine else -0.5
-    # Half the utility is a smooth reading of the points (40 points ~ one level, §8.2):
-    # it tells apart rollouts within one level band and so lowers the noise.
-    margin = (80 - res.opponents_points) / 40
+        levels = 0.5 if gained else -0.5
+    # Half the utility is a smooth reading of the points (one band, 40 points with two
+    # decks, ~ one level, §8.2, §12.3): it tells apart rollouts within one level band
+    # and so lowers the noise.
+    band = 20 * rnd.n_decks
+    margin = (2 * band - res.opponents_points) / band
     margin = max(-3.0, min(3.0, margin))
-    if mine != res.declaring_team:
+    if not declaring:
         margin = -margin
     return 0.5 * levels + 0.5 * margin

@@ -36,14 +36,14 @@ from ..trump import TRUMP, Trump
 from ..views import View
 from .knowledge import Knowledge, declared_held
 
-KITTY = 4  # the location index of the hidden kitty in a world (seats are 0-3)
+KITTY = 4  # the hidden kitty's location index in a four-player world (seats are 0-3);
+# at a table of N seats (RULES §12.1) it is N: `WorldFacts.kitty_loc`
 
 __all__ = [
     "KITTY", "DealFacts", "PlayPolicy", "WorldError", "WorldFacts", "deal_error", "deal_round",
     "Likelihood", "determinize", "play_likelihood", "sample_deal", "sample_world", "world_error",
 ]
 
-N_DEALT = 100  # cards drawn into the four hands; the last 8 of the deck are the kitty (§3.1)
 
 
 class WorldError(ValueError):
@@ -63,10 +63,13 @@ class WorldFacts:
     """What one seat knows about where the hidden cards are (RULES §11, §6.2-§6.4, §3.3).
 
     `pool[i]`: unseen copies of card id `i`; `capacity[loc]`: hidden cards at each
-    location (seats 0-3, `KITTY`); `void[s][ps]`, `nopair[s][ps]` per seat and play
-    suit; `pinned[loc][i]`: copies of `i` known to be at `loc`; `either[i]`: copies of
-    `i` the starter declared with and has not played, while the kitty is hidden: in the
-    starter's hand or buried in the kitty (§3.3, §4), on top of the pinned ones.
+    location (seats 0..N-1, then the kitty at `kitty_loc` = N: `KITTY` at four seats,
+    RULES §12.1); `void[s][ps]`, `nopair[s][ps]` per seat and play suit (`nopair`: no
+    pair, or at a table of other than two decks no k-tuple, so at most one copy of each
+    card there, §6.2, §12.3); `pinned[loc][i]`: copies of `i` known to be at `loc`;
+    `either[i]`: copies of `i` the starter declared with and has not played, while the
+    kitty is hidden: in the starter's hand or buried in the kitty (§3.3, §4), on top of
+    the pinned ones.
     """
 
     seat: int
@@ -81,6 +84,16 @@ class WorldFacts:
     either: list[int] | None = None
     starter: int | None = None  # whose hand `either` may be in
 
+    @property
+    def n(self) -> int:
+        """The seats at the table (RULES §12.1)."""
+        return len(self.capacity) - 1
+
+    @property
+    def kitty_loc(self) -> int:
+        """The kitty's location index: after the seats (`KITTY` at four seats)."""
+        return len(self.capacity) - 1
+
     @classmethod
     def from_view(cls, view: View) -> WorldFacts:
         """The facts of `view` (kitty or play phase, a seat's view), as `Knowledge`
@@ -90,7 +103,9 @@ class WorldFacts:
         t = view.trump
         if me is None or t is None or view.phase not in ("kitty", "play"):
             raise ValueError("world facts need a seat's view in the kitty or play phase")
-        _check_copies(view)
+        _check_copies(view, t.decks)
+        n_seats = len(view.hand_sizes)
+        kloc = n_seats
         k = Knowledge(view, t)
         hand = list(k.hand)
         pool = list(k.unseen)
@@ -100,11 +115,11 @@ class WorldFacts:
             kitty_known = tuple(k.kitty_ids())
         if view.phase == "kitty" and view.kitty_taken is not None:
             kitty_known = tuple(c.id for c in view.kitty_taken)  # already in the hand
-        capacity = [0] * 5
-        for s in range(4):
+        capacity = [0] * (n_seats + 1)
+        for s in range(n_seats):
             if s != me:
                 capacity[s] = view.hand_sizes[s]
-        capacity[KITTY] = 8 if kitty_hidden else 0
+        capacity[kloc] = view.options.n_kitty if kitty_hidden else 0
         # Cards known to be in a hand: declared (§3.3) or shown to stop a throw (§6.4),
         # minus what that seat played since.
         need = declared_held(view)
@@ -116,11 +131,11 @@ class WorldFacts:
                         row[i] = n
         void, nopair = k.void, k.nopair
         ps_of = t.play_suit
-        pinned = [[0] * N_IDS for _ in range(5)]
+        pinned = [[0] * N_IDS for _ in range(n_seats + 1)]
         either = [0] * N_IDS
         left = list(pool)
         held = k.held or {}
-        for s in range(4):
+        for s in range(n_seats):
             for i in range(N_IDS):
                 n = min(need[s][i], left[i])
                 if n <= 0:
@@ -130,7 +145,7 @@ class WorldFacts:
                     # It left that hand without being played: the starter buried it (§4).
                     if s != view.starter or not kitty_hidden:
                         continue
-                    loc = KITTY
+                    loc = kloc
                 elif s == view.starter and kitty_hidden:
                     # Cards shown to stop a throw (§6.4) are in the hand; cards it only
                     # declared with may have been buried (§4).
@@ -149,9 +164,9 @@ class WorldFacts:
                    view.starter if any(either) else None)
 
 
-def _check_copies(view: View) -> None:
-    """Refuse a view that shows a card more than twice (its own hand, every play and the
-    kitty it buried: two decks, RULES §2)."""
+def _check_copies(view: View, decks: int) -> None:
+    """Refuse a view that shows a card more than `decks` times (its own hand, every play
+    and the kitty it buried: two decks, RULES §2; d decks, §12.1)."""
     seen = [0] * N_IDS
     for c in view.hand:
         seen[c.id] += 1
@@ -162,12 +177,12 @@ def _check_copies(view: View) -> None:
     if view.kitty is not None and view.starter == view.seat:
         for c in view.kitty:
             seen[c.id] += 1
-    if max(seen) > 2:
-        raise ValueError("the view shows more than two copies of a card")
+    if max(seen) > decks:
+        raise ValueError(f"the view shows more than {decks} copies of a card")
 
 
 def _allowed(f: WorldFacts, loc: int, i: int) -> bool:
-    if loc == KITTY:
+    if loc == f.kitty_loc:
         return True
     return not f.void[loc][f.trump.play_suit[i]]
 
@@ -187,7 +202,7 @@ def _kitty_weight(i: int, t: Trump) -> float:
 
 
 def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-    """Deal the unseen cards consistently with the facts: four hands (count arrays, the
+    """Deal the unseen cards consistently with the facts: the N hands (count arrays, the
     seat's own as it is) and the kitty ids (the known kitty, or the sampled hidden one)."""
     for _ in range(60):
         out = _try_sample(f, rng)
@@ -206,10 +221,11 @@ def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], li
 def _pinned_start(f: WorldFacts) -> tuple[list[list[int]], list[int], list[int]]:
     """The start of every draw: each place's hand holding its pinned cards, each place's
     capacity left, and the pool's copies left to place, per card id."""
-    hands = [[0] * N_IDS for _ in range(5)]
+    n_locs = len(f.capacity)
+    hands = [[0] * N_IDS for _ in range(n_locs)]
     cap = list(f.capacity)
     rest = list(f.pool)
-    for loc in range(5):
+    for loc in range(n_locs):
         for i, n in enumerate(f.pinned[loc]):
             if n:
                 hands[loc][i] += n
@@ -241,7 +257,7 @@ def _flow_sample(
         h = [row[:] for row in hands]
         c, r = list(cap), list(rest)
         for b, i in enumerate(copies):
-            loc = st if mask >> b & 1 else KITTY
+            loc = st if mask >> b & 1 else f.kitty_loc
             h[loc][i] += 1
             c[loc] -= 1
             r[i] -= 1
@@ -264,36 +280,33 @@ def _flow_fill(
     if min(cap) < 0 or min(rest) < 0 or sum(rest) != sum(c for c in cap if c > 0):
         return None
     ps_of = f.trump.play_suit
+    n_locs = len(cap)
+    kloc = n_locs - 1
     # room[i][loc]: how many more copies of card i place loc may take (a seat that
     # showed no pair in the card's play suit holds at most one copy, RULES §6.2)
-    room = [[0] * 5 for _ in range(N_IDS)]
+    room = [[0] * n_locs for _ in range(N_IDS)]
     for i in range(N_IDS):
         if not rest[i]:
             continue
-        for loc in range(5):
+        for loc in range(n_locs):
             if cap[loc] <= 0 or not _allowed(f, loc, i):
                 continue
-            if loc != KITTY and f.nopair[loc][ps_of[i]]:
+            if loc != kloc and f.nopair[loc][ps_of[i]]:
                 room[i][loc] = max(0, 1 - hands[loc][i])
             else:
                 room[i][loc] = rest[i]
-    flow = [[0] * 5 for _ in range(N_IDS)]
-    used = [0] * 5
-    order = list(range(5))
+    flow = [[0] * n_locs for _ in range(N_IDS)]
+    used = [0] * n_locs
+    order = list(range(n_locs))
     for i in range(N_IDS):
         for _ in range(rest[i]):
             rng.shuffle(order)
             if not _augment(i, room, flow, used, cap, order):
                 return None
     for i in range(N_IDS):
-        for loc in range(5):
+        for loc in range(n_locs):
             hands[loc][i] += flow[i][loc]
-    out = [f.hand[:] if s == f.seat else hands[s] for s in range(4)]
-    if f.kitty_known is not None:
-        kitty = list(f.kitty_known)
-    else:
-        kitty = [i for i in range(N_IDS) for _ in range(hands[KITTY][i])]
-    return out, kitty
+    return _world_of(f, hands)
 
 
 def _augment(
@@ -357,9 +370,10 @@ def _place_either(
                     and (relax_pairs or not (f.nopair[st][ps] and hands[st][i]))):
                 choices.append(st)
                 weights.append(float(cap[st]))
-            if cap[KITTY] > 0:
-                choices.append(KITTY)
-                weights.append(cap[KITTY] * _kitty_weight(i, t))
+            kloc = f.kitty_loc
+            if cap[kloc] > 0:
+                choices.append(kloc)
+                weights.append(cap[kloc] * _kitty_weight(i, t))
             if not choices:
                 return False
             loc = choices[0] if len(choices) == 1 else rng.choices(choices, weights)[0]
@@ -377,11 +391,12 @@ def _try_sample(
         return None
     if f.either is not None and not _place_either(f, hands, cap, rest, rng, relax_pairs):
         return None
-    locs = [loc for loc in range(5) if cap[loc] > 0 or any(f.pinned[loc])]
+    kloc = f.kitty_loc
+    locs = [loc for loc in range(kloc + 1) if cap[loc] > 0 or any(f.pinned[loc])]
     t = f.trump
     ps_of = t.play_suit
     # The places a card may go, per play suit (`_allowed`: a void seat takes none).
-    opts_of = [[loc for loc in locs if loc == KITTY or not f.void[loc][ps]] for ps in range(5)]
+    opts_of = [[loc for loc in locs if loc == kloc or not f.void[loc][ps]] for ps in range(5)]
     cards = [i for i in range(N_IDS) for _ in range(rest[i])]
     rng.shuffle(cards)
     n_opts = [len(opts_of[ps_of[i]]) for i in range(N_IDS)]
@@ -399,7 +414,7 @@ def _try_sample(
             c = cap[loc]
             if c <= 0:
                 continue
-            if loc != KITTY:
+            if loc != kloc:
                 if not relax_pairs and nopair[loc][ps] and hands[loc][i]:
                     continue
                 weights.append(c * 1.0)
@@ -415,23 +430,35 @@ def _try_sample(
             loc = choices[bisect_right(cum, rand() * (cum[-1] + 0.0), 0, len(cum) - 1)]
         hands[loc][i] += 1
         cap[loc] -= 1
-    out = [f.hand[:] if s == f.seat else hands[s] for s in range(4)]
+    return _world_of(f, hands)
+
+
+def _world_of(
+    f: WorldFacts, hands: list[list[int]]
+) -> tuple[list[list[int]], list[int]]:
+    """The world of filled places: the seats' hands (the seat's own as it is) and the
+    kitty ids (the known kitty, or the one placed at `kitty_loc`)."""
+    kloc = f.kitty_loc
+    out = [f.hand[:] if s == f.seat else hands[s] for s in range(kloc)]
     if f.kitty_known is not None:
         kitty = list(f.kitty_known)
     else:
-        kitty = [i for i in range(N_IDS) for _ in range(hands[KITTY][i])]
+        kitty = [i for i in range(N_IDS) for _ in range(hands[kloc][i])]
     return out, kitty
 
 
 def world_error(f: WorldFacts, hands: list[list[int]], kitty: list[int]) -> str | None:
     """Which fact a world breaks (None: consistent) — used by tests and assertions."""
+    kloc = f.kitty_loc
+    if len(hands) != kloc:
+        return f"{len(hands)} hands, not {kloc}"
     total = [0] * N_IDS
     for h in hands:
         for i, n in enumerate(h):
             total[i] += n
     if hands[f.seat] != f.hand:
         return "the seat's own hand changed"
-    for s in range(4):
+    for s in range(kloc):
         if s != f.seat and sum(hands[s]) != f.capacity[s]:
             return f"seat {s} holds {sum(hands[s])} cards, not {f.capacity[s]}"
         for i, n in enumerate(hands[s]):
@@ -445,19 +472,19 @@ def world_error(f: WorldFacts, hands: list[list[int]], kitty: list[int]) -> str 
         for i, n in enumerate(f.pinned[s]):
             if hands[s][i] < n:
                 return f"seat {s} must still hold {n} of card {i} (declared or shown)"
-    hidden_kitty = f.capacity[KITTY] > 0
+    hidden_kitty = f.capacity[kloc] > 0
     if hidden_kitty:
-        if len(kitty) != 8:
-            return "the hidden kitty must hold 8 cards"
+        if len(kitty) != f.capacity[kloc]:
+            return f"the hidden kitty must hold {f.capacity[kloc]} cards"
         for i in kitty:
             total[i] += 1
-        for i, n in enumerate(f.pinned[KITTY]):
+        for i, n in enumerate(f.pinned[kloc]):
             if kitty.count(i) < n:
                 return f"the kitty must hold card {i}"
     if f.either is not None and f.starter is not None:
         for i, n in enumerate(f.either):
             at = (hands[f.starter][i] - f.pinned[f.starter][i]
-                  + kitty.count(i) - f.pinned[KITTY][i])
+                  + kitty.count(i) - f.pinned[kloc][i])
             if n and at < n:
                 return f"the starter's hand or the kitty must hold card {i} (declared)"
     unseen_total = [total[i] - f.hand[i] for i in range(N_IDS)]
@@ -500,7 +527,7 @@ class _Point:
                  "template")
 
     def __init__(self, ti: int, j: int, seat: int, played: list[int], back: list[int],
-                 sizes: tuple[int, int, int, int], plays: list[tuple[int, list[int]]],
+                 sizes: tuple[int, ...], plays: list[tuple[int, list[int]]],
                  trick: TrickView, fast: bool) -> None:
         self.ti, self.j, self.seat, self.played, self.back = ti, j, seat, played, back
         self.sizes, self.plays, self.trick, self.fast = sizes, plays, trick, fast
@@ -551,7 +578,7 @@ class Likelihood:
                         back += [c.id for c in cs]
             self.points.append(_Point(
                 ti, j, seat, sorted(c.id for c in cards), back,
-                (sizes[0], sizes[1], sizes[2], sizes[3]),
+                tuple(sizes),
                 [(s, [c.id for c in cs]) for s, cs in trick.plays[:j]], trick,
                 not any(f.trick < ti for f in view.failed_throws)))
 
@@ -618,9 +645,9 @@ class DealFacts:
     """What one seat knows about the hidden cards during the deal or its final window.
 
     `hand`: its own cards so far (counts per id); `pool[i]`: unseen copies of id `i`
-    (in other hands or still to be drawn); `sizes[s]`: cards seat `s` holds now;
-    `n_undealt`: cards still in the deck, the kitty's 8 included; `pinned[s][i]`: copies
-    of `i` seat `s` is known to hold (it declared with them, RULES §3.3).
+    (in other hands or still to be drawn); `sizes[s]`: cards seat `s` holds now (N seats,
+    RULES §12.1); `n_undealt`: cards still in the deck, the kitty included; `pinned[s][i]`:
+    copies of `i` seat `s` is known to hold (it declared with them, RULES §3.3).
     """
 
     seat: int
@@ -636,33 +663,35 @@ class DealFacts:
         me = view.seat
         if me is None or view.phase not in ("deal", "declare"):
             raise ValueError("deal facts need a seat's view in the deal or declare phase")
+        decks = view.options.n_decks
         hand = [0] * N_IDS
         for c in view.hand:
             hand[c.id] += 1
-        pool = [2 - n for n in hand]
+        pool = [decks - n for n in hand]
         if min(pool) < 0:
-            raise ValueError("the view shows more than two copies of a card")
+            raise ValueError(f"the view shows more than {decks} copies of a card")
         sizes = list(view.hand_sizes)
         drawn = sum(sizes)
         pinned = declared_held(view)  # nothing has left a hand yet (§3.1)
         for i in range(N_IDS):
-            if sum(pinned[s][i] for s in range(4)) > pool[i]:
+            if sum(row[i] for row in pinned) > pool[i]:
                 raise ValueError(f"the declarations show more copies of card {i} than unseen")
-        return cls(me, hand, pool, sizes, 108 - drawn, pinned)
+        return cls(me, hand, pool, sizes, N_IDS * decks - drawn, pinned)
 
 
 def sample_deal(f: DealFacts, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-    """Deal the unseen cards consistently with the facts: four hands (count arrays, the
+    """Deal the unseen cards consistently with the facts: the N hands (count arrays, the
     seat's own as it is) and the undealt cards in drawing order (the kitty last).
 
     Uniform over the placements that keep every declarer's shown cards in its hand;
     that a seat did not declare is not read as a fact (bots wait for a long suit).
     """
-    hands = [[0] * N_IDS for _ in range(4)]
+    n_seats = len(f.sizes)
+    hands = [[0] * N_IDS for _ in range(n_seats)]
     rest = list(f.pool)
     cap = list(f.sizes)
     cap[f.seat] = 0
-    for s in range(4):
+    for s in range(n_seats):
         if s == f.seat:
             continue
         for i, n in enumerate(f.pinned[s]):
@@ -675,13 +704,13 @@ def sample_deal(f: DealFacts, rng: random.Random) -> tuple[list[list[int]], list
     cards = [i for i in range(N_IDS) for _ in range(rest[i])]
     rng.shuffle(cards)
     k = 0
-    for s in range(4):
+    for s in range(n_seats):
         for i in cards[k : k + cap[s]]:
             hands[s][i] += 1
         k += cap[s]
     undealt = cards[k:]
     if len(undealt) != f.n_undealt:
-        raise WorldError("the view's hand sizes and undealt cards do not add up to 108")
+        raise WorldError("the view's hand sizes and undealt cards do not add up to the deck")
     hands[f.seat] = f.hand[:]
     return hands, undealt
 
@@ -690,7 +719,9 @@ def deal_error(f: DealFacts, hands: list[list[int]], undealt: list[int]) -> str 
     """Which fact a deal-phase world breaks (None: consistent) — for tests and assertions."""
     if hands[f.seat] != f.hand:
         return "the seat's own hand changed"
-    for s in range(4):
+    if len(hands) != len(f.sizes):
+        return f"{len(hands)} hands, not {len(f.sizes)}"
+    for s in range(len(f.sizes)):
         if sum(hands[s]) != f.sizes[s]:
             return f"seat {s} holds {sum(hands[s])} cards, not {f.sizes[s]}"
         for i, n in enumerate(f.pinned[s]):
@@ -724,12 +755,15 @@ def deal_round(view: View, hands: list[list[int]], undealt: list[int]) -> Round:
     if me is None or view.phase not in ("deal", "declare") or view.trump_rank is None:
         raise WorldError("a deal world needs a seat's view in the deal or declare phase")
     options = view.options
+    n_seats = len(view.hand_sizes)
+    deck_size = N_IDS * options.n_decks
     first = view.starter if view.starter is not None else options.first_drawer
     sizes = [sum(h) for h in hands]
     drawn = sum(sizes)
-    if drawn + len(undealt) != 108:
-        raise WorldError("hands and undealt cards must make the 108 cards")
-    declared = [[0] * N_IDS for _ in range(4)]
+    if len(hands) != n_seats or drawn + len(undealt) != deck_size:
+        raise WorldError(
+            f"{n_seats} hands and the undealt cards must make the {deck_size} cards")
+    declared = [[0] * N_IDS for _ in range(n_seats)]
     for s, cards in view.declarations:
         cnt: dict[int, int] = {}
         for c in cards:
@@ -737,16 +771,16 @@ def deal_round(view: View, hands: list[list[int]], undealt: list[int]) -> Round:
         for i, n in cnt.items():
             declared[s][i] = max(declared[s][i], n)
     per_seat: list[list[int]] = []
-    for s in range(4):
+    for s in range(n_seats):
         first_ids = [i for i in range(N_IDS) for _ in range(min(declared[s][i], hands[s][i]))]
         rest = list(hands[s])
         for i in first_ids:
             rest[i] -= 1
         per_seat.append(first_ids + [i for i in range(N_IDS) for _ in range(rest[i])])
     deck: list[int] = []
-    taken = [0, 0, 0, 0]
+    taken = [0] * n_seats
     for p in range(drawn):
-        s = (first + p) % 4
+        s = (first + p) % n_seats
         if taken[s] >= len(per_seat[s]):
             raise WorldError("the hand sizes do not fit the drawing order (RULES §3.1)")
         deck.append(per_seat[s][taken[s]])
@@ -768,7 +802,7 @@ def deal_round(view: View, hands: list[list[int]], undealt: list[int]) -> Round:
             rnd.step(Declare(s, tuple(cards)))
         if window:
             rnd.step(draw)
-            for _ in range(3):
+            for _ in range(n_seats - 1):
                 asked = rnd.decision().seat
                 if asked is None or asked == view.to_act:
                     break

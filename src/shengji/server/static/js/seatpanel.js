@@ -71,8 +71,7 @@ export function SeatPanel({ seat, pos, spot, shape, table, view, me, isHost, wai
       ${(!s || isBot) &&
       html`<button class="btn small bot-btn" data-kind="random" title=${t("host.bot_random")} onClick=${() => onBot(seat, "random")}><${Robot} /> ${t("bot.random")}</button>
         <button class="btn small bot-btn" data-kind="heuristic" title=${t("host.bot_heuristic")} onClick=${() => onBot(seat, "heuristic")}><${Robot} /> ${t("bot.heuristic")}</button>
-        ${shape.classic /* the searching bots play four-player teams only (RULES §12, the server refuses them elsewhere) */ &&
-        html`<button class="btn small bot-btn" data-kind="fast" title=${t("host.bot_fast")} onClick=${() => onBot(seat, "fast")}><${Robot} /> ${t("bot.fast")}</button>
+        ${html`<button class="btn small bot-btn" data-kind="fast" title=${t("host.bot_fast")} onClick=${() => onBot(seat, "fast")}><${Robot} /> ${t("bot.fast")}</button>
         <button class="btn small bot-btn" data-kind="expert" title=${t("host.bot_expert")} onClick=${() => onBot(seat, "expert")}><${Robot} /> ${t("bot.expert")}</button>
         <button class="btn small bot-btn" data-kind="master" title=${t("host.bot_master")} onClick=${() => onBot(seat, "master")}><${Robot} /> ${t("bot.master")}</button>`}`}
       ${s && table.host_seat !== seat && html`<button class="btn small danger kick-btn" onClick=${() => onKick(seat)}>${t("host.kick")}</button>`}
