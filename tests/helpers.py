@@ -212,3 +212,19 @@ def deal_asks_in(rnd: Round, agents: list) -> Iterator[tuple[Round, int]]:  # ty
             assert d.seat is not None
             yield rnd, d.seat
             rnd.apply(agents[d.seat].act(rnd.view(d.seat)))
+
+
+def bury_and_plays(record, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """How many bury and play actions `seat` made in the record's first round."""
+    from shengji.actions import Bury, action_from_json
+
+    g = Game(record.seed, record.options)
+    mine = 0
+    for raw in record.actions:
+        a = action_from_json(raw, record.options.n_players)
+        if g.round_no > 0:
+            break
+        if isinstance(a, (Play, Bury)) and a.seat == seat:
+            mine += 1
+        g.apply(a)
+    return mine

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from helpers import scramble
+from helpers import bury_and_plays, scramble
 from shengji import Game, Round
-from shengji.actions import Bury, Declare, Play, action_from_json
+from shengji.actions import Declare, Play, action_from_json
 from shengji.analysis import (
     ACCURACY_K,
     Budget,
@@ -133,15 +133,7 @@ def test_the_knowledge_reading_ignores_the_hidden_cards_rules_11() -> None:
 def test_a_round_review_is_deterministic_and_covers_the_seats_decisions() -> None:
     record = _record()
     seat = 0
-    g = Game(record.seed, record.options)
-    mine = 0
-    for raw in record.actions:
-        a = action_from_json(raw)
-        if g.round_no > 0:
-            break
-        if isinstance(a, (Play, Bury)) and a.seat == seat:
-            mine += 1
-        g.apply(a)
+    mine = bury_and_plays(record, seat)
     first = review_round(record, 0, seat, SMALL, seed=4)
     again = review_round(record, 0, seat, SMALL, seed=4)
     assert first.to_json() == again.to_json()

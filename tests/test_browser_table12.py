@@ -332,7 +332,12 @@ def test_a_six_player_friends_round_with_the_call_dialog(
                 page.click("#replay-last")
                 page.wait_for_selector("#replay-result")
                 assert page.locator("#replay .seat.side-leader[data-seat='0']").count() == 1
-                assert page.locator("#review-panel").count() == 0  # refused at §12 tables
+                # the review plays §12 tables too (issue 33): any of the six seats
+                assert page.locator("#review-panel").count() == 1
+                assert page.locator("#review-seat option").count() == 6
+                if size == "desktop":
+                    page.click("#review-btn")
+                    page.wait_for_selector("#review-body", timeout=120_000)
                 page.screenshot(path=str(ARTIFACTS / f"table12-{size}-replay.png"), full_page=True)
         finally:
             browser.close()

@@ -158,6 +158,12 @@ class RoundResult:
         object.__setattr__(self, "side_points", side_points)
         object.__setattr__(self, "level_gains", level_gains)
 
+    def declared(self, seat: int) -> bool:
+        """Whether `seat` ended the round on the declaring side: its team (RULES §8.2,
+        §12.2), or in friends mode the leader and the friends who joined (§12.4)."""
+        sides = self.sides
+        return seat % 2 == self.declaring_team if sides is None else sides[seat] != "opponent"
+
 
 picklable(TrickView, FailedThrow, RoundResult)
 

@@ -8,7 +8,7 @@ same candidate moves:
   Worlds are sampled exactly as the expert samples them (`bots.worlds.sample_world`,
   rejection on `play_likelihood` of the others' last trick under the heuristic, the
   expert's `INFER_TRICKS` and tries), and each candidate is played in every world, the
-  round finished by the heuristic for all four seats (RULES §11: nothing hidden is read).
+  round finished by the heuristic for every seat (RULES §11: nothing hidden is read).
 - **hindsight** (`hindsight_reading`): the true round (the record has every hand), each
   candidate rolled out `rollouts` times with seeded heuristic policies until every hand
   holds at most `endgame` cards (3), the rest solved exactly (`bots.expert.solve_line`:
@@ -28,8 +28,13 @@ record, so it is not reviewed.
 
 Values, for the seat's side: **points** are the opponents' final points (§7-§8.1,
 kitty and penalties included), negated for the declaring side, so that more is always
-better for the seat; **levels** are the signed levels its team gains (RULES §8.2 table,
-`RoundResult.levels_gained`; the 80-115 swap counts 0). A candidate's value is its mean
+better for the seat (with d decks scaled by 2/d, the bands being 20·d wide, §12.3);
+**levels** are the signed levels its side gains (RULES §8.2 table,
+`RoundResult.levels_gained`; the 80-115 swap counts 0). The side is the team, or in
+friends mode (§12.4) the side the seat ended the round on in that world: a world's
+rollout decides who the friends are, as the round would. The exact endgame of the
+hindsight reading is for four seats (team against team; N hands branch too widely):
+larger tables play it out instead. A candidate's value is its mean
 over the worlds (rollouts); every candidate meets the same worlds and rollout seeds.
 
 **Loss** is the best candidate's mean points minus the played move's (0 when the played
@@ -321,10 +326,14 @@ def play_candidates(view: View, played: Ids, n: int, seed: int = 0) -> list[Ids]
 
 # ==================================================================== rollouts
 def _signed_points(rnd: Round, me: int) -> float:
-    """The finished round's opponents' points, negated when `me`'s team declared."""
+    """The finished round's opponents' points, negated when `me`'s side declared (its team,
+    or the side it ended on in friends mode, RULES §12.4), in two-deck points: with d
+    decks the bands are 20·d wide (§12.3), so the points are scaled by 2/d and the
+    classes (`THRESHOLDS`, a 40-point band ~ one level) read the same at every table."""
     res = rnd.result
     assert res is not None
-    return float(-res.opponents_points if res.declaring_team == me % 2 else res.opponents_points)
+    pts = res.opponents_points * 2 / rnd.n_decks
+    return float(-pts if res.declared(me) else pts)
 
 
 def _finish(rnd: Round, me: int, seed: int, n_trick: int | None, endgame: int = 0) -> Sample:
@@ -335,7 +344,14 @@ def _finish(rnd: Round, me: int, seed: int, n_trick: int | None, endgame: int = 
     `endgame` cards or fewer (mid-trick too: a decision of the last tricks is judged by
     exact play from the move on), the rest is solved exactly (`solve_line`, alpha-beta on
     these points, each team playing its best) instead of played out."""
-    bots = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+    n = rnd.n_players
+    bots = [HeuristicAgent(seed * 4 + s) for s in range(n)]
+    if rnd.phase == "call":  # friends mode, after the bury: the leader calls (§12.4)
+        step(rnd, bots)
+    if n != 4:
+        # the exact endgame is four seats, team against team: in friends mode the sides
+        # are not known (§12.4), and N hands of a few cards branch too widely to solve
+        endgame = 0
     while rnd.phase == "play":
         s = rnd.to_act
         assert s is not None
@@ -346,14 +362,14 @@ def _finish(rnd: Round, me: int, seed: int, n_trick: int | None, endgame: int = 
         rnd.step(Play(s, tuple(CARDS[i] for i in ids)))
     res = rnd.result
     assert res is not None
-    mine = me % 2
+    mine = res.declared(me)
     points = _signed_points(rnd, me)
-    gainer = res.declaring_team if res.gainer == "declarers" else 1 - res.declaring_team
-    levels = float(res.levels_gained if gainer == mine else -res.levels_gained)
+    levels = float(res.levels_gained if (res.gainer == "declarers") == mine
+                   else -res.levels_gained)
     won = pts = 0.0
-    if n_trick is not None:
+    if n_trick is not None:  # won by `me`'s side (as the sides ended, §12.4)
         tr = rnd.tricks[n_trick]
-        won = 1.0 if tr.winner % 2 == mine else 0.0
+        won = 1.0 if res.declared(tr.winner) == mine else 0.0
         pts = float(tr.points)
     return points, levels, won, pts
 
@@ -364,7 +380,7 @@ MAX_REDEALS = 2  # a declaration's rollout that redeals more often is left out (
 def _finish_deal(rnd: Round, me: int, seed: int, endgame: int = 0) -> Sample | None:
     """Finish the deal, the declarations, the bury and the play with seeded heuristics
     (RULES §3-§8); None if the first round redeals more than `MAX_REDEALS` times."""
-    bots = [HeuristicAgent(seed * 4 + s) for s in range(4)]
+    bots = [HeuristicAgent(seed * 4 + s) for s in range(rnd.n_players)]
     attempt = rnd.attempt
     while rnd.phase in ("deal", "declare", "kitty"):
         if rnd.attempt > attempt + MAX_REDEALS:
@@ -507,7 +523,7 @@ def _positions(record: GameRecord, round_no: int, seat: int
     for i, raw in enumerate(record.actions):
         if game.round_no > round_no:
             break
-        a = action_from_json(raw)
+        a = action_from_json(raw, record.options.n_players)
         if game.round_no == round_no and isinstance(a, (Bury, Play, Declare, Pass)) and \
                 a.seat == seat:
             kind = "bury" if isinstance(a, Bury) else "play" if isinstance(a, Play) else \
@@ -540,8 +556,9 @@ def review_round(record: GameRecord, round_no: int, seat: int, budget: Budget | 
     each decision's verdict is the same either way (its own seed, `hash_seed`). Raises
     `IllegalAction` for a record that does not replay or lacks the round.
     """
-    if seat not in range(4):
-        raise IllegalAction(f"no seat {seat}: seats are 0-3")
+    n = record.options.n_players
+    if seat not in range(n):
+        raise IllegalAction(f"no seat {seat}: seats are 0-{n - 1}")
     budget = budget or Budget()
     positions, finished = _positions(record, round_no, seat)
     review = RoundReview(seat, round_no, seed, budget, finished)

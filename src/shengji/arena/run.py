@@ -15,8 +15,9 @@ the teams. In friends mode (§12.4) sides form during the round, so "A against B
 A on the even seats (seat 0, the deal's leader, among them), then A on the odd seats;
 a half's `levels_a` is the sum of the levels A's seats gained (`RoundResult.level_gains`),
 and A "won" the half if its seats gained more than B's (on equal gains, the swap band:
-if the next leader is A's). Only the random and heuristic bots play a table other than
-the four-player teams game (`table_spec_error`).
+if the next leader is A's). The random and heuristic bots and the expert's levels play
+every table; the learned and research bots only the four-player teams game
+(`table_spec_error`).
 
 `run_pairing` spreads the deals over a process pool (`workers`) or a Ray
 cluster (`ray`, extra `[cluster]`); results never depend on either, since each

@@ -85,8 +85,7 @@ def utility(rnd: Round, me: int) -> float:
     the round on (§12.4)."""
     res = rnd.result
     assert res is not None
-    sides = res.sides  # friends mode only (§12.4)
-    declaring = me % 2 == res.declaring_team if sides is None else sides[me] != "opponent"
+    declaring = res.declared(me)
     gained = (res.gainer == "declarers") == declaring
     levels = float(res.levels_gained if gained else -res.levels_gained)
     # The 80-115 band swaps the declarers without levels: worth a little (§8.2).

@@ -34,7 +34,6 @@ from .replay import ReplayCache, WindowLimit, replay_payload
 from .reviews import (
     REVIEW_FAILED,
     REVIEW_OWN_SEAT,
-    REVIEW_TABLE,
     ROUND_UNFINISHED,
     ReviewJobs,
 )
@@ -48,7 +47,6 @@ from .schema import (
     TOO_LARGE,
     InputError,
     TableSettings,
-    classic,
     dumps_strict,
     server_table_defaults,
 )
@@ -509,11 +507,8 @@ def create_app(
     review_limit = WindowLimit(config.replays_per_min)
 
     def finished_round(table: Any, round_: int) -> int | JSONResponse:
-        """Round `round_` (1-based) as a 0-based index if it is finished and the review's
-        search can play it (four-player teams), else the 409."""
-        if not classic(table.options):  # the review's search plays four-player teams
-            return JSONResponse({"detail": "RULES §12: reviews are for four-player teams "
-                                 "tables only for now", "code": REVIEW_TABLE}, status_code=409)
+        """Round `round_` (1-based) as a 0-based index if it is finished, else the 409
+        (every table of RULES §12: the review's search plays N seats and both modes)."""
         game = table.game
         round_no = round_ - 1
         if table.status in (WAITING, ERROR) or not (

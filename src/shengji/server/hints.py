@@ -23,7 +23,7 @@ from shengji.analysis import hint_kind, suggest
 from shengji.views import View
 
 from .connection import Client, ClientError
-from .schema import TableSettings, classic
+from .schema import TableSettings
 from .status import PLAYING
 
 
@@ -66,8 +66,6 @@ def resolve(table: HintTable) -> bool:
     chosen = table.settings.hints
     if chosen is not None:
         return chosen
-    if not classic(table.game.options):  # the search plays four-player teams only (§12)
-        return False
     humans = sum(1 for s in table.seats if s is not None and s.human)
     return humans == 1
 
@@ -89,9 +87,6 @@ async def hint(table: HintTable, client: Client, msg: dict[str, Any]) -> None:
         raise ClientError("the game is not being played", code=NOT_YOUR_TURN)
     if not resolve(table):
         raise ClientError("hints are off at this table (the host's setting)", code=HINTS_OFF)
-    if not classic(table.game.options):
-        raise ClientError("RULES §12: hints work at four-player teams tables only for now",
-                          code=HINTS_OFF)
     view = table.game.view(seat)
     kind = hint_kind(view)
     if kind is None:

@@ -63,7 +63,6 @@ def count_parts(seed: int | str, options: RuleOptions, actions: list[Any], round
     parts `compute` is asked for, one by one (a replay of the log: milliseconds)."""
     record = GameRecord(options=options, seed=seed, actions=actions)
     return decision_count(record, round_no, seat)
-REVIEW_TABLE = "review_table"  # a RULES §12 table: the search reviews four-player teams only
 
 
 def compute(seed: int | str, options: RuleOptions, actions: list[Any], round_no: int,

@@ -277,10 +277,8 @@ TABLE_MODES = ("teams", "friends")
 
 
 def classic(options: RuleOptions) -> bool:
-    """Whether `options` are a four-player teams table (RULES §1), where every bot, the
-    hints and the reviews play; at the tables of §12 the learned bots are refused
-    (`bots.table_kind_error`) and hints and reviews are off for now (their readings count
-    points by fixed team)."""
+    """Whether `options` are a four-player teams table (RULES §1), where every bot plays;
+    at the tables of §12 the learned bots are refused (`bots.table_kind_error`)."""
     return options.n_players == 4 and options.mode == "teams"
 
 

@@ -179,8 +179,7 @@ export function Replay({ id }) {
         ? html`<p>${seats.map((s) => html`<span class=${"chip side-chip side-" + ((sides && sides[s]) || "unknown")} data-seat=${s}>${seatName(s)} ${(res.levels_before || [])[s]} → ${(res.levels_after || [])[s]}</span> `)}</p>`
         : html`<p>${[0, 1].map((team) => html`<span class=${"chip team-chip team" + team}>${teamLetter(team)} ${(res.levels_before || [])[team]} → ${(res.levels_after || [])[team]}</span> `)}</p>`}
     </section>`}
-    ${shape.classic /* the review's search plays four-player teams only (RULES §12) */ &&
-    html`<${ReviewPanel} id=${id} ri=${ri} finished=${!!res} tricks=${tricks.length} seatName=${seatName} />`}
+    <${ReviewPanel} id=${id} ri=${ri} finished=${!!res} tricks=${tricks.length} seatName=${seatName} nSeats=${n} />
     ${(data.chat || []).length > 0 &&
     html`<section class="side-box chat-box" id="replay-chat">
       <h3>${t("chat.title")}</h3>

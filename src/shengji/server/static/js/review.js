@@ -132,7 +132,7 @@ function analysing(done, total) {
  * many as the review's last trick). `fixedSeat`: that seat only (no seat choice);
  * `autoload`: asked at once.
  */
-export function ReviewPanel({ id, ri, finished, tricks, seatName, fixedSeat = null, autoload = false }) {
+export function ReviewPanel({ id, ri, finished, tricks, seatName, fixedSeat = null, autoload = false, nSeats = 4 }) {
   const [seat, setSeat] = useState(fixedSeat ?? 0);
   const [state, setState] = useState({ status: "idle" });
   const [all, setAll] = useState(false);
@@ -177,7 +177,7 @@ export function ReviewPanel({ id, ri, finished, tricks, seatName, fixedSeat = nu
       ${fixedSeat == null
         ? html`<label>${t("review.seat")}
         <select id="review-seat" value=${seat} onChange=${(e) => setSeat(Number(e.target.value))}>
-          ${[0, 1, 2, 3].map((s) => html`<option value=${s} selected=${s === seat}>${seatName(s)}</option>`)}
+          ${Array.from({ length: nSeats }, (_, s) => s).map((s) => html`<option value=${s} selected=${s === seat}>${seatName(s)}</option>`)}
         </select>
       </label>`
         : html`<b class="review-seat-name">${seatName(seat)}</b>`}

@@ -25,7 +25,7 @@ export function modesFor(players) {
  * A table's shape from its options (the view's or the table's `options`):
  * {n, mode, decks, friends: bool, calls: how many friends the leader calls, classic}.
  * `classic` is the four-player teams table of RULES §1-§11 (as the server's
- * `schema.classic`: where hints and reviews play).
+ * `schema.classic`: the table of the seed rules, offered first).
  */
 export function shapeOf(options) {
   const o = options || {};

@@ -95,8 +95,7 @@ export function Summary({ view, seatName, onClose, tableId, docked }) {
         </tbody>
       </table>`}
       ${!over && r.next_starter != null && html`<p>${t(friends ? "summary.next_leader" : "summary.next_starter", { name: seatName(r.next_starter) })}</p>`}
-      ${shape.classic /* the accuracy's search plays four-player teams only (RULES §12: the server refuses it elsewhere) */ &&
-      html`<${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />`}
+      <${SummaryAccuracy} tableId=${tableId} round=${view.result ? view.round_no + 1 : view.round_no} seatName=${seatName} />
       <div class="modal-buttons">
         ${over && html`<a class="btn" href=${"/games/" + encodeURIComponent(tableId)}>${t("over.replay")}</a>`}
         ${over && html`<a class="btn" href="/">${t("over.lobby")}</a>`}
