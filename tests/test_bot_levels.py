@@ -107,6 +107,27 @@ def test_shengji_play_refuses_omniscient_opponents() -> None:
     assert r.exit_code == 2 and "at most 8 processes" in r.output
 
 
+def test_counted_levels_search_fewer_rollouts_at_larger_tables_rules_12() -> None:
+    """A web table's level is a rollout count (`LEVEL_ITERS`, issue 35); at a §12 table a
+    rollout plays more cards among more seats, so the count shrinks with the deck
+    (`level_iters`: (108 / cards)^2.5) and never below 8."""
+    from shengji.bots import LEVEL_ITERS
+    from shengji.bots.base import level_iters
+    from shengji.options import RuleOptions
+
+    assert level_iters("expert") == level_iters("expert", RuleOptions()) == 400
+    assert level_iters("expert", RuleOptions(players=6, decks=2)) == 400  # 108 cards still
+    six = RuleOptions(players=6, mode="friends")  # three decks
+    assert level_iters("expert", six) == round(400 * (108 / 162) ** 2.5) == 145
+    assert level_iters("master", RuleOptions(players=10, mode="friends")) == round(
+        LEVEL_ITERS["master"] * (108 / 270) ** 2.5)
+    assert level_iters("fast", RuleOptions(players=10, mode="friends")) == 8
+    agent = make_agent("expert", 1, counted=True, options=six)
+    assert isinstance(agent, ExpertAgent) and (agent.ms, agent.iters) == (None, 145)
+    agent = make_agent("expert", 1, options=six)  # not counted: the level's time
+    assert isinstance(agent, ExpertAgent) and (agent.ms, agent.iters) == (250, None)
+
+
 def test_web_tables_refuse_omniscient_and_seat_the_levels(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite") as client:
         tid, host = new_table(client)

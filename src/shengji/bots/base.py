@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENT_KINDS", "ANY_TABLE_KINDS", "LEVELS", "LEVEL_ITERS", "RESEARCH_KINDS", "Agent",
     "agent_label", "agent_spec_error", "is_agent_kind", "make_agent", "parse_agent_spec",
-    "table_kind_error", "table_spec_error",
+    "level_iters", "table_kind_error", "table_spec_error",
 ]
 
 #: the milliseconds per decision of the expert's named levels (no `ms`/`iters` given)
@@ -138,6 +138,20 @@ def table_kind_error(spec: str, options: RuleOptions) -> str | None:
     )
 
 
+def level_iters(level: str, options: RuleOptions | None = None) -> int:
+    """The rollouts per decision of a named level (`LEVEL_ITERS`) at a table of `options`:
+    at four seats as listed; at a larger table (RULES §12) a rollout plays more cards
+    among more seats (every seat's knowledge learns every play: 3.4 times the four-player
+    rollout's CPU at six seats and three decks, 18 times at ten seats and five), so the
+    count shrinks by (108 / the deck's cards)^2.5, which keeps the decision time within
+    about twice the four-player one (`python bench/search_tables.py`)."""
+    iters = LEVEL_ITERS.get(level, LEVEL_ITERS["expert"])
+    if options is None or options.n_decks == 2:
+        return iters
+    share: float = (108 / (54 * options.n_decks)) ** 2.5
+    return max(8, round(iters * share))
+
+
 def agent_label(spec: str) -> str:
     """The spec as printed: a research kind carries "(cheating: sees all hands)"."""
     kind = spec.strip().partition(":")[0].strip() if isinstance(spec, str) else ""
@@ -205,7 +219,7 @@ def make_agent(kind: str, seed: int, *, counted: bool = False,
         return HeuristicAgent(seed)
     if "ms" not in settings and "iters" not in settings:
         if counted:
-            settings["iters"] = LEVEL_ITERS.get(name, LEVEL_ITERS["expert"])
+            settings["iters"] = level_iters(name, options)
         else:
             settings["ms"] = LEVELS.get(name, LEVELS["expert"])
     extra: dict[str, int] = {} if cap_ms is None else {"cap_ms": cap_ms}

@@ -84,8 +84,8 @@ class BotSeats(Protocol):
 class Thinker(Protocol):
     """Where bots are made and think (`manager.Manager` is one)."""
 
-    def make_agent(self, kind: str, seed: int) -> Agent:
-        """A bot of `kind` with `seed`."""
+    def make_agent(self, kind: str, seed: int, options: RuleOptions | None = None) -> Agent:
+        """A bot of `kind` with `seed`, for a table of `options`."""
 
     async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
         """`agent`'s move for `view` (off the event loop) and its new state."""
@@ -195,7 +195,7 @@ class BotDriver:
         """A fresh bot for every seat the table gives to one."""
         t = self.table
         self.agents = {
-            i: t.manager.make_agent(s.kind, self.agent_seed(i))
+            i: t.manager.make_agent(s.kind, self.agent_seed(i), t.game.options)
             for i, s in enumerate(t.seats)
             if s is not None and not s.human
         }
@@ -206,7 +206,8 @@ class BotDriver:
 
     def seat_bot(self, seat: int, kind: str) -> None:
         """A bot of `kind` now plays `seat` (a playing table's seat went to a bot)."""
-        self.agents[seat] = self.table.manager.make_agent(kind, self.agent_seed(seat))
+        self.agents[seat] = self.table.manager.make_agent(kind, self.agent_seed(seat),
+                                                          self.table.game.options)
 
     def leave(self, seat: int) -> None:
         """No bot plays `seat` any more (kicked, or a person took it)."""
@@ -326,7 +327,7 @@ class BotDriver:
         agent = self.standin_agents.get(seat)
         if agent is None:
             agent = self.standin_agents[seat] = t.manager.make_agent(
-                standin_kind(t.game.options), self.agent_seed(seat) + 7
+                standin_kind(t.game.options), self.agent_seed(seat) + 7, t.game.options
             )
         await self._bot_act(seat, agent, by=STANDIN)
         return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from shengji.actions import Action
 from shengji.bots import AGENT_KINDS, RESEARCH_KINDS, Agent, make_agent, table_spec_error
+from shengji.options import RuleOptions
 from shengji.views import View
 
 from .botdriver import standin_kind, think_in_pool, watch_server
@@ -116,10 +117,11 @@ class Manager:
         self.gc_timer: PassTimer | None = None  # this process's GC passes (`gcpolicy`)
         self._conn_ids = itertools.count()
 
-    def make_agent(self, kind: str, seed: int) -> Agent:
+    def make_agent(self, kind: str, seed: int, options: RuleOptions | None = None) -> Agent:
         """An agent of any kind this server offers (`shengji.bots` kinds; "slow" when the
         server runs with test bots); the expert's levels by rollout count
-        (`bots.LEVEL_ITERS`) under the `bot_cap_ms` safety cap."""
+        (`bots.level_iters`: `LEVEL_ITERS` at four seats, fewer at the larger tables of
+        `options`, RULES §12) under the `bot_cap_ms` safety cap."""
         if kind == SLOW_KIND:
             from .slowbot import SlowAgent
 
@@ -129,7 +131,8 @@ class Manager:
             raise ValueError(err)  # a bot that sees every hand never plays at a table (§11)
         # the honest budget (issue 35): a named level searches its rollout count, its
         # strength the same however busy the pool; the cap bounds a person's wait
-        return make_agent(kind, seed, counted=True, cap_ms=self.config.bot_cap_ms)
+        return make_agent(kind, seed, counted=True, cap_ms=self.config.bot_cap_ms,
+                          options=options)
 
     async def think(self, agent: Agent, view: View) -> tuple[Action | None, Agent]:
         """Ask `agent` for its move off the event loop (a process pool sized to the machine;
