@@ -365,6 +365,13 @@ def test_ten_seats_stay_apart_and_inside_the_felt(server: str, browser: Any) -> 
     ten = RuleOptions.from_json({"players": 10, "mode": "friends"})
     with new_page(browser, **PHONE) as page:
         create_table(page, server, 10, "friends")
+        # waiting: every seat's host buttons (five bot kinds, issue 33) stay in its seat
+        page.screenshot(path=str(ARTIFACTS / "table12-10p-waiting.png"), full_page=True)
+        seats = _boxes(page, ".felt .seat")
+        for i, a in enumerate(seats):
+            for b in seats[i + 1:]:
+                assert _apart(a, b), ("waiting", a, b)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.click("#start-btn")
         # the play under way (the seats drawn where they sit for the round): if the person
         # leads, they bury and call first; the view's defaults are a legal call (§12.4)
