@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from browser_helpers import ARTIFACTS, CORNER, new_page, wait_until
 from server_harness import live_server
@@ -228,7 +229,10 @@ def play_round(page: Any, wire: Wire, prefix: str, shot: Path | None,
             return stats
         if what == "declare":
             btn = page.locator(".decl-btn").last
-            cards = btn.get_attribute("data-cards") or ""
+            try:
+                cards = btn.get_attribute("data-cards", timeout=2000) or ""
+            except PlaywrightTimeout:  # the buttons went meanwhile (the deal moved on)
+                continue
             stats["declared"] = cards  # asked once: the wire says what stood (below)
             with contextlib.suppress(Exception):  # the deal moves on: a missed click is no error
                 btn.click(timeout=1000)
