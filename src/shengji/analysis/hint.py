@@ -4,7 +4,7 @@
 heuristic's move as the reference, measures it against the other candidates with
 `knowledge_reading` (worlds sampled exactly as the expert samples them), and suggests
 the candidate with the most points for the seat's side (then levels). The reason quotes
-what was measured for the suggestion: the chance the seat's team wins the current trick
+what was measured for the suggestion: the chance the seat's side wins the current trick
 and the points in it (plays), and how many points it keeps over the next best candidate.
 Every figure is a mean over sampled worlds, so no other seat's card is in it.
 Deterministic for a view, a budget and a seed.
@@ -30,7 +30,7 @@ __all__ = ["HINT_BUDGET", "HINTS_EN", "Hint", "hint_kind", "suggest"]
 HINT_BUDGET = Budget()
 
 HINTS_EN = {
-    "hint.reason.play": "your team wins the trick {win:.0%} of the time "
+    "hint.reason.play": "your side wins the trick {win:.0%} of the time "
     "({trick_points:.0f} points in it); {margin:.1f} points better than the next option",
     "hint.reason.bury": "the best bury found: {margin:.1f} points better than the next "
     "option",

@@ -46,7 +46,7 @@ a 20-point loss scores 37, a 5-point one 78); a round's (or game's) accuracy is 
 over its decisions, for each reading separately.
 
 Each verdict carries a reason drawn from what was measured (`Reason`): the chance that
-the seat's team wins the current trick and the points the trick carries, for the move
+the seat's side wins the current trick and the points the trick carries, for the move
 played and the best one, and a key (`analysis.reason.*`) for translation; `reason_text`
 renders it in English. Deterministic for a seed and a budget (`Budget`: counts of
 worlds and rollouts, never wall time).
@@ -120,8 +120,8 @@ class CandidateValue:
     ids: list[int]
     cards: list[str]
     points: float  # the seat's side's signed points (see the module docstring)
-    levels: float  # signed levels for the seat's team (RULES §8.2)
-    trick_win: float  # share of worlds in which the seat's team wins the current trick
+    levels: float  # signed levels for the seat's side (RULES §8.2, §12.4)
+    trick_win: float  # share of worlds in which the seat's side wins the current trick
     trick_points: float  # mean points the current trick carries
 
 
