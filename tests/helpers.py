@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from conftest import C
-from shengji import Draw, Game, Play, Round, RoundResult, RuleOptions
+from shengji import Declare, Draw, Game, Play, Round, RoundResult, RuleOptions
 from shengji.cards import CARDS
 
 
@@ -206,7 +206,7 @@ def deal_asks_in(rnd: Round, agents: list) -> Iterator[tuple[Round, int]]:  # ty
             if after.phase == "deal" and s is not None and rnd.has_declaration(s):
                 yield rnd, s
                 action = agents[s].act(rnd.view(s))
-                if action.__class__.__name__ == "Declare":
+                if isinstance(action, Declare):
                     rnd.apply(action)
         else:
             assert d.seat is not None

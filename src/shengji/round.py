@@ -488,12 +488,6 @@ class Round:
         return tuple([None if s < 0 else s for s in self._call_by])
 
     @property
-    def calls_spent(self) -> tuple[bool, ...]:
-        """Per call, whether it is spent: its copy was played by a seat already on the
-        leader's side, or will never join anyone (§12.4)."""
-        return tuple(self._call_spent)
-
-    @property
     def friends(self) -> tuple[int, ...]:
         """The seats that joined the leader's side, in the order they joined (§12.4)."""
         return tuple(self._friends)

@@ -71,8 +71,8 @@ def _see_joins(rnd: Round, ks: list[Knowledge]) -> tuple[int | None, ...]:
     """A trick ended with a called copy in it (RULES §12.4): every seat's knowledge learns
     the friends and the calls open now; the new `call_by` to compare with."""
     friends = rnd.friends
-    open_ids = [cid for (cid, _), by, spent in zip(
-        rnd.calls, rnd.call_by, rnd.calls_spent, strict=True) if by is None and not spent]
+    # a call is spent only once its copy is played, so the open ones have no `call_by`
+    open_ids = [cid for (cid, _), by in zip(rnd.calls, rnd.call_by, strict=True) if by is None]
     for k in ks:
         k.see_join(friends, open_ids)
     return rnd.call_by

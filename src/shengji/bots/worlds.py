@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 
-
 class WorldError(ValueError):
     """No placement of the hidden cards agrees with the view's facts."""
 
@@ -91,8 +90,8 @@ class WorldFacts:
 
     @property
     def kitty_loc(self) -> int:
-        """The kitty's location index: after the seats (`KITTY` at four seats)."""
-        return len(self.capacity) - 1
+        """The kitty's location index: after the seats, so `n` (`KITTY` at four seats)."""
+        return self.n
 
     @classmethod
     def from_view(cls, view: View) -> WorldFacts:
