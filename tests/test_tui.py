@@ -24,8 +24,9 @@ class ScriptedPlayer(io.TextIOBase):
     line as a person would (cards by notation or by index), starting with some mistakes."""
 
     def __init__(self, out: io.StringIO, mistakes: list[str] | None = None,
-                 declare: bool = True) -> None:
+                 declare: bool = True, early: dict[str, list[str]] | None = None) -> None:
         self.out = out
+        self.early = early or {}  # prompt start -> mistakes typed there first
         self.ui: TerminalGame | None = None
         self.bot = make_agent("heuristic", 4)
         self.mistakes = list(mistakes or [])
@@ -49,6 +50,9 @@ class ScriptedPlayer(io.TextIOBase):
         assert self.ui is not None
         prompt = self.out.getvalue().rstrip("\n").rsplit("\n", 1)[-1]
         view = self.ui.game.view(0)
+        for start, typed in self.early.items():
+            if prompt.startswith(start) and typed:
+                return typed.pop(0)
         if prompt.startswith("Declare?"):
             return "1" if self.declare else ""
         if prompt.startswith("Press Enter"):
@@ -78,9 +82,10 @@ COACH = Budget(worlds=2, rollouts=1)
 
 
 def run_scripted(seed: int, tmp_path: Path, mistakes: list[str], max_rounds: int = 1,
-                 declare: bool = True) -> tuple[TerminalGame, str, ScriptedPlayer]:
+                 declare: bool = True, early: dict[str, list[str]] | None = None,
+                 ) -> tuple[TerminalGame, str, ScriptedPlayer]:
     out = io.StringIO()
-    player = ScriptedPlayer(out, mistakes, declare)
+    player = ScriptedPlayer(out, mistakes, declare, early)
     game = Game(seed, RuleOptions())
     ui = TerminalGame(
         game, agents_for("heuristic", "heuristic", seed),
@@ -119,6 +124,20 @@ def test_the_starter_exchanges_the_kitty(tmp_path: Path) -> None:
         ui, text, _ = run_scripted(seed, tmp_path, mistakes=[], declare=True)
         if ui.game.results[0].starter == 0:
             assert "You are the starter" in text and "You bury" in text
+            return
+    pytest.fail("no seed made South the starter")
+
+
+def test_a_refused_declaration_or_burial_is_said_and_typed_again(tmp_path: Path) -> None:
+    # RULES §3.3 and §4: a declaration number not offered and a burial of the wrong
+    # count are refused in red, and the same prompt comes back; the round goes on.
+    for seed in range(20):
+        early = {"Declare?": ["99"], "Bury": ["1"]}
+        ui, text, _ = run_scripted(seed, tmp_path, mistakes=[], early=early)
+        if ui.game.results[0].starter == 0:
+            assert "choose 1-" in text and "or Enter to pass" in text
+            assert "puts back exactly 8 cards, not 1" in text
+            assert "You bury" in text and early == {"Declare?": [], "Bury": []}
             return
     pytest.fail("no seed made South the starter")
 

@@ -54,14 +54,10 @@ def card_counter(view: View) -> dict[str, Any] | None:
     copies = view.options.n_decks  # COPIES at two decks; d at a larger table (RULES §12)
     played: Counter[int] = Counter()
     by_seat: dict[int, Counter[int]] = {}
-    tricks = list(view.tricks)
-    if view.current_trick is not None:
-        tricks.append(view.current_trick)
-    for t in tricks:
-        for seat, cards in t.plays:
-            for c in cards:
-                played[c.id] += 1
-                by_seat.setdefault(seat, Counter())[c.id] += 1
+    for seat, cards in view.plays_so_far():
+        for c in cards:
+            played[c.id] += 1
+            by_seat.setdefault(seat, Counter())[c.id] += 1
     mine = Counter(c.id for c in view.hand)
     shown: dict[int, Counter[int]] = {}
 

@@ -121,23 +121,26 @@ class TrumpFixed(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class KittyTaken(Event):
-    """The starter took the 8 kitty cards into their hand (§4); only they see them."""
+class _KittyCards(Event):
+    """The kitty's cards moving to or from the starter's hand (§4): only they see them."""
 
-    kind: ClassVar[str] = "kitty_taken"
     _hidden: ClassVar[str | None] = "cards"
     seat: int
     cards: tuple[Card, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
-class KittyBuried(Event):
-    """The starter put 8 cards back as the kitty (§4); only they see which."""
+class KittyTaken(_KittyCards):
+    """The starter took the kitty cards into their hand (§4); only they see them."""
+
+    kind: ClassVar[str] = "kitty_taken"
+
+
+@dataclass(frozen=True, slots=True)
+class KittyBuried(_KittyCards):
+    """The starter put as many cards back as the kitty (§4); only they see which."""
 
     kind: ClassVar[str] = "kitty_buried"
-    _hidden: ClassVar[str | None] = "cards"
-    seat: int
-    cards: tuple[Card, ...] | None
 
 
 @dataclass(frozen=True, slots=True)

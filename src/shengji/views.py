@@ -186,6 +186,14 @@ class View:
             return None
         return self.current_trick.plays[0][1]
 
+    def plays_so_far(self) -> list[tuple[int, tuple[Card, ...]]]:
+        """Every play of this round so far as (seat, cards): the finished tricks' in
+        order, then the current trick's (all public, RULES §11)."""
+        out = [play for trick in self.tricks for play in trick.plays]
+        if self.current_trick is not None:
+            out.extend(self.current_trick.plays)
+        return out
+
     def counts(self) -> list[int]:
         """The seat's hand as counts per card id (a new list the caller may change;
         `hand_counts` is the same as an immutable `Hand`)."""

@@ -80,16 +80,10 @@ class Knowledge:
         hand = [0] * N_IDS
         for c in view.hand:
             hand[c.id] += 1
-        for trick in view.tricks:
-            for s, cards in trick.plays:
-                if s == me:
-                    for c in cards:
-                        hand[c.id] += 1
-        if view.current_trick is not None:
-            for s, cards in view.current_trick.plays:
-                if s == me:
-                    for c in cards:
-                        hand[c.id] += 1
+        for s, cards in view.plays_so_far():
+            if s == me:
+                for c in cards:
+                    hand[c.id] += 1
         self.hand = hand
         self.n = n_seats = len(view.hand_sizes)
         self.unseen = [t.decks - n for n in hand]
@@ -602,13 +596,9 @@ def declared_held(view: View) -> list[list[int]]:
     me = view.seat
     n = len(view.hand_sizes)
     played_by = [[0] * N_IDS for _ in range(n)]
-    tricks = list(view.tricks)
-    if view.current_trick is not None:
-        tricks.append(view.current_trick)
-    for trick in tricks:
-        for s, cards in trick.plays:
-            for c in cards:
-                played_by[s][c.id] += 1
+    for s, cards in view.plays_so_far():
+        for c in cards:
+            played_by[s][c.id] += 1
     need = [[0] * N_IDS for _ in range(n)]
     for s, cards in view.declarations:
         if s == me:

@@ -169,10 +169,9 @@ def _check_copies(view: View, decks: int) -> None:
     seen = [0] * N_IDS
     for c in view.hand:
         seen[c.id] += 1
-    for trick in (*view.tricks, *(() if view.current_trick is None else (view.current_trick,))):
-        for _, cards in trick.plays:
-            for c in cards:
-                seen[c.id] += 1
+    for _, cards in view.plays_so_far():
+        for c in cards:
+            seen[c.id] += 1
     if view.kitty is not None and view.starter == view.seat:
         for c in view.kitty:
             seen[c.id] += 1

@@ -8,7 +8,7 @@ tests); output goes to a rich `Console`. The human sees only their seat's view
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -144,6 +144,15 @@ class TerminalGame(Narrator):
         """`action`, once the game finds it legal now (else `IllegalAction`, RULES §11)."""
         self.game.check(action)
         return action
+
+    def attempt(self, make: Callable[[str], A], text: str) -> A | None:
+        """The action `make` builds from what the player typed, once legal now; else
+        None, the refusal said in red (the player types again, nothing changed)."""
+        try:
+            return self.checked(make(text))
+        except IllegalAction as e:
+            self.say(Text(str(e), style="bold red"))
+            return None
 
     def say(self, *objs: object, **kw: object) -> None:
         """Print to the game's console (rich markup and renderables)."""
@@ -597,19 +606,18 @@ class _HumanAgent:
                 return Pass(seat)
             if ui.command(text, view):
                 continue
-            try:
-                if text.isdigit():
-                    k = int(text)
-                    if not 1 <= k <= len(options):
-                        raise IllegalAction(f"choose 1-{len(options)}, or Enter to pass")
-                    cards = tuple(options[k - 1])
-                else:
-                    cards = tuple(parse_cards(text))
-                action = ui.checked(Declare(seat, cards))
-            except IllegalAction as e:
-                ui.say(Text(str(e), style="bold red"))
-                continue
-            return action
+
+            def declare(text: str) -> Declare:
+                if not text.isdigit():
+                    return Declare(seat, tuple(parse_cards(text)))
+                k = int(text)
+                if not 1 <= k <= len(options):
+                    raise IllegalAction(f"choose 1-{len(options)}, or Enter to pass")
+                return Declare(seat, tuple(options[k - 1]))
+
+            action = ui.attempt(declare, text)
+            if action is not None:
+                return action
 
     def _deal(self, view: View, seat: int) -> Action:
         ui = self.ui
@@ -650,14 +658,10 @@ class _HumanAgent:
             text = ui.ask(f"Bury {len(view.kitty_taken or ())} cards> ")
             if ui.command(text, view):
                 continue
-            try:
-                cards = parse_selection(text, order)
-                action = ui.checked(Bury(seat, tuple(cards)))
-            except IllegalAction as e:
-                ui.say(Text(str(e), style="bold red"))
-                continue
-            ui.say(Text.assemble("You bury ", cards_text(cards), "."))
-            return action
+            bury = ui.attempt(lambda t: Bury(seat, tuple(parse_selection(t, order))), text)
+            if bury is not None:
+                ui.say(Text.assemble("You bury ", cards_text(bury.cards), "."))
+                return bury
 
     # ---------------------------------------------------------------- calls (§12.4)
     def _call(self, view: View, seat: int) -> Action:
@@ -676,13 +680,9 @@ class _HumanAgent:
             text = ui.ask(f"Call {f} friend{'s' if f != 1 else ''}> ")
             if not text or ui.command(text, view):
                 continue
-            try:
-                calls = parse_calls(text)
-                action = ui.checked(Call(seat, calls))
-            except IllegalAction as e:
-                ui.say(Text(str(e), style="bold red"))
-                continue
-            return action
+            call = ui.attempt(lambda t: Call(seat, parse_calls(t)), text)
+            if call is not None:
+                return call
 
     # ---------------------------------------------------------------- the play (§6)
     def _play(self, view: View, seat: int) -> Action:
@@ -707,17 +707,14 @@ class _HumanAgent:
                 continue
             if ui.command(text, view):
                 continue
-            try:
-                cards = parse_selection(text, order)
-                action = ui.checked(Play(seat, tuple(cards)))
-            except IllegalAction as e:
-                ui.say(Text(str(e), style="bold red"))
+            play = ui.attempt(lambda t: Play(seat, tuple(parse_selection(t, order))), text)
+            if play is None:
                 continue
             throw_ok = view.lead is not None or view.trump is None or _confirm_throw(
-                ui, view, cards, view.trump
+                ui, view, play.cards, view.trump
             )
             if throw_ok:
-                return action
+                return play
 
 
 def throw_penalty_text(view: View, n: int) -> str:
