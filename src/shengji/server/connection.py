@@ -181,18 +181,17 @@ class Client:
         """Queue one message (an object, sent as strict JSON)."""
         self.push(dumps(msg))
 
-    def error(
-        self,
-        message: str,
-        rule: str | None = None,
-        code: str | None = None,
-        facts: dict[str, int | str] | None = None,
-    ) -> None:
-        """Tell this connection why its message was refused (`rule`: the RULES section;
-        `code` and `facts`: the engine's refusal code and its facts, for the client to
-        word in its player's language; None for the server's own refusals)."""
-        self.send({"type": "error", "message": message, "rule": rule, "code": code,
-                   "facts": facts or {}})
+    def error(self, refusal: str | ClientError, code: str | None = None) -> None:
+        """Tell this connection why its message was refused: the server's own words (and
+        a `code` the client knows, if any), or a `ClientError` with its RULES section,
+        and the engine's refusal code and facts for the client to word in its player's
+        language."""
+        if isinstance(refusal, ClientError):
+            self.send({"type": "error", "message": str(refusal), "rule": refusal.rule,
+                       "code": refusal.code, "facts": refusal.facts or {}})
+        else:
+            self.send({"type": "error", "message": refusal, "rule": None, "code": code,
+                       "facts": {}})
 
     def close(self, code: int | None = None) -> None:
         """Close the connection once what is queued has been sent (`code`: the WebSocket

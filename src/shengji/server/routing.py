@@ -50,7 +50,7 @@ async def handle(table: Table, client: Client, text: str) -> None:
             raise ClientError("say hello first")
         await handler(table, client, msg)
     except ClientError as exc:
-        client.error(str(exc), exc.rule, exc.code, exc.facts)
+        client.error(exc)
     except Exception as exc:
         if is_write_failure(exc):  # logged by the store (once, then rate limited)
             client.error(f"server error: the change could not be saved; {STORAGE_MESSAGE}",
