@@ -11,7 +11,7 @@ import re
 import socket
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,23 +63,72 @@ def new_page(browser: Any, **ctx: Any) -> Iterator[Any]:
     assert not errors, f"errors in the page: {errors}"
 
 
+TABLE_URL = re.compile(r".*/t/[A-Za-z0-9_-]+$")  # a table's page, once it is made
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """The client's message catalogue for `lang` (static/i18n/<lang>.json)."""
+    data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def rules_catalogue(lang: str) -> dict[str, Any]:
+    """The rules for players in `lang` (static/i18n/rules/<lang>.json)."""
+    data = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def set_lang(page: Any, base: str, lang: str) -> None:
+    """Open the lobby and keep `lang` as the player's language (the next load uses it)."""
+    page.goto(base + "/")
+    page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
+
+
+def open_lobby(page: Any, base: str, ready: str = "#create-form") -> None:
+    """Open the lobby and wait until `ready` (the create form) is there."""
+    page.goto(base + "/")
+    page.wait_for_selector(ready)
+
+
+def fill_options(page: Any, **inputs: str) -> None:
+    """Open the create form's options and fill each named input (`deal_ms="0.003"`)."""
+    page.click("details.options summary")
+    for name, value in inputs.items():
+        page.fill(f"input[name={name}]", value)
+
+
+def submit_create(page: Any) -> str:
+    """Click the create form's button and wait for the new table's page; returns its id."""
+    page.click("#create-btn")
+    page.wait_for_url(TABLE_URL)
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def sit(page: Any, name: str, seat: int = 0) -> None:
+    """Sit at `seat` under `name` on the table's page and wait until the seat is ours."""
+    page.fill("#name-input", name)
+    page.click(f".seat[data-seat='{seat}'] .sit-btn")
+    page.wait_for_selector(f".seat[data-seat='{seat}'] .you")
+
+
+def add_bots(page: Any, bots: Iterable[tuple[int, str]]) -> None:
+    """As the host, put a bot of each (seat, kind) in its seat, waiting for each to show."""
+    for seat, kind in bots:
+        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
+        page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+
+
 def create_and_sit(page: Any, base: str, name: str, title: str = "test table") -> str:
     """Lobby -> new table with fast timings -> sit at seat 0. Returns the table id."""
-    page.goto(base + "/")
-    page.wait_for_selector("#create-form")
+    open_lobby(page, base)
     page.fill("input[name=table-name]", f"{name}'s {title}")
-    page.click("details.options summary")
-    page.fill("input[name=deal_ms]", "0.003")
-    page.fill("input[name=window_ms]", "0.8")
-    page.fill("input[name=bot_delay_ms]", "0.02")
-    page.fill("input[name=round_pause_ms]", "600")
-    page.click("#create-btn")
-    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table_id = str(page.url.rsplit("/", 1)[1])
+    fill_options(page, deal_ms="0.003", window_ms="0.8", bot_delay_ms="0.02",
+                 round_pause_ms="600")
+    table_id = submit_create(page)
     page.wait_for_selector(".seat[data-seat='0'] .sit-btn")
-    page.fill("#name-input", name)
-    page.click(".seat[data-seat='0'] .sit-btn")
-    page.wait_for_selector(".seat[data-seat='0'] .you")
+    sit(page, name)
     return table_id
 
 
@@ -88,9 +137,7 @@ def create_table_and_sit(page: Any, base: str, name: str = "Alice") -> str:
     table_id = create_and_sit(page, base, name)
     token = page.evaluate(f"localStorage.getItem('shengji.token.{table_id}')")
     assert token, "the seat token is kept in localStorage"
-    for seat, kind in ((1, "heuristic"), (2, "random"), (3, "heuristic")):
-        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
-        page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+    add_bots(page, ((1, "heuristic"), (2, "random"), (3, "heuristic")))
     return table_id
 
 
@@ -160,6 +207,18 @@ def _seat_to_act(g: Game) -> int:
 def _leads(g: Game) -> bool:
     """The player to act leads a trick."""
     return g.decision().phase == "play" and not g.view(_seat_to_act(g)).lead
+
+
+def in_phase(seed: int, phase: str, tricks: int = 0) -> Game:
+    """A seeded random game's first position in `phase` with `tricks` tricks of the round
+    played at least."""
+    return _advance(seed, lambda g: g.decision().phase == phase and len(g.round.tricks) >= tricks)
+
+
+def lead_position(seed: int) -> tuple[Game, int]:
+    """A seeded random game's first position where a player leads, and that seat."""
+    g = _advance(seed, _leads)
+    return g, _seat_to_act(g)
 
 
 def state_of(g: Game, you: int, **table: Any) -> dict[str, Any]:
@@ -257,12 +316,13 @@ class FakeServer:
         return [m["action"] for m in self.sent if m["type"] == "action"]
 
 
-def show_fake(page: Any, base: str, fake: F) -> F:
-    """Route the page's WebSocket to `fake`, open the fake table and wait until it shows
-    a game in play; returns `fake`."""
+def show_fake(page: Any, base: str, fake: F,
+              ready: str = "main.table-page[data-status='playing']") -> F:
+    """Route the page's WebSocket to `fake`, open the fake table and wait until `ready`
+    shows (by default, a game in play); returns `fake`."""
     page.route_web_socket(re.compile(r".*/ws/.*"), fake)
     page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='playing']")
+    page.wait_for_selector(ready)
     return fake
 
 

@@ -83,7 +83,7 @@ def browser(server: str, _playwright: Any) -> Iterator[Any]:
 def play_state() -> dict[str, Any]:
     """A browser test file's mid-round state: five tricks played, for the seat to act
     (who leads or follows). Per file; a test that changes it deep-copies it first."""
-    from browser_helpers import _advance, _seat_to_act, state_of
+    from browser_helpers import _seat_to_act, in_phase, state_of
 
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    g = in_phase(5, "play", 5)
     return state_of(g, _seat_to_act(g))

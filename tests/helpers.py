@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from conftest import C
 from shengji import Declare, Draw, Game, Play, Round, RoundResult, RuleOptions
 from shengji.cards import CARDS
+from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from shengji.shapes import Shape, shape_of
+from shengji.trump import Trump
 
 
 def snapshot(table: Game | Round) -> str:
@@ -194,6 +199,43 @@ def at_the_kitty(seed: int) -> Round:
     return rnd
 
 
+def mid_trick_position(seed: int, tricks: int) -> tuple[Round, int]:
+    """A round played by heuristic bots (seat 1 starts, trump rank 2) until `tricks`
+    tricks are done and the next one is led; returns it and the seat that follows next."""
+    from shengji.bots import make_agent
+    from shengji.driver import step
+
+    rnd = Round(seed, trump_rank="2", starter=1, declaring_team=1)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while rnd.phase != "play" or len(rnd.tricks) < tricks or rnd.current:
+        step(rnd, agents)
+    step(rnd, agents)  # somebody leads: the next seat follows
+    d = rnd.decision()
+    assert d.seat is not None
+    return rnd, d.seat
+
+
+def checked_honest(new_agent: Callable[[], Any], positions: Iterable[tuple[int, int]],
+                   rng: random.Random) -> int:
+    """RULES §11: at each (seed, tricks) `mid_trick_position`, a fresh `new_agent()` acts
+    the same after two scrambles of the cards the seat cannot see (which really move some
+    of them) as before. Returns how many scrambled positions were checked."""
+    checked = 0
+    for seed, tricks in positions:
+        rnd, seat = mid_trick_position(seed, tricks)
+        a = new_agent().act(rnd.view(seat))
+        moved = 0
+        for _ in range(2):
+            other = scramble(rnd, seat, rng)
+            moved += any(other.hand_counts(s) != rnd.hand_counts(s) for s in range(4))
+            assert other.view(seat) == rnd.view(seat)
+            b = new_agent().act(other.view(seat))
+            assert a == b
+            checked += 1
+        assert moved  # the scramble really moved hidden cards
+    return checked
+
+
 def deal_asks_in(rnd: Round, agents: list) -> Iterator[tuple[Round, int]]:  # type: ignore[type-arg]
     """Yield (round, seat) at every declaration ask of `rnd`'s deal and final window
     (RULES §3.1, §3.3), the `agents` (by seat) answering each ask after the yield."""
@@ -228,3 +270,61 @@ def bury_and_plays(record, seat: int) -> int:  # type: ignore[no-untyped-def]
             mine += 1
         g.apply(a)
     return mine
+
+
+# ---------------------------------------------------------------- generators against the checker
+
+
+def all_plays(counts: list[int], size: int) -> set[tuple[int, ...]]:
+    """Every distinct sub-multiset of `size` cards of a count array, as sorted ids."""
+    items = [(i, c) for i, c in enumerate(counts) if c]
+    out = set()
+    for takes in itertools.product(*[range(c + 1) for _, c in items]):
+        if sum(takes) == size:
+            out.add(tuple(sorted(i for (i, _), k in zip(items, takes, strict=True)
+                                 for _ in range(k))))
+    return out
+
+
+def checked_follows(counts: list[int], lead_ids: list[int], trump: Trump, strict: bool,
+                    draws: int) -> set[tuple[int, ...]]:
+    """RULES §6.2: the follow generator lists each legal follow of the lead once, exactly
+    the plays of its size that the checker accepts, and `draws` random follows are among
+    them. Returns the accepted plays."""
+    shape = shape_of(lead_ids, trump)
+    generated = [tuple(sorted(p)) for p in iter_follows(counts, shape, trump, strict)]
+    assert len(generated) == len(set(generated)), "duplicates in the generator"
+    accepted = {p for p in all_plays(counts, len(lead_ids))
+                if follow_error(counts, shape, p, trump, strict) is None}
+    assert set(generated) == accepted
+    rng = random.Random(len(generated))
+    for _ in range(draws):
+        assert tuple(sorted(random_follow(counts, shape, trump, rng, strict))) in accepted
+    return accepted
+
+
+def checked_leads(counts: list[int], trump: Trump, rng: random.Random,
+                  draws: int) -> set[tuple[int, ...]]:
+    """RULES §6.1: the lead generator lists each non-empty play of one play suit once, and
+    `draws` random leads (from `rng`) are among them. Returns those plays."""
+    generated = [tuple(sorted(p)) for p in iter_leads(counts, trump)]
+    assert len(generated) == len(set(generated))
+    expected = {p for size in range(1, sum(counts) + 1) for p in all_plays(counts, size)
+                if len({trump.play_suit[i] for i in p}) == 1}
+    assert set(generated) == expected
+    for _ in range(draws):
+        assert tuple(sorted(random_lead(counts, trump, rng))) in expected
+    return expected
+
+
+def follow_chi2(counts: list[int], shape: Shape, trump: Trump, seed: int,
+                n: int = 6000) -> tuple[set[tuple[int, ...]], float]:
+    """`n` random follows of `shape` (from a `random.Random(seed)`): each of the
+    generator's distinct follows is drawn, and nothing else. Returns those follows and
+    the chi-square statistic of the draws against a uniform choice among them."""
+    plays = {tuple(sorted(p)) for p in iter_follows(counts, shape, trump)}
+    rng = random.Random(seed)
+    freq = Counter(tuple(sorted(random_follow(counts, shape, trump, rng))) for _ in range(n))
+    assert set(freq) == plays
+    expected = n / len(plays)
+    return plays, sum((freq[p] - expected) ** 2 / expected for p in plays)

@@ -161,6 +161,20 @@ class _Deadline:
         return None
 
 
+def count_calls(monkeypatch: Any, module: Any, name: str, key: Callable[..., T]) -> list[T]:
+    """Patch `module.name` (through pytest's `monkeypatch`) to record `key(*args)` of each
+    call, then make the real call; returns the list of records, filled as calls come."""
+    calls: list[T] = []
+    real = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(key(*args))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def freeze(p: WSPlayer, table: Table) -> None:
     """Stop the table's driver (no more draws, bot moves or timeouts)."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 
 from helpers import bury_and_plays, scramble
 from shengji import Game, Round
-from shengji.actions import Declare, Play, action_from_json
+from shengji.actions import Action, Declare, Play, action_from_json
 from shengji.analysis import (
     ACCURACY_K,
     Budget,
@@ -87,17 +88,21 @@ def test_a_lead_that_hands_the_opponents_20_points_is_at_least_a_mistake_rules_6
     assert good.reason.key == "analysis.reason.best"
 
 
-def _positions(record: GameRecord, seat: int) -> list[tuple[Round, Play]]:
+def _round_one(record: GameRecord) -> Iterator[tuple[Game, Action]]:
+    """The record's first round replayed: the game before each of its actions, and the
+    action (applied once the caller has looked)."""
     g = Game(record.seed, record.options)
-    out = []
     for raw in record.actions:
         a = action_from_json(raw)
         if g.round_no > 0:
             break
-        if isinstance(a, Play) and a.seat == seat:
-            out.append((g.round.clone(), a))
+        yield g, a
         g.apply(a)
-    return out
+
+
+def _positions(record: GameRecord, seat: int) -> list[tuple[Round, Play]]:
+    return [(g.round.clone(), a) for g, a in _round_one(record)
+            if isinstance(a, Play) and a.seat == seat]
 
 
 def test_the_knowledge_reading_ignores_the_hidden_cards_rules_11() -> None:
@@ -192,15 +197,7 @@ def test_shengji_analyse_prints_the_review_and_writes_json(tmp_path: Path) -> No
 
 def test_a_declaration_is_reviewed_against_passing_and_the_other_declarations_rules_3_3() -> None:
     record = _record()
-    g = Game(record.seed, record.options)
-    declared = []
-    for raw in record.actions:
-        a = action_from_json(raw)
-        if g.round_no > 0:
-            break
-        if isinstance(a, Declare):
-            declared.append(a.seat)
-        g.apply(a)
+    declared = [a.seat for _, a in _round_one(record) if isinstance(a, Declare)]
     assert declared, "the seeded round has a declaration to review"
     seat = declared[0]
     review = review_round(record, 0, seat, SMALL, seed=2)

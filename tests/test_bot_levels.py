@@ -44,7 +44,7 @@ def test_named_levels_are_the_expert_at_a_budget() -> None:
 
 
 def test_workers_search_the_same_worlds_in_several_processes() -> None:
-    from test_expert import _position
+    from helpers import mid_trick_position
 
     assert parse_agent_spec("expert:ms=250,workers=2") == ("expert", {"ms": 250, "workers": 2})
     with pytest.raises(ValueError, match="at most 8 processes"):
@@ -53,7 +53,7 @@ def test_workers_search_the_same_worlds_in_several_processes() -> None:
         parse_agent_spec("master:workers=0")
     # an iteration budget: the same decisions with one process or two (the same seeds)
     for seed, tricks in ((3, 2), (4, 7)):
-        rnd, seat = _position(seed, tricks)
+        rnd, seat = mid_trick_position(seed, tricks)
         view = rnd.view(seat)
         one = make_agent("expert:iters=40,candidates=4", 9).act(view)
         two = make_agent("expert:iters=40,candidates=4,workers=2", 9).act(view)

@@ -11,7 +11,6 @@ The catalogue tests at the end need no browser.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import time
 import urllib.request
@@ -25,9 +24,13 @@ from browser_helpers import (
     LANGS,
     STATE_JS,
     STATIC,
+    catalogue,
     choose_play,
     create_table_and_sit,
     new_page,
+    open_lobby,
+    rules_catalogue,
+    submit_create,
 )
 
 browser_only = pytest.mark.browser
@@ -149,8 +152,7 @@ def test_phone_viewport(server: str, browser: Any) -> None:
         "has_touch": True,
     }
     with new_page(browser, **phone) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         page.screenshot(path=str(ARTIFACTS / "phone-lobby.png"), full_page=True)
         create_table_and_sit(page, server, name="Bao")
         page.click("#start-btn")
@@ -181,12 +183,9 @@ def wait_for_heading(page: Any, text: str) -> None:
 @browser_only
 @pytest.mark.timeout(120)
 def test_language_switcher(server: str, browser: Any) -> None:
-    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
-    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
-    vi = json.loads((STATIC / "i18n" / "vi.json").read_text("utf-8"))
+    zh, en, vi = catalogue("zh"), catalogue("en"), catalogue("vi")
     with new_page(browser, viewport={"width": 1200, "height": 800}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form h2")
+        open_lobby(page, server, "#create-form h2")
         assert page.inner_text("#create-form h2") == en["lobby.create"]
         page.select_option("#lang-select", "zh")
         wait_for_heading(page, zh["lobby.create"])
@@ -200,24 +199,17 @@ def test_language_switcher(server: str, browser: Any) -> None:
         wait_for_heading(page, en["lobby.create"])
     # Without a stored choice the browser's language decides.
     with new_page(browser, locale="vi-VN") as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form h2")
+        open_lobby(page, server, "#create-form h2")
         assert page.inner_text("#create-form h2") == vi["lobby.create"]
 
 
 # ---------------------------------------------------------------- catalogues (no browser)
 
 
-def _catalogue(lang: str) -> dict[str, str]:
-    data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
-    assert isinstance(data, dict)
-    return data
-
-
 def test_catalogues_have_the_same_keys_and_placeholders() -> None:
-    en = _catalogue("en")
+    en = catalogue("en")
     for lang in LANGS:
-        cat = _catalogue(lang)
+        cat = catalogue(lang)
         assert set(cat) == set(en), (lang, sorted(set(en) - set(cat)), sorted(set(cat) - set(en)))
         for key, text in cat.items():
             assert isinstance(text, str) and text.strip(), (lang, key)
@@ -231,7 +223,7 @@ def test_catalogues_have_the_same_keys_and_placeholders() -> None:
 
 
 def test_every_literal_key_used_by_the_client_is_in_the_catalogue() -> None:
-    en = _catalogue("en")
+    en = catalogue("en")
     used: set[str] = set()
     for path in (STATIC / "js").glob("*.js"):
         text = path.read_text("utf-8")
@@ -288,8 +280,7 @@ LOGIC_JS = """async (cases) => {
 def test_the_clients_card_levels_agree_with_the_engine(server: str, browser: Any) -> None:
     cases = _level_cases()
     with new_page(browser) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         out = page.evaluate(LOGIC_JS, cases)
     assert out["n"] == 5 * 54
     assert not out["bad"], out
@@ -353,8 +344,7 @@ def test_the_client_rebuilds_whole_states_from_the_history_as_it_grows(
     bots, one asking for whole views and one for the history as it grows, the latter
     rebuilt by the shipped client's `mergeState`; message for message they are the same."""
     with new_page(browser) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         out = page.evaluate(HISTORY_JS)
     assert out["refused"] == 0 and out["continued"] > 20, out["continued"]
     # a view that skips tricks the client does not hold, or leaves out options it never
@@ -373,20 +363,14 @@ def test_the_client_rebuilds_whole_states_from_the_history_as_it_grows(
 # ------------------------------------------------------- the rules for players (no browser)
 
 
-def _rules(lang: str) -> dict[str, Any]:
-    data = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
-    assert isinstance(data, dict)
-    return data
-
-
 def test_rules_text_has_the_same_sections_in_every_language() -> None:
-    en = _rules("en")
+    en = rules_catalogue("en")
     ids = [s["id"] for s in en["sections"]]
     # Every section a refusal can cite (RULES §1 .. §11) has a place on the page.
     refs = {r for s in en["sections"] for r in s["refs"]}
     assert {"1", "3.3", "4", "6.1", "6.2", "6.3", "6.4", "8.2", "9"} <= refs
     for lang in LANGS:
-        r = _rules(lang)
+        r = rules_catalogue(lang)
         assert set(r) == set(en), lang
         assert [s["id"] for s in r["sections"]] == ids, lang
         for s, e in zip(r["sections"], en["sections"], strict=True):
@@ -407,7 +391,7 @@ def test_rules_command_prints_the_rules_in_each_language() -> None:
     for lang in LANGS:
         out = runner.invoke(app, ["rules", "--lang", lang], env={"COLUMNS": "200"})
         assert out.exit_code == 0, out.output
-        r = _rules(lang)
+        r = rules_catalogue(lang)
         assert r["title"] in out.output
         for s in r["sections"]:
             assert f"§{s['id']} {s['title']}" in out.output
@@ -425,16 +409,13 @@ def test_house_rules_chosen_in_the_create_form_are_stored_with_the_table(
     import json
 
     with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         page.fill("input[name=table-name]", "house rules")
         page.click("details.options summary")
         page.select_option("select[name=kitty_multiplier]", "power")
         page.select_option("select[name=win_at_a]", "as_declarers")
         page.select_option("select[name=round1_no_declaration]", "flip")
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-        table_id = str(page.url.rsplit("/", 1)[1])
+        table_id = submit_create(page)
     with urllib.request.urlopen(f"{server}/api/tables/{table_id}") as r:
         options = json.load(r)["options"]
     assert options["kitty_multiplier"] == "power"

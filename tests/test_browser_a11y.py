@@ -10,13 +10,12 @@ engine views (as in tests/test_browser_table.py).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, new_page, open_table, state_of
+from browser_helpers import FakeServer, new_page, open_lobby, open_table, show_fake, state_of
 
 AXE = Path(__file__).resolve().parent / "data" / "axe" / "axe.min.js"
 RULES = [
@@ -58,8 +57,7 @@ def test_the_lobby_and_the_rules_overlay_pass_axe(
     server: str, browser: Any, size: dict[str, int]
 ) -> None:
     with a11y_page(browser, size) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-btn")
+        open_lobby(page, server, "#create-btn")
         res = axe(page)
         assert res["violations"] == [], res["violations"]
         assert "color-contrast" in res["passes"]  # the primary "Create" button was checked
@@ -113,9 +111,7 @@ def test_the_waiting_room_passes_axe(server: str, browser: Any) -> None:
     st = state_of(Game(seed=1), 0, status="waiting", seats=seats)
     st["is_host"] = True
     with a11y_page(browser, SIZES[0]) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(st))
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#start-btn:not([disabled])")
+        show_fake(page, server, FakeServer(st), "#start-btn:not([disabled])")
         res = axe(page)
         assert res["violations"] == [], res["violations"]
         assert "heading-order" in res["passes"]

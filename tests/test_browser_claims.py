@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, _advance, new_page, open_table, state_of
+from browser_helpers import FakeServer, in_phase, new_page, open_table, state_of
 from shengji import Game
 
 pytestmark = pytest.mark.browser
 
 
 def _mid_round() -> Game:
-    return _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 2)
+    return in_phase(5, "play", 2)
 
 
 @pytest.mark.parametrize("size", [(1366, 800), (390, 844)])

@@ -18,9 +18,15 @@ from browser_helpers import (
     FakeServer,
     _advance,
     _seat_to_act,
+    add_bots,
+    in_phase,
     new_page,
+    open_lobby,
     open_table,
+    show_fake,
+    sit,
     state_of,
+    submit_create,
 )
 
 browser_only = pytest.mark.browser
@@ -55,7 +61,7 @@ def test_the_turn_clock_counts_down_from_the_servers_deadline(
 def test_the_declaration_window_countdown_shows_for_a_spectator(
     server: str, browser: Any
 ) -> None:
-    g = _advance(2, lambda g: g.decision().phase == "declare")
+    g = in_phase(2, "declare")
     st = state_of(g, 0)
     st["you"] = None
     st["view"] = g.view(None).to_json()
@@ -158,9 +164,7 @@ def test_chat_renders_text_never_html_sends_and_hides(
                {"n": 1, "at": "", "seat": None, "name": "Spectator", "text": "gl"}]
     fake = ChatServer(st, history)
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#chat-list .chat-msg[data-n='1']")
+        show_fake(page, server, fake, "#chat-list .chat-msg[data-n='1']")
         first = page.locator("#chat-list .chat-msg[data-n='0'] .chat-text")
         assert first.inner_text() == XSS  # shown as the text it is
         assert page.locator("#chat-list img, #chat-list .chat-text b").count() == 0
@@ -194,14 +198,12 @@ def test_a_spectator_reads_the_chat_and_writes_only_where_the_host_allows_it(
     server: str, browser: Any
 ) -> None:
     """Issue 11: spectators are read-only in the chat unless the table allows them."""
-    g = _advance(5, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 5)
+    g = in_phase(5, "play", 5)
     for allowed in (False, True):
         st = state_of(g, None, settings={"spectator_chat": allowed})  # type: ignore[arg-type]
         fake = ChatServer(st, [{"n": 0, "at": "", "seat": 1, "name": "Bao", "text": "hi"}])
         with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-            page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-            page.goto(server + "/t/fake")
-            page.wait_for_selector("#chat-list .chat-msg[data-n='0']")
+            show_fake(page, server, fake, "#chat-list .chat-msg[data-n='0']")
             assert page.locator("#chat-input").count() == (1 if allowed else 0)
             assert page.locator(".reaction-btn").count() == (6 if allowed else 0)
             assert page.locator("#chat-read-only").count() == (0 if allowed else 1)
@@ -243,16 +245,13 @@ def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_time
     from shengji.options import PRESETS
 
     def create(page: Any) -> dict[str, Any]:
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-        table_id = str(page.url.rsplit("/", 1)[1])
+        table_id = submit_create(page)
         with urllib.request.urlopen(f"{server}/api/tables/{table_id}") as r:
             info: dict[str, Any] = json.load(r)
         return info
 
     with new_page(browser, viewport={"width": 1366, "height": 900}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("select[name=preset]")
+        open_lobby(page, server, "select[name=preset]")
         assert page.input_value("select[name=preset]") == "seed"
         page.select_option("select[name=preset]", "common_online")
         page.select_option("select[name=turn_s]", "20")
@@ -260,8 +259,7 @@ def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_time
         assert info["options"] == PRESETS["common_online"].to_json()
         assert info["settings"]["turn_s"] == 20
 
-        page.goto(server + "/")
-        page.wait_for_selector("select[name=preset]")
+        open_lobby(page, server, "select[name=preset]")
         page.click("details.options summary")
         page.select_option("select[name=max_levels_per_round]", "2")
         for rank in ("K", "5", "10"):
@@ -273,9 +271,9 @@ def test_the_create_form_offers_presets_level_caps_stop_levels_and_the_turn_time
         assert info["settings"]["turn_s"] == 0  # off unless chosen: a friends' table
 
 
-def create_as_host(page: Any, server: str, body: dict[str, Any]) -> str:
-    """POST a table from the page (its origin) and keep the host token where the client
-    looks for it; returns the table's id."""
+def open_hosted_table(page: Any, server: str, body: dict[str, Any]) -> str:
+    """POST a table from the page (its origin), keep the host token where the client
+    looks for it and open the table's page as its host; returns the table's id."""
     page.goto(server + "/")
     made = page.evaluate(
         """async (body) => {
@@ -287,6 +285,7 @@ def create_as_host(page: Any, server: str, body: dict[str, Any]) -> str:
     )
     page.evaluate("([id, tok]) => localStorage.setItem('shengji.token.' + id, tok)",
                   [made["id"], made["host_token"]])
+    page.goto(server + f"/t/{made['id']}")
     return str(made["id"])
 
 
@@ -298,18 +297,13 @@ def test_a_real_table_counts_down_and_a_marked_stand_in_plays_at_timeout(
     # End to end: a table with a 1.5 s turn timer (a private server's fast timings); the
     # player never acts, so the stand-in plays for them, marked on the cards and the seat.
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        tid = create_as_host(page, server, {"name": "timer", "turn_s": 1.5, "deal_ms": 3,
-                                            "window_ms": 800, "bot_delay_ms": 20,
-                                            "round_pause_ms": 600})
-        page.goto(server + f"/t/{tid}")
+        open_hosted_table(page, server, {"name": "timer", "turn_s": 1.5, "deal_ms": 3,
+                                         "window_ms": 800, "bot_delay_ms": 20,
+                                         "round_pause_ms": 600})
         page.wait_for_selector("#timer-note")
         assert page.inner_text("#timer-note").startswith("Turn timer: 1.5 s per turn")
-        page.fill("#name-input", "Ann")
-        page.click(".seat[data-seat='0'] .sit-btn")
-        page.wait_for_selector(".seat[data-seat='0'] .you")
-        for seat in (1, 2, 3):
-            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
-            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        sit(page, "Ann")
+        add_bots(page, ((seat, "random") for seat in (1, 2, 3)))
         page.click("#start-btn")
         # The countdown runs on the seat to act, mine included, from the server's deadline.
         page.wait_for_selector("#clock-seat-0", timeout=60_000)
@@ -323,12 +317,10 @@ def test_a_finished_game_is_listed_in_the_lobby_and_opens_its_replay(
     server: str, browser: Any
 ) -> None:
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        tid = create_as_host(page, server, {"name": "all bots", "deal_ms": 0, "window_ms": 50,
-                                            "bot_delay_ms": 0, "round_pause_ms": 0})
-        page.goto(server + f"/t/{tid}")
-        for seat in range(4):
-            page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='random']")
-            page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        tid = open_hosted_table(page, server, {"name": "all bots", "deal_ms": 0,
+                                               "window_ms": 50, "bot_delay_ms": 0,
+                                               "round_pause_ms": 0})
+        add_bots(page, ((seat, "random") for seat in range(4)))
         page.click("#start-btn")
         page.wait_for_selector("main.table-page[data-status='finished']", timeout=150_000)
         # The replay link is on the table itself, not only in the game-over window.

@@ -8,16 +8,23 @@ numbers on screen. The lobby's switch is checked against the real server.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, _advance, new_page, state_of
+from browser_helpers import (
+    FakeServer,
+    in_phase,
+    new_page,
+    open_lobby,
+    show_fake,
+    state_of,
+    submit_create,
+)
 from shengji import Game
 from shengji.counter import card_counter
 
-browser_only = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(60)]
 
 
 def _with_counter(g: Game, you: int, seq: int) -> dict[str, Any]:
@@ -31,16 +38,14 @@ def _out(page: Any, sel: str) -> int:
     return int(page.get_attribute(f"#card-counter {sel}", "data-out"))
 
 
-@browser_only
-@pytest.mark.timeout(60)
 def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
     server: str, browser: Any
 ) -> None:
-    g = _advance(7, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 2)
+    g = in_phase(7, "play", 2)
     you = 0
     first = _with_counter(g, you, 1)
     n = len(g.round.tricks)
-    g2 = _advance(7, lambda h: h.decision().phase == "play" and len(h.round.tricks) > n)
+    g2 = in_phase(7, "play", n + 1)
     second = _with_counter(g2, you, 2)
     c1, c2 = first["view"]["counter"], second["view"]["counter"]
     # one trick (RULES §6: 4 plays) more is out of play in the second state
@@ -48,9 +53,7 @@ def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
         s["out"] + s["mine"] for s in c2["suits"].values())
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = FakeServer(first)
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#card-counter .cc-suit[data-suit='T']")
+        show_fake(page, server, fake, "#card-counter .cc-suit[data-suit='T']")
         for key, s in c1["suits"].items():
             if s["total"]:
                 assert _out(page, f".cc-suit[data-suit='{key}']") == s["out"], key
@@ -74,25 +77,18 @@ def test_the_panel_shows_the_counter_and_its_numbers_change_after_a_trick(
         assert page.get_attribute("#card-counter", "open") is not None
 
 
-@browser_only
-@pytest.mark.timeout(60)
 def test_no_panel_without_the_counter_and_the_lobby_switch_turns_it_on(
     server: str, browser: Any
 ) -> None:
-    g = _advance(7, lambda g: g.decision().phase == "play" and len(g.round.tricks) >= 1)
+    g = in_phase(7, "play", 1)
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(state_of(g, 0)))
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#trick-history")
+        show_fake(page, server, FakeServer(state_of(g, 0)), "#trick-history")
         assert page.locator("#card-counter").count() == 0
     with new_page(browser) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         page.fill("input[name=table-name]", "counted")
         page.check("input[name=card_counter]")
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-        tid = page.url.rsplit("/", 1)[1]
+        tid = submit_create(page)
         settings = page.evaluate(
             "id => fetch('/api/tables/' + id).then(r => r.json()).then(j => j.settings)", tid)
         assert settings["card_counter"] is True

@@ -13,22 +13,21 @@ player's language; a table with hints off shows no button.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
 
 from browser_helpers import (
     CORNER,
-    STATIC,
     FakeServer,
-    _advance,
-    _leads,
-    _seat_to_act,
+    catalogue,
     create_table_and_sit,
+    lead_position,
     new_page,
+    open_lobby,
     show_fake,
     state_of,
+    submit_create,
 )
 from shengji.analysis import suggest
 
@@ -53,12 +52,11 @@ class HintServer(FakeServer):
 @browser_only
 @pytest.mark.timeout(90)
 def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, browser: Any) -> None:
-    g = _advance(5, _leads)
-    seat = _seat_to_act(g)
+    g, seat = lead_position(5)
     st = state_of(g, seat, settings={"hints": True})
     hint = suggest(g.view(seat), seed=3).to_json()
     assert hint["kind"] == "play" and hint["cards"]
-    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    en = catalogue("en")
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = HintServer(st, hint)
         show_fake(page, server, fake)
@@ -80,8 +78,7 @@ def test_hint_selects_the_suggested_cards_and_shows_the_reason(server: str, brow
 @browser_only
 @pytest.mark.timeout(60)
 def test_no_hint_button_where_hints_are_off(server: str, browser: Any) -> None:
-    g = _advance(5, _leads)
-    seat = _seat_to_act(g)
+    g, seat = lead_position(5)
     st = state_of(g, seat, settings={"hints": False})
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         show_fake(page, server, HintServer(st, {}))
@@ -124,13 +121,10 @@ def test_the_host_chooses_hints_in_the_create_form(server: str, browser: Any) ->
     import urllib.request
 
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         page.fill("input[name=table-name]", "hints on")
         # "on": with no human seated yet, the default (null) would read false
         page.select_option("select[name=hints]", "on")
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-        table_id = page.url.rsplit("/", 1)[1]
+        table_id = submit_create(page)
     with urllib.request.urlopen(f"{server}/api/tables/{table_id}", timeout=10) as r:
         assert json.loads(r.read())["settings"]["hints"] is True

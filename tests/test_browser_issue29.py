@@ -18,11 +18,13 @@ import pytest
 from browser_helpers import (
     ARTIFACTS,
     LANGS,
-    STATIC,
     FakeServer,
     _advance,
+    catalogue,
+    fill_options,
     new_page,
     open_table,
+    set_lang,
     show_fake,
     state_of,
     wait_until,
@@ -32,15 +34,6 @@ browser_only = pytest.mark.browser
 DESKTOP = {"width": 1366, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SIZES = [DESKTOP, PHONE]
-
-
-def catalogue(lang: str) -> dict[str, str]:
-    return json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))  # type: ignore[no-any-return]
-
-
-def set_lang(page: Any, base: str, lang: str) -> None:
-    page.goto(base + "/")
-    page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
 
 
 # ------------------------------------------------ item 2: "declarers" is the team only
@@ -219,8 +212,7 @@ def test_the_create_form_names_the_field_in_seconds_with_the_servers_limit(
         set_lang(page, server, lang)
         page.reload()
         page.wait_for_selector("#create-form")
-        page.click("details.options summary")
-        page.fill("input[name=bot_delay_ms]", "0.02")
+        fill_options(page, bot_delay_ms="0.02")
         page.click("#create-btn")
         err = page.locator("#create-form .error-text")
         err.wait_for()
@@ -249,9 +241,7 @@ def waiting_state(filled: int = 4) -> dict[str, Any]:
 
 
 def open_waiting(page: Any, base: str, state: dict[str, Any]) -> None:
-    page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(state))
-    page.goto(base + "/t/fake")
-    page.wait_for_selector("main.table-page[data-status='waiting']")
+    show_fake(page, base, FakeServer(state), "main.table-page[data-status='waiting']")
 
 
 @browser_only
@@ -290,9 +280,7 @@ def test_after_game_over_no_hand_toolbar_stands_over_an_empty_hand(
     st["view"].update(game_over=True, winner=0, hand=[], to_act=None)
     st["table"]["status"] = "finished"
     with new_page(browser, viewport=size) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), FakeServer(st))
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("main.table-page[data-status='finished']")
+        show_fake(page, server, FakeServer(st), "main.table-page[data-status='finished']")
         page.wait_for_selector("#prompt")
         assert page.locator(".hand-tools").count() == 0
         assert page.locator("#sort-btn, #reorder-btn, #autoplay-toggle").count() == 0
@@ -448,9 +436,7 @@ def test_a_hand_cards_element_stays_that_card_when_the_hand_changes(
     assert hand.index(first) < hand.index(aimed)
     fake = PushServer(st)
     with new_page(browser, viewport=DESKTOP) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), fake)
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#hand .card")
+        show_fake(page, server, fake, "#hand .card")
         before = int(page.evaluate(MARK_JS, aimed))
         after = copy.deepcopy(st)
         after["seq"] = 2
@@ -478,9 +464,7 @@ def test_the_hand_does_not_move_while_cards_are_chosen(
 
     st, two = _lead_state(11)
     with new_page(browser, viewport=size) as page:
-        page.route_web_socket(re.compile(r".*/ws/.*"), PushServer(st))
-        page.goto(server + "/t/fake")
-        page.wait_for_selector("#hand .card")
+        show_fake(page, server, PushServer(st), "#hand .card")
         top = page.evaluate(HAND_TOP_JS)
         for c in two:
             page.locator(f"#hand .card[data-card='{c}']").first.click(position=CORNER)

@@ -25,7 +25,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browser_helpers import ARTIFACTS, STATE_JS, choose_play, create_and_sit, new_page
+from browser_helpers import (
+    ARTIFACTS,
+    STATE_JS,
+    add_bots,
+    choose_play,
+    create_and_sit,
+    new_page,
+    sit,
+)
 
 VIEWPORT = {"width": 1280, "height": 860}
 
@@ -198,9 +206,7 @@ def test_two_friends_play_a_round(server: str, browser: Any) -> None:  # noqa: F
         guest.wait_for_selector(".seat[data-seat='1'] .sit-btn")
         assert token_of(guest, table_id) is None
         assert guest.locator("#start-btn").count() == 0  # only the host starts
-        guest.fill("#name-input", "Minh")
-        guest.click(".seat[data-seat='1'] .sit-btn")
-        guest.wait_for_selector(".seat[data-seat='1'] .you")
+        sit(guest, "Minh", seat=1)
         guest_token = token_of(guest, table_id)
         assert guest_token and guest_token != host_token
         # The host sees the friend arrive, by name, then fills the table with bots.
@@ -209,9 +215,7 @@ def test_two_friends_play_a_round(server: str, browser: Any) -> None:  # noqa: F
             " || {}).textContent === 'Minh'"
         )
         assert guest.inner_text(".seat[data-seat='0'] .seat-name").strip() == "Hana"
-        for seat, kind in ((2, "heuristic"), (3, "random")):
-            host.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
-            host.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+        add_bots(host, ((2, "heuristic"), (3, "random")))
         host.wait_for_selector("#start-btn:not([disabled])")
         host.click("#start-btn")
         for page in (host, guest):

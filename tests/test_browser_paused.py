@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import FakeServer, _advance, new_page, show_fake, state_of
+from browser_helpers import FakeServer, in_phase, new_page, show_fake, state_of
 
 browser_only = pytest.mark.browser
 
@@ -39,8 +39,7 @@ def open_table(page: Any, base: str, state: dict[str, Any]) -> PausedServer:
 def test_an_idle_pause_shows_a_deal_again_button_that_resumes(
     server: str, browser: Any
 ) -> None:
-    g = _advance(1, lambda g: g.decision().phase == "deal")
-    st = state_of(g, 0, paused="idle")
+    st = state_of(in_phase(1, "deal"), 0, paused="idle")
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = open_table(page, server, st)
         banner = page.locator("#paused-banner")
@@ -54,8 +53,7 @@ def test_an_idle_pause_shows_a_deal_again_button_that_resumes(
 @browser_only
 @pytest.mark.timeout(60)
 def test_a_storage_pause_and_a_typed_reaction_code(server: str, browser: Any) -> None:
-    g = _advance(1, lambda g: g.decision().phase == "deal")
-    st = state_of(g, 0, paused="storage")
+    st = state_of(in_phase(1, "deal"), 0, paused="storage")
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = open_table(page, server, st)
         page.locator("#paused-banner").wait_for()

@@ -10,7 +10,6 @@ English sentence nor "RULES §6.1 … 规则 §6.1".
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from typing import Any
 
@@ -18,12 +17,11 @@ import pytest
 
 from browser_helpers import (
     CORNER,
-    STATIC,
     FakeServer,
-    _advance,
-    _leads,
-    _seat_to_act,
+    catalogue,
+    lead_position,
     new_page,
+    set_lang,
     show_fake,
     state_of,
 )
@@ -57,9 +55,8 @@ class EngineChecks(FakeServer):
 def test_an_illegal_lead_is_refused_all_in_chinese_citing_the_rule_once(
     server: str, browser: Any
 ) -> None:
-    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
-    g = _advance(8, _leads)
-    seat = _seat_to_act(g)
+    zh = catalogue("zh")
+    g, seat = lead_position(8)
     hand = g.view(seat).hand
     # two cards of different play suits: the engine refuses them as a lead (RULES §6.1)
     pair = next(
@@ -68,8 +65,7 @@ def test_an_illegal_lead_is_refused_all_in_chinese_citing_the_rule_once(
     )
     st = state_of(g, seat)
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.goto(server + "/")
-        page.evaluate("localStorage.setItem('shengji.lang', 'zh')")
+        set_lang(page, server, "zh")
         fake = EngineChecks(st, g, seat)
         show_fake(page, server, fake)
         for card in pair:

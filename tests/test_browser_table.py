@@ -22,13 +22,18 @@ from browser_helpers import (
     CORNER,
     LANGS,
     NAMES,
-    STATIC,
     _advance,
     _lead_state,
-    _leads,
     _seat_to_act,
+    catalogue,
+    fill_options,
+    in_phase,
+    lead_position,
     new_page,
+    open_lobby,
     open_table,
+    rules_catalogue,
+    set_lang,
     state_of,
     wait_until,
 )
@@ -51,7 +56,7 @@ def assert_inside(page: Any, selector: str, w: int, h: int, top: float = 0) -> N
 
 @pytest.fixture(scope="module")
 def bury_state() -> dict[str, Any]:
-    g = _advance(3, lambda g: g.decision().phase == "kitty")
+    g = in_phase(3, "kitty")
     return state_of(g, _seat_to_act(g))
 
 
@@ -108,9 +113,8 @@ def test_a_raised_card_never_covers_its_neighbour(
 def test_rules_page_in_every_language(server: str, browser: Any) -> None:
     with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
         for lang in LANGS:
-            rules = json.loads((STATIC / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
-            page.goto(server + "/")
-            page.evaluate("l => localStorage.setItem('shengji.lang', l)", lang)
+            rules = rules_catalogue(lang)
+            set_lang(page, server, lang)
             # A new query: a real load, in the stored language.
             page.goto(server + f"/?l={lang}#/rules")
             page.wait_for_function(
@@ -133,8 +137,7 @@ def test_rules_page_in_every_language(server: str, browser: Any) -> None:
 @browser_only
 @pytest.mark.timeout(60)
 def test_a_refusal_links_to_the_rule_it_cites(server: str, browser: Any) -> None:
-    g = _advance(8, _leads)
-    seat = _seat_to_act(g)
+    g, seat = lead_position(8)
     st = state_of(g, seat)
     st["view"]["hand"] = ["AS", *[c for c in st["view"]["hand"] if c != "AS"]]
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
@@ -243,8 +246,7 @@ def test_sort_toggle_and_arranging_the_hand(
 @pytest.mark.timeout(60)
 def test_mute_is_remembered(server: str, browser: Any) -> None:
     with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#mute-btn")
+        open_lobby(page, server, "#mute-btn")
         assert page.get_attribute("#mute-btn", "aria-pressed") == "false"
         page.click("#mute-btn")
         assert page.get_attribute("#mute-btn", "aria-pressed") == "true"
@@ -264,7 +266,7 @@ def test_mute_is_remembered(server: str, browser: Any) -> None:
 def test_a_throw_is_confirmed_with_its_penalty(server: str, browser: Any) -> None:
     st, two = _lead_state(11)
     st["view"]["options"]["throw_penalty_per_card"] = 15
-    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
+    en = catalogue("en")
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
         fake = open_table(page, server, st)
         for c in two:
@@ -317,19 +319,17 @@ def test_auto_play_makes_a_forced_move_only_when_switched_on(server: str, browse
 def test_an_out_of_range_timing_is_refused_in_seconds_and_in_the_players_language(
     server: str, browser: Any
 ) -> None:
-    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    zh = catalogue("zh")
     # Not new_page: Chromium logs the expected HTTP 400 as a console error.
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(server + "/")
-        page.evaluate("localStorage.setItem('shengji.lang', 'zh')")
+        set_lang(page, server, "zh")
         page.reload()
         page.wait_for_selector("#create-form")
-        page.click("details.options summary")
-        page.fill("input[name=deal_ms]", "99")  # seconds: over the server's 10 000 ms
+        fill_options(page, deal_ms="99")  # seconds: over the server's 10 000 ms
         page.click("#create-btn")
         err = page.locator("#create-form .error-text")
         err.wait_for()
@@ -354,12 +354,9 @@ PLURAL_JS = """async ([lang, key, n]) => {
 @browser_only
 @pytest.mark.timeout(60)
 def test_counts_use_each_languages_plural_rules(server: str, browser: Any) -> None:
-    en = json.loads((STATIC / "i18n" / "en.json").read_text("utf-8"))
-    sq = json.loads((STATIC / "i18n" / "sq.json").read_text("utf-8"))
-    zh = json.loads((STATIC / "i18n" / "zh.json").read_text("utf-8"))
+    en, sq, zh = catalogue("en"), catalogue("sq"), catalogue("zh")
     with new_page(browser) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         cases = [
             ("en", "summary.gain", 1, en["summary.gain.one"]),  # "Team A go up 1 level!"
             ("en", "summary.gain", 3, en["summary.gain.other"]),

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +31,17 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browser_helpers import ARTIFACTS, CORNER, new_page, wait_until
+from browser_helpers import (
+    ARTIFACTS,
+    CORNER,
+    add_bots,
+    fill_options,
+    new_page,
+    open_lobby,
+    sit,
+    submit_create,
+    wait_until,
+)
 from server_harness import live_server
 from shengji import RuleOptions
 from shengji.cards import CARDS, counts_of, parse_cards
@@ -87,31 +96,21 @@ def launch(playwright: Any) -> Any:
 def create_table(page: Any, base: str, players: int, mode: str, name: str = "Mei") -> str:
     """Lobby -> a table of `players` in `mode` (fast timings) -> seat 0 -> heuristic bots
     in every other seat. Returns the table id."""
-    page.goto(base + "/")
-    page.wait_for_selector("#create-form")
+    open_lobby(page, base)
     page.fill("input[name=table-name]", f"Family table of {players}")
     page.select_option("select[name=players]", str(players))
     page.select_option("select[name=mode]", mode)
-    page.click("details.options summary")
     # a long last window (RULES §3.3): a busy machine's person still gets to declare
-    for field, value in (("deal_ms", "0.003"), ("window_ms", "2.5"),
-                         ("bot_delay_ms", "0.02"), ("round_pause_ms", "600")):
-        page.fill(f"input[name={field}]", value)
-    page.click("#create-btn")
-    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table_id = str(page.url.rsplit("/", 1)[1])
+    fill_options(page, deal_ms="0.003", window_ms="2.5", bot_delay_ms="0.02",
+                 round_pause_ms="600")
+    table_id = submit_create(page)
     page.wait_for_selector(f".seat[data-seat='{players - 1}']")
     assert page.locator(".felt .seat").count() == players
-    page.fill("#name-input", name)
-    page.click(".seat[data-seat='0'] .sit-btn")
-    page.wait_for_selector(".seat[data-seat='0'] .you")
+    sit(page, name)
     # the searching bots play every table (issue 33): offered here, and seat 1 is the
     # expert's fast level
     assert page.locator(".seat[data-seat='1'] .bot-btn[data-kind='expert']").count() == 1
-    for seat in range(1, players):
-        kind = "fast" if seat == 1 else "heuristic"
-        page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='{kind}']")
-        page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+    add_bots(page, ((seat, "fast" if seat == 1 else "heuristic") for seat in range(1, players)))
     return table_id
 
 
@@ -458,8 +457,7 @@ def test_the_create_form_offers_the_table_options_of_rules_12(server: str, brows
     """Players 4-10, the mode (an odd table plays friends, RULES §12.1) and the decks go
     to the server in `options`; four players at the defaults send none of them."""
     with new_page(browser, viewport={"width": 1366, "height": 800}) as page:
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         sent: list[dict[str, Any]] = []
         page.on("request", lambda r: sent.append(json.loads(r.post_data or "{}"))
                 if r.method == "POST" and r.url.endswith("/api/tables") else None)
@@ -471,20 +469,17 @@ def test_the_create_form_offers_the_table_options_of_rules_12(server: str, brows
         assert modes == [["teams", True], ["friends", False]]  # 7 cannot play teams
         assert page.input_value("select[name=mode]") == "friends"
         assert "Default (3)" in page.locator("select[name=decks]").inner_text()
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        submit_create(page)
         page.wait_for_selector(".felt .seat[data-seat='6']")
         assert page.locator(".felt .seat").count() == 7
         assert sent[-1]["options"]["players"] == 7 and sent[-1]["options"]["mode"] == "friends"
         assert "decks" not in sent[-1]["options"]
         # eight players, teams, three decks: said so in the lobby
-        page.goto(server + "/")
-        page.wait_for_selector("#create-form")
+        open_lobby(page, server)
         page.select_option("select[name=players]", "8")
         page.select_option("select[name=mode]", "teams")
         page.select_option("select[name=decks]", "3")
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        submit_create(page)
         page.wait_for_selector(".felt .seat[data-seat='7']")
         opts = sent[-1]["options"]
         assert (opts["players"], opts.get("mode", "teams"), opts["decks"]) == (8, "teams", 3)
@@ -495,8 +490,7 @@ def test_the_create_form_offers_the_table_options_of_rules_12(server: str, brows
         seven = page.locator(".table-item[data-players='7']").first
         assert "7 players · friends" in seven.inner_text()
         # four players at the defaults: the options as before §12 (none of the new keys)
-        page.click("#create-btn")
-        page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        submit_create(page)
         assert not {"players", "mode", "decks"} & set(sent[-1]["options"])
         page.wait_for_selector(".felt .seat[data-seat='3']")
         assert page.locator(".felt .seat").count() == 4

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from helpers import scramble
+from helpers import mid_trick_position, scramble
 from shengji import Round
 from shengji.actions import Play
 from shengji.bots import ExpertAgent, make_agent
@@ -15,7 +15,6 @@ from shengji.cards import CARDS
 from shengji.driver import step
 from shengji.follow import iter_follows, iter_leads
 from shengji.shapes import shape_of
-from test_expert import _position
 
 
 def _minimax(rnd: Round, me: int) -> float:
@@ -79,7 +78,7 @@ def test_the_endgame_expert_decides_the_same_whatever_the_hidden_cards_rules_11(
         step(rnd, [make_agent("heuristic", s) for s in range(4)])  # somebody leads
         assert rnd.to_act is not None
         late.append((rnd, rnd.to_act))
-    for rnd, seat in [_position(3, 2), *late]:
+    for rnd, seat in [mid_trick_position(3, 2), *late]:
         a = ExpertAgent(77, iters=12, candidates=4, endgame=2).act(rnd.view(seat))
         for _ in range(2):
             other = scramble(rnd, seat, rng)

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from helpers import at_the_kitty, scramble
+from helpers import at_the_kitty, checked_honest, mid_trick_position
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
@@ -56,37 +56,14 @@ def test_expert_makes_only_legal_decisions_over_whole_rounds() -> None:
         assert sum(a.plays for a in agents if isinstance(a.agent, ExpertAgent)) > 10
 
 
-def _position(seed: int, tricks: int) -> tuple[Round, int]:
-    rnd = Round(seed, trump_rank="2", starter=1, declaring_team=1)
-    agents = [make_agent("heuristic", s) for s in range(4)]
-    while rnd.phase != "play" or len(rnd.tricks) < tricks or rnd.current:
-        step(rnd, agents)
-    step(rnd, agents)  # somebody leads: the next seat follows
-    d = rnd.decision()
-    assert d.seat is not None
-    return rnd, d.seat
-
-
 def test_the_expert_decides_the_same_whatever_the_hidden_cards_rules_11() -> None:
-    rng = random.Random(4)
-    checked = 0
-    for seed, tricks in ((3, 2), (4, 6), (5, 9)):
-        rnd, seat = _position(seed, tricks)
-        a = ExpertAgent(77, iters=12, candidates=4).act(rnd.view(seat))
-        moved = 0
-        for _ in range(2):
-            other = scramble(rnd, seat, rng)
-            moved += any(other.hand_counts(s) != rnd.hand_counts(s) for s in range(4))
-            assert other.view(seat) == rnd.view(seat)
-            b = ExpertAgent(77, iters=12, candidates=4).act(other.view(seat))
-            assert a == b
-            checked += 1
-        assert moved  # the scramble really moved hidden cards
+    checked = checked_honest(lambda: ExpertAgent(77, iters=12, candidates=4),
+                             ((3, 2), (4, 6), (5, 9)), random.Random(4))
     assert checked == 6
 
 
 def test_the_expert_is_deterministic_for_a_seed_and_iteration_budget() -> None:
-    rnd, seat = _position(8, 4)
+    rnd, seat = mid_trick_position(8, 4)
     view = rnd.view(seat)
     first = [ExpertAgent(5, iters=15).act(view) for _ in range(2)]
     assert first[0] == first[1]
@@ -105,7 +82,7 @@ def test_the_expert_decides_the_same_with_the_heuristics_kept_knowledge(
     made with the knowledge rebuilt from every view."""
     from shengji.bots.knowledge import Knowledge
 
-    views = [rnd.view(seat) for rnd, seat in (_position(3, 3), _position(4, 7))]
+    views = [rnd.view(seat) for rnd, seat in (mid_trick_position(3, 3), mid_trick_position(4, 7))]
     kept = [ExpertAgent(11, iters=16, candidates=4).act(v) for v in views]
     monkeypatch.setattr(Knowledge, "sync", lambda self, view: False)
     rebuilt = [ExpertAgent(11, iters=16, candidates=4).act(v) for v in views]
@@ -113,7 +90,7 @@ def test_the_expert_decides_the_same_with_the_heuristics_kept_knowledge(
 
 
 def test_the_expert_and_its_view_are_picklable() -> None:
-    rnd, seat = _position(9, 3)
+    rnd, seat = mid_trick_position(9, 3)
     view = rnd.view(seat)
     agent = ExpertAgent(3, iters=10)
     back = pickle.loads(pickle.dumps(agent))
@@ -131,7 +108,7 @@ def test_the_expert_buries_eight_of_its_cards_by_search() -> None:
 
 
 def test_the_millisecond_budget_still_gives_a_legal_play() -> None:
-    rnd, seat = _position(12, 5)
+    rnd, seat = mid_trick_position(12, 5)
     view = rnd.view(seat)
     action = make_agent("expert:ms=30", 1).act(view)
     assert isinstance(action, Play) and view.is_legal(action.cards)
@@ -172,7 +149,7 @@ def test_without_a_consistent_world_the_expert_plays_the_heuristic_move(
         raise WorldError("no world is consistent with this view")
 
     monkeypatch.setattr(expert_module, "sample_world", no_world)
-    rnd, seat = _position(14, 3)
+    rnd, seat = mid_trick_position(14, 3)
     view = rnd.view(seat)
     action = ExpertAgent(2, iters=10).act(view)
     assert isinstance(action, Play) and view.is_legal(action.cards)

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from helpers import checked_honest, mid_trick_position
 from shengji.actions import Action, Play
 from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
 from shengji.bots.expert import _all_equivalent, _clear_leader, _close_call
 from shengji.bots.knowledge import Knowledge
 from shengji.views import View
-from test_expert import _position, scramble
 
 
 def _counted(agent: ExpertAgent, view: View) -> tuple[Action, int]:
@@ -48,7 +48,7 @@ def test_equivalent_candidates_answer_without_a_rollout() -> None:
     """A follow whose candidates differ only by cards no other hand can tell apart (RULES
     §5: no card of unknown place ranks between them): alloc=1 plays the heuristic's
     choice at once, alloc=0 spends rollouts to find the same."""
-    rnd, seat = _position(8, 19)
+    rnd, seat = mid_trick_position(8, 19)
     view = rnd.view(seat)
     assert view.trump is not None
     k = Knowledge(view, view.trump)
@@ -63,7 +63,7 @@ def test_equivalent_candidates_answer_without_a_rollout() -> None:
 def test_candidates_of_different_strength_are_not_equivalent() -> None:
     checked = 0
     for seed, tricks in ((3, 3), (4, 5), (5, 1)):
-        rnd, seat = _position(seed, tricks)
+        rnd, seat = mid_trick_position(seed, tricks)
         view = rnd.view(seat)
         assert view.trump is not None
         k = Knowledge(view, view.trump)
@@ -91,7 +91,7 @@ def test_alloc_spends_about_the_same_over_decisions_and_more_on_close_calls() ->
     even_total = fast_total = 0
     more = fewer = 0
     for seed, tricks in ((3, 1), (3, 3), (4, 5), (6, 5), (8, 3)):
-        rnd, seat = _position(seed, tricks)
+        rnd, seat = mid_trick_position(seed, tricks)
         view = rnd.view(seat)
         _, n_even = _counted(ExpertAgent(7, iters=40, candidates=4, alloc=0), view)
         _, n_fast = _counted(ExpertAgent(7, iters=40, candidates=4, alloc=1), view)
@@ -104,25 +104,13 @@ def test_alloc_spends_about_the_same_over_decisions_and_more_on_close_calls() ->
 
 
 def test_alloc_decides_the_same_whatever_the_hidden_cards_rules_11() -> None:
-    rng = random.Random(4)
-    checked = 0
-    for seed, tricks in ((3, 2), (4, 6), (5, 9), (8, 19)):
-        rnd, seat = _position(seed, tricks)
-        a = ExpertAgent(77, iters=12, candidates=4, alloc=1).act(rnd.view(seat))
-        moved = 0
-        for _ in range(2):
-            other = scramble(rnd, seat, rng)
-            moved += any(other.hand_counts(s) != rnd.hand_counts(s) for s in range(4))
-            assert other.view(seat) == rnd.view(seat)
-            b = ExpertAgent(77, iters=12, candidates=4, alloc=1).act(other.view(seat))
-            assert a == b
-            checked += 1
-        assert moved  # the scramble really moved hidden cards
+    checked = checked_honest(lambda: ExpertAgent(77, iters=12, candidates=4, alloc=1),
+                             ((3, 2), (4, 6), (5, 9), (8, 19)), random.Random(4))
     assert checked == 8
 
 
 def test_alloc_is_deterministic_for_a_seed_and_iteration_budget() -> None:
-    rnd, seat = _position(8, 4)
+    rnd, seat = mid_trick_position(8, 4)
     view = rnd.view(seat)
     first = [_counted(ExpertAgent(5, iters=15, alloc=1), view) for _ in range(2)]
     assert first[0] == first[1]

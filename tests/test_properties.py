@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import snapshot
+from helpers import checked_follows, checked_leads, follow_chi2, snapshot
 from shengji import CARDS, Game, Play, RuleOptions, Trump, replay
 from shengji.cards import POINTS, RANKS, counts_of
-from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
 from shengji.round import level_index
 from shengji.shapes import shape_of
 
@@ -151,31 +150,11 @@ def follow_case(draw):
     return trump, lead_ids, counts, strict
 
 
-def all_submultisets(counts, size):
-    items = [(i, c) for i, c in enumerate(counts) if c]
-    out = set()
-    for takes in itertools.product(*[range(c + 1) for _, c in items]):
-        if sum(takes) == size:
-            out.add(tuple(sorted(i for (i, _), t in zip(items, takes, strict=True)
-                                 for _ in range(t))))
-    return out
-
-
 @settings(max_examples=300, deadline=None)
 @given(case=follow_case())
 def test_generated_follows_equal_the_checker_rules_6_2(case):
     trump, lead_ids, counts, strict = case
-    shape = shape_of(lead_ids, trump)
-    generated = [tuple(sorted(p)) for p in iter_follows(counts, shape, trump, strict)]
-    assert len(generated) == len(set(generated)), "duplicates in the generator"
-    accepted = {
-        p for p in all_submultisets(counts, len(lead_ids))
-        if follow_error(counts, shape, p, trump, strict) is None
-    }
-    assert set(generated) == accepted
-    rng = random.Random(len(generated))
-    for _ in range(20):
-        assert tuple(sorted(random_follow(counts, shape, trump, rng, strict))) in accepted
+    checked_follows(counts, lead_ids, trump, strict, draws=20)
 
 
 @settings(max_examples=100, deadline=None)
@@ -186,29 +165,14 @@ def test_generated_leads_are_every_single_suit_subset_rules_6_1(seed):
     counts = [0] * 54
     for i in rng.sample(range(54), 6):
         counts[i] = rng.randint(1, 2)
-    generated = [tuple(sorted(p)) for p in iter_leads(counts, trump)]
-    assert len(generated) == len(set(generated))
-    expected = set()
-    for size in range(1, sum(counts) + 1):
-        for p in all_submultisets(counts, size):
-            if len({trump.play_suit[i] for i in p}) == 1:
-                expected.add(p)
-    assert set(generated) == expected
-    for _ in range(10):
-        assert tuple(sorted(random_lead(counts, trump, rng))) in expected
+    checked_leads(counts, trump, rng, draws=10)
 
 
 def test_random_follow_is_uniform_over_distinct_plays():
     trump = Trump("2", "H")
     hand = counts_of([CARDS[i] for i in (0, 0, 1, 1, 2, 3, 20, 21)])  # spades + some diamonds
     shape = shape_of([5, 5], trump)  # a pair of spades
-    plays = {tuple(sorted(p)) for p in iter_follows(hand, shape, trump)}
-    rng = random.Random(1)
-    n = 6000
-    freq = Counter(tuple(sorted(random_follow(hand, shape, trump, rng))) for _ in range(n))
-    assert set(freq) == plays
-    expected = n / len(plays)
-    chi2 = sum((freq[p] - expected) ** 2 / expected for p in plays)
+    _, chi2 = follow_chi2(hand, shape, trump, seed=1)
     assert chi2 < 30  # len(plays) - 1 degrees of freedom is small; 30 is far in the tail
 
 

@@ -36,6 +36,15 @@ def playing(m: dict[str, Any]) -> bool:
     return is_state(m) and m["table"]["status"] == "playing"
 
 
+def bots_and_start(host: WSPlayer, seats: tuple[int, ...]) -> None:
+    """As the host: a random bot in each of `seats`, then start, until the game is on."""
+    for seat in seats:
+        host.send({"type": "bot", "seat": seat, "kind": "random"})
+        host.until(is_state)
+    host.send({"type": "start"})
+    host.until(playing)
+
+
 # -- finding 2: options of the wrong type, NaN ----------------------------------------------
 def test_options_of_the_wrong_type_or_not_finite_are_refused_naming_the_field(
     tmp_path: Path,
@@ -95,11 +104,7 @@ def test_an_engine_error_after_storing_puts_the_table_in_a_visible_error_state(
         p = WSPlayer(client, tid)
         p.hello(host_token)
         p.sit(0, "Host")
-        for seat in (1, 2, 3):
-            p.send({"type": "bot", "seat": seat, "kind": "random"})
-            p.until(is_state)
-        p.send({"type": "start"})
-        p.until(playing)
+        bots_and_start(p, (1, 2, 3))
         table = table_of(client, tid)
 
         def plant_a_bug() -> None:
@@ -305,11 +310,7 @@ def test_a_kicked_seat_goes_to_a_stand_in_so_the_game_never_stalls(tmp_path: Pat
         guest = WSPlayer(client, tid)
         guest.hello()
         guest.sit(1, "Guest")
-        for seat in (0, 2, 3):
-            h.send({"type": "bot", "seat": seat, "kind": "random"})
-            h.until(is_state)
-        h.send({"type": "start"})
-        h.until(playing)
+        bots_and_start(h, (0, 2, 3))
         h.send({"type": "kick", "seat": 1})
         st = h.until(lambda m: is_state(m) and m["view"]["round_no"] == 1, timeout=45)
         assert st["table"]["seats"][1]["vacant"] is True

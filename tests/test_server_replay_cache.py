@@ -5,32 +5,20 @@ limited per client address (429 with Retry-After)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import shengji.server.app as app_module
-from server_harness import freeze, host_table, serve
+from server_harness import count_calls, freeze, host_table, serve
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(60)]
-
-
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = app_module.replay_payload
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(len(args[2]))  # the log length replayed
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(app_module, "replay_payload", counted)
-    return calls
 
 
 def test_a_second_replay_of_an_unchanged_log_is_not_replayed_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _counting(monkeypatch)
+    calls = count_calls(monkeypatch, app_module, "replay_payload",
+                        lambda *args: len(args[2]))  # the log length replayed
     with serve(tmp_path / "db.sqlite") as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         freeze(p, table)  # the log stops growing
@@ -61,7 +49,8 @@ def test_a_second_replay_of_an_unchanged_log_is_not_replayed_again(
 def test_replays_are_rate_limited_per_address(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _counting(monkeypatch)
+    calls = count_calls(monkeypatch, app_module, "replay_payload",
+                        lambda *args: len(args[2]))  # the log length replayed
     with serve(tmp_path / "db.sqlite", replays_per_min=3) as client:
         p, table = host_table(client, {1: "random", 2: "random", 3: "random"})
         freeze(p, table)

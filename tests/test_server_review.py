@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import shengji.server.reviews as reviews_module
-from server_harness import Human, freeze, host_table, serve
+from server_harness import Human, count_calls, freeze, host_table, serve
 from shengji.analysis import CLASSES, Budget
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.timeout(90)]
@@ -35,14 +35,8 @@ def _round_one_played(client: Any) -> tuple[Any, Any]:
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """Count the reviews computed (round, seat) and keep the search small."""
-    calls: list[tuple[int, int]] = []
-    real = reviews_module.compute
-
-    def counted(*args: Any) -> Any:
-        calls.append((args[3], args[4]))
-        return real(*args)
-
-    _review_with(monkeypatch, counted)
+    calls = count_calls(monkeypatch, reviews_module, "compute", lambda *args: (args[3], args[4]))
+    monkeypatch.setattr(reviews_module, "REVIEW_BUDGET", SMALL)
     return calls
 
 

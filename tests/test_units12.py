@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import C
+from helpers import all_plays, checked_follows, checked_leads, follow_chi2
 from shengji import Trump
 from shengji.cards import DECK_SIZE, deck_ids, full_deck, shuffled_ids
 from shengji.declare import candidate_declarations, declaration_strength, overturn_error
@@ -18,11 +19,7 @@ from shengji.follow import (
     _follow_error_k,
     follow_error,
     is_legal_follow,
-    iter_follows,
-    iter_leads,
     random_bury,
-    random_follow,
-    random_lead,
 )
 from shengji.hand import Hand
 from shengji.options import RuleOptions
@@ -313,17 +310,6 @@ def test_candidate_declarations_weakest_first_rules_12_1():
 # ---------------------------------------------------------------- generators vs brute force
 
 
-def all_plays(hand, size):
-    """Every distinct sub-multiset of `size` cards of a count array, sorted ids."""
-    items = [(i, c) for i, c in enumerate(hand) if c]
-    out = set()
-    for takes in itertools.product(*[range(c + 1) for _, c in items]):
-        if sum(takes) == size:
-            out.add(tuple(sorted(i for (i, _), k in zip(items, takes, strict=True)
-                                 for _ in range(k))))
-    return out
-
-
 def brute_legal(hand, lead_ids, t):
     """§12.3 read directly: the lead's need_k from its units, then every play of n cards
     with min(n, h) of the led suit whose capped tuple counts (d first) are largest."""
@@ -370,19 +356,11 @@ def follow_case_d(draw):
 @given(case=follow_case_d())
 def test_generated_follows_equal_the_checker_and_the_text_for_d_3_to_5_rules_12_3(case):
     t, lead_ids, hand, strict = case
-    shape = shape_of(lead_ids, t)
-    generated = [tuple(sorted(p)) for p in iter_follows(hand, shape, t, strict)]
-    assert len(generated) == len(set(generated)), "duplicates in the generator"
-    accepted = {p for p in all_plays(hand, len(lead_ids))
-                if follow_error(hand, shape, p, t, strict) is None}
-    assert set(generated) == accepted
+    accepted = checked_follows(hand, lead_ids, t, strict, draws=10)
     if not strict:
         assert accepted == brute_legal(hand, lead_ids, t)
     else:
         assert accepted and accepted <= brute_legal(hand, lead_ids, t)
-    rng = random.Random(len(generated))
-    for _ in range(10):
-        assert tuple(sorted(random_follow(hand, shape, t, rng, strict))) in accepted
 
 
 @settings(max_examples=60, deadline=None)
@@ -394,13 +372,7 @@ def test_generated_leads_are_every_single_suit_subset_for_d_3_to_5_rules_12_3(se
     hand = [0] * 54
     for i in rng.sample(range(54), 4):
         hand[i] = rng.randint(1, d)
-    generated = [tuple(sorted(p)) for p in iter_leads(hand, t)]
-    assert len(generated) == len(set(generated))
-    expected = {p for size in range(1, sum(hand) + 1) for p in all_plays(hand, size)
-                if len({t.play_suit[i] for i in p}) == 1}
-    assert set(generated) == expected
-    for _ in range(10):
-        assert tuple(sorted(random_lead(hand, t, rng))) in expected
+    checked_leads(hand, t, rng, draws=10)
     for _ in range(5):
         bury = random_bury(hand, rng, 3)
         assert len(bury) == 3 and all(bury.count(i) <= hand[i] for i in bury)
@@ -410,12 +382,6 @@ def test_random_follow_is_uniform_with_more_decks_rules_12_3():
     # no triple held against a triple and a card: a pair and two cards, many ways
     hand = counts("5S 5S 6S 6S 8S 9S 10S AH")
     shape = shape_of(ids("3S 3S 3S 4S"), T3)
-    plays = {tuple(sorted(p)) for p in iter_follows(hand, shape, T3)}
+    plays, chi2 = follow_chi2(hand, shape, T3, seed=2)
     assert len(plays) > 6
-    rng = random.Random(2)
-    n = 6000
-    freq = Counter(tuple(sorted(random_follow(hand, shape, T3, rng))) for _ in range(n))
-    assert set(freq) == plays
-    expected = n / len(plays)
-    chi2 = sum((freq[p] - expected) ** 2 / expected for p in plays)
     assert chi2 < 40

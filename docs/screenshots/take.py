@@ -9,8 +9,6 @@ selected), then the page is captured at 1280x720, 1366x800 and 390x844.
 
 from __future__ import annotations
 
-import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,16 +21,22 @@ from playwright.sync_api import sync_playwright
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from test_browser import STATE_JS, choose_play  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    CORNER,
+    STATE_JS,
+    add_bots,
+    choose_play,
+    fill_options,
+    free_port,
+    sit,
+    submit_create,
+)
 
 SIZES = [(1280, 720), (1366, 800), (390, 844)]
-CORNER = {"x": 8, "y": 24}
 
 
 def main() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     tmp = tempfile.mkdtemp()
     serve = [sys.executable, "-c", "from shengji.cli import main; main()", "serve",
              "--port", str(port), "--db", f"sqlite+aiosqlite:///{tmp}/shots.db",
@@ -52,18 +56,11 @@ def main() -> None:
             page = b.new_context(viewport={"width": 1366, "height": 800}, locale="en-US").new_page()
             page.goto(base + "/")
             page.fill("input[name=table-name]", "Friday night")
-            page.click("details.options summary")
-            for name, value in (("deal_ms", "0.005"), ("window_ms", "1"),
-                                ("bot_delay_ms", "0.05"), ("round_pause_ms", "5")):
-                page.fill(f"input[name={name}]", value)
-            page.click("#create-btn")
-            page.wait_for_url(re.compile(r".*/t/.+$"))
-            page.fill("#name-input", "Mei")
-            page.click(".seat[data-seat='0'] .sit-btn")
-            page.wait_for_selector(".seat[data-seat='0'] .you")
-            for seat in (1, 2, 3):
-                page.click(f".seat[data-seat='{seat}'] .bot-btn[data-kind='heuristic']")
-                page.wait_for_selector(f".seat[data-seat='{seat}']:not(.empty)")
+            fill_options(page, deal_ms="0.005", window_ms="1", bot_delay_ms="0.05",
+                         round_pause_ms="5")
+            submit_create(page)
+            sit(page, "Mei")
+            add_bots(page, ((seat, "heuristic") for seat in (1, 2, 3)))
             page.click("#start-btn")
             deadline = time.monotonic() + 240
             while time.monotonic() < deadline:
