@@ -14,6 +14,7 @@ from conftest import C
 from shengji import Declare, Draw, Game, Play, Round, RoundResult, RuleOptions
 from shengji.cards import CARDS
 from shengji.follow import follow_error, iter_follows, iter_leads, random_follow, random_lead
+from shengji.record import GameRecord
 from shengji.shapes import Shape, shape_of
 from shengji.trump import Trump
 
@@ -197,6 +198,18 @@ def at_the_kitty(seed: int) -> Round:
     while rnd.phase != "kitty":
         step(rnd, agents)
     return rnd
+
+
+def first_round_record(seed: int = 5) -> GameRecord:
+    """A game whose first round heuristic bots played to its end (and no further)."""
+    from shengji.bots.heuristic import HeuristicAgent
+    from shengji.driver import step
+
+    g = Game(seed)
+    bots = [HeuristicAgent(s) for s in range(4)]
+    while g.round_no == 0:
+        step(g, bots)
+    return g.record
 
 
 def mid_trick_position(seed: int, tricks: int) -> tuple[Round, int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from helpers import bury_and_plays, scramble
+from helpers import bury_and_plays, first_round_record, scramble
 from shengji import Game, Round
 from shengji.actions import Action, Declare, Play, action_from_json
 from shengji.analysis import (
@@ -28,10 +28,8 @@ from shengji.analysis import (
     review_lines,
     review_round,
 )
-from shengji.bots.heuristic import HeuristicAgent
 from shengji.cards import CARDS
 from shengji.cli import app
-from shengji.driver import step
 from shengji.errors import IllegalAction
 from shengji.follow import iter_follows, iter_leads
 from shengji.record import GameRecord
@@ -46,15 +44,6 @@ def C(text: str) -> list:  # type: ignore[type-arg]
 
 
 @cache
-def _record(seed: int = 5) -> GameRecord:
-    """A game whose first round heuristic bots played to its end (and no further)."""
-    g = Game(seed)
-    bots = [HeuristicAgent(s) for s in range(4)]
-    while g.round_no == 0:
-        step(g, bots)
-    return g.record
-
-
 def test_classes_and_accuracy_follow_the_documented_thresholds() -> None:
     assert [classify(x) for x in (0, 1.9, 2, 4.9, 5, 9.9, 10, 24.9, 25, 80)] == [
         "best", "best", "good", "good", "inaccuracy", "inaccuracy", "mistake", "mistake",
@@ -111,7 +100,7 @@ def test_the_knowledge_reading_ignores_the_hidden_cards_rules_11() -> None:
     rng = random.Random(3)
     seat = 1
     checked = moved = hindsight_changed = 0
-    positions = _positions(_record(), seat)
+    positions = _positions(first_round_record(), seat)
     for rnd, a in positions[2:14:4]:
         played = tuple(sorted(c.id for c in a.cards))
         view = rnd.view(seat)
@@ -136,7 +125,7 @@ def test_the_knowledge_reading_ignores_the_hidden_cards_rules_11() -> None:
 
 
 def test_a_round_review_is_deterministic_and_covers_the_seats_decisions() -> None:
-    record = _record()
+    record = first_round_record()
     seat = 0
     mine = bury_and_plays(record, seat)
     first = review_round(record, 0, seat, SMALL, seed=4)
@@ -160,7 +149,7 @@ def test_a_round_review_is_deterministic_and_covers_the_seats_decisions() -> Non
 
 
 def test_an_unfinished_round_has_no_hindsight_and_a_missing_round_is_refused() -> None:
-    record = _record()
+    record = first_round_record()
     g = Game(record.seed, record.options)
     n = 0
     for raw in record.actions:  # stop in the middle of round 1's play
@@ -182,7 +171,7 @@ def test_an_unfinished_round_has_no_hindsight_and_a_missing_round_is_refused() -
 
 def test_shengji_analyse_prints_the_review_and_writes_json(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
-    _record().save(path)
+    first_round_record().save(path)
     out = tmp_path / "review.json"
     res = CliRunner().invoke(app, ["analyse", str(path), "--seat", "2", "--round", "1",
                                    "--worlds", "2", "--rollouts", "1", "--json", str(out)])
@@ -196,7 +185,7 @@ def test_shengji_analyse_prints_the_review_and_writes_json(tmp_path: Path) -> No
 
 
 def test_a_declaration_is_reviewed_against_passing_and_the_other_declarations_rules_3_3() -> None:
-    record = _record()
+    record = first_round_record()
     declared = [a.seat for _, a in _round_one(record) if isinstance(a, Declare)]
     assert declared, "the seeded round has a declaration to review"
     seat = declared[0]
@@ -291,7 +280,7 @@ def test_hindsight_solves_the_last_tricks_exactly() -> None:
     differ from it somewhere."""
     checked = differs = 0
     for seed in range(6):
-        rec = _record(seed)
+        rec = first_round_record(seed)
         for seat in range(4):
             for rnd, _ in _positions(rec, seat):
                 cands = _legal(rnd)

@@ -7,20 +7,19 @@ import random
 
 import pytest
 
-from helpers import scramble
+from helpers import first_round_record, scramble
 from shengji import Game
 from shengji.actions import Bury, Play, action_from_json
 from shengji.analysis import Budget, hint_kind, suggest
 from shengji.cards import CARDS
 from shengji.errors import IllegalAction
-from test_analysis import _record
 
 SMALL = Budget(worlds=3, rollouts=2, candidates=4)
 BY_NAME = {str(c): c for c in CARDS}
 
 
 def test_a_hint_is_legal_and_ignores_the_hidden_cards_rules_11() -> None:
-    rec = _record()
+    rec = first_round_record()
     g = Game(rec.seed, rec.options)
     rng = random.Random(7)
     kinds: list[str] = []
