@@ -98,11 +98,21 @@ def token_of(page: Any, table_id: str) -> str | None:
 VISIBLE_POINT_JS = """(el) => {
   el.scrollIntoView({block: 'nearest'});
   const r = el.getBoundingClientRect();
-  for (let y = r.top + 10; y < r.bottom - 2; y += 8)
+  const mid = (r.top + r.bottom) / 2;
+  // rows from the card's middle outwards: a point well inside it, never at an edge that
+  // its hover lift (6 px) or a neighbour's could move off the card
+  const ys = [mid];
+  for (let d = 8; d < (r.bottom - r.top) / 2 - 8; d += 8) ys.push(mid - d, mid + d);
+  for (const y of ys)
     for (let x = r.left + 4; x < r.right - 2; x += 4)
-      if (document.elementFromPoint(x, y)?.closest('.card') === el) return {x, y};
+      if (document.elementFromPoint(x, y)?.closest('.card') === el)
+        return {x: x - r.left, y: y - r.top};  // relative to the card, measured together
   return null;
 }"""
+
+#: true once no transition or animation runs on the card (a hover lift, a selection rise)
+SETTLED_JS = "(i) => { const el = document.querySelector(`#hand .card[data-index='${i}']`);" \
+    " return !!el && el.getAnimations().length === 0; }"
 
 
 def click_cards(page: Any, indices: list[int]) -> None:
@@ -124,11 +134,10 @@ def click_cards(page: Any, indices: list[int]) -> None:
     for i in sorted(indices, key=lambda i: -xs[i]):
         card = page.locator(f"#hand .card[data-index='{i}']")
         was = card.get_attribute("aria-pressed")
+        page.wait_for_function(SETTLED_JS, arg=i, timeout=5000)
         at = card.evaluate(VISIBLE_POINT_JS)
         assert at, f"hand card {i} is hidden under others"
-        box = card.bounding_box()
-        assert box
-        card.click(position={"x": at["x"] - box["x"], "y": at["y"] - box["y"]})
+        card.click(position=at)
         page.mouse.move(1, 1)  # no hover left on the hand
         page.wait_for_function(
             "([i, was]) => document.querySelector(`#hand .card[data-index='${i}']`)"
