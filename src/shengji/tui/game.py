@@ -600,21 +600,21 @@ class _HumanAgent:
             line.append_text(cards_text(cards))
             line.append(")")
         ui.say(line)
+
+        def declare(text: str) -> Declare:  # an option's number, or the cards (§3.3)
+            if not text.isdigit():
+                return Declare(seat, tuple(parse_cards(text)))
+            k = int(text)
+            if not 1 <= k <= len(options):
+                raise IllegalAction(f"choose 1-{len(options)}, or Enter to pass")
+            return Declare(seat, tuple(options[k - 1]))
+
         while True:
             text = ui.ask(prompt)
             if not text:
                 return Pass(seat)
             if ui.command(text, view):
                 continue
-
-            def declare(text: str) -> Declare:
-                if not text.isdigit():
-                    return Declare(seat, tuple(parse_cards(text)))
-                k = int(text)
-                if not 1 <= k <= len(options):
-                    raise IllegalAction(f"choose 1-{len(options)}, or Enter to pass")
-                return Declare(seat, tuple(options[k - 1]))
-
             action = ui.attempt(declare, text)
             if action is not None:
                 return action
