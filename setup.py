@@ -168,7 +168,7 @@ class CachedBuildExt(build_ext):
         self.cache = cache.BuildCache(root, self.progress) if root else None
         self.hits: dict[str, Path] = {}
         self.misses: list[tuple[Group, str]] = []
-        compiler = cache.compiler_identity()
+        compiler = self.compiler_id = cache.compiler_identity()
         for group in groups():
             key = group.key(compiler)
             found = self.cache.lookup(key, group.names) if self.cache else None
@@ -188,6 +188,15 @@ class CachedBuildExt(build_ext):
         if self.misses:
             self._compile()
         for group, key in self.misses:
+            if group.key(self.compiler_id) != key:
+                # a source edited while the build read it: what was compiled is neither
+                # the sources the key names nor surely the ones there now, so it is not
+                # cached, and the manifest goes (the import then runs the pure engine,
+                # with a warning, until the next install)
+                (PKG / build.MANIFEST).unlink(missing_ok=True)
+                self.progress.say(f"{group.title}: a source changed during the build; "
+                                  "not cached: run the install again")
+                continue
             if self.cache is not None:
                 built = {n: Path(self.get_ext_fullpath(n)) for n in group.names}
                 if self.cache.store(key, built) is not None:
