@@ -131,3 +131,38 @@ def test_one_likelihood_weighs_many_worlds_as_a_fresh_replay_does() -> None:
             step(rnd, agents)
     assert after_throws >= 3, after_throws  # the replay from views after a failed throw
     assert len(weights) >= 200 and min(weights) < 0.5 and max(weights) == 1.0
+
+
+def test_every_play_of_a_rollout_passes_the_engines_checks() -> None:
+    """The rollouts put their policy's plays down unchecked (`Round.step_legal_play`):
+    replayed through the checked `Round.step` from the rollout's start, every play of
+    every rollout of two seeded deals (house rules and the endgame solver included) is
+    legal (RULES §6.1-§6.4) and leads to the very same end."""
+    replayed = 0
+    for index, options, settings in CASES[1:3]:
+        rnd = deal_round(deal_seed(31, index), options)
+        bots = [make_agent("heuristic", 10 * index + s) for s in range(4)]
+        expert = ExpertAgent(7, iters=100_000, worlds=3, **settings)
+        inner = expert._rollout
+
+        def checked(r: Any, ks: Any, me: int, seed: int, _inner: Any = inner) -> float:
+            nonlocal replayed
+            start, n0 = r.clone(), len(r.actions)
+            value: float = _inner(r, ks, me, seed)
+            for a in r.actions[n0:]:
+                start.step(a)  # raises IllegalAction for a play the rules refuse
+                replayed += 1
+            assert start.phase == r.phase and start.opponents_points == r.opponents_points
+            assert start.result == r.result
+            return value
+
+        expert._rollout = checked  # type: ignore[method-assign]
+        n = 0
+        while not rnd.is_over:
+            d = rnd.decision()
+            if d.phase == "play" and d.seat is not None:
+                n += 1
+                if n % 3 == 0:
+                    expert.act(rnd.view(d.seat))
+            step(rnd, bots)
+    assert replayed >= 5000, replayed

@@ -1135,7 +1135,9 @@ class Round:
         (RULES §6.1-§6.3) are not checked again. A lead still goes through the throw
         check (§6.4), which decides what is put down. For `env.Table`, whose action masks
         offer exactly the legal plays (tests/test_env.py checks the masks against the
-        engine's enumeration of follows and replays masked rounds through `step`);
+        engine's enumeration of follows and replays masked rounds through `step`), and
+        the search's rollouts (`bots.rollout.play_out`), whose policy checks its own
+        follows (tests/test_search_same.py replays its rollouts through `step`);
         anything else calls `step` or `apply`."""
         if self._phase is not _PLAY:
             raise self._phase_error("play", "playing cards")

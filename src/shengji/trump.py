@@ -42,7 +42,8 @@ class Trump:
 
     __slots__ = (
         "rank", "suit", "gap_tractors", "throw_tractors", "decks",
-        "play_suit", "level", "ids_at_level", "suit_ids", "sort_key", "shapes",
+        "play_suit", "level", "ids_at_level", "suit_ids", "sort_key", "shapes", "units",
+        "_hash",
     )
 
     def __init__(
@@ -102,6 +103,12 @@ class Trump:
         # cache (its values are `shapes.Shape`s; typed `object` here so that trump stays
         # below shapes in the package's layers, with no import of it)
         self.shapes: dict[tuple[int, ...], object] = {}
+        # the same for a suit's cards split into units (`bots.heuristic_base.units_of`,
+        # the heuristic's hot path: a hand's suit changes one play at a time)
+        self.units: dict[tuple[int, ...], object] = {}
+        # hashed by its key, which never changes: worked out once (dicts keyed by the
+        # trump context are read on the search's hot path)
+        self._hash = hash(self._key())
 
     @property
     def no_trump_suit(self) -> bool:
@@ -136,7 +143,7 @@ class Trump:
         return (trump_for, self._key())
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
 
     def __repr__(self) -> str:
         flags = ("" if self.gap_tractors else ", gap_tractors=False") + (

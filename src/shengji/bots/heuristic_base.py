@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import cast
 
 from ..botkit import (
     N_IDS,
@@ -126,33 +127,30 @@ def kitty_value(bot: HeuristicBase, k: Knowledge) -> float:
     return 2.0 * bot.kitty_share * unseen_pts * k.n_kitty / unseen_cards
 
 
-_UNITS: dict[tuple[Trump, tuple[int, ...]], list[Unit]] = {}
+#: suits' units kept per trump context (`units_of`)
+_UNITS_KEPT = 20000
 
 
 def units_of(ids: Sequence[int], t: Trump) -> list[Unit]:
-    """`decompose` (§6.1) of the same cards in the same order, remembered: a hand's suit
-    changes by one play at a time and the same suits come back turn after turn."""
-    key = (t, tuple(ids))
-    got = _UNITS.get(key)
+    """`decompose` (§6.1) of the same cards in the same order, remembered in the trump
+    context (`Trump.units`): a hand's suit changes by one play at a time and the same
+    suits come back turn after turn."""
+    key = tuple(ids)
+    memo = t.units
+    got = memo.get(key)
     if got is None:
-        if len(_UNITS) >= 20000:
-            _UNITS.clear()
-        got = _UNITS[key] = decompose(ids, t)
-    return got
-
-
-_SHAPES: dict[tuple[Trump, tuple[int, ...]], Shape] = {}
+        if len(memo) >= _UNITS_KEPT:
+            memo.clear()
+        units = decompose(ids, t)
+        memo[key] = units
+        return units
+    return cast(list[Unit], got)  # the memo only ever holds what this function put
 
 
 def lead_shape(ids: Sequence[int], t: Trump) -> Shape:
-    """`shape_of` a lead (§6.1), remembered: the lead is read again by every follower."""
-    key = (t, tuple(ids))
-    got = _SHAPES.get(key)
-    if got is None:
-        if len(_SHAPES) >= 20000:
-            _SHAPES.clear()
-        got = _SHAPES[key] = shape_of(ids, t)
-    return got
+    """`shape_of` a lead (§6.1), which remembers it in the trump context: the lead is
+    read again by every follower."""
+    return shape_of(ids, t)
 
 
 def play_value(ids: Sequence[int], shape: Shape, t: Trump) -> int:

@@ -341,7 +341,8 @@ class Knowledge:
         """
         ps_of = self.t.play_suit
         ids = as_list(ids)
-        self.sure_cache = [None] * 5
+        sure = self.sure_cache  # emptied in place: a rollout observes every play, 4 seats
+        sure[0] = sure[1] = sure[2] = sure[3] = sure[4] = None
         if seat == self.me:
             hand = self.hand
             self.n_hand -= len(ids)

@@ -45,13 +45,16 @@ def play_out(policy: HeuristicAgent, rnd: Round, ks: list[Knowledge], endgame: i
         if endgame and not plays and rnd.hand_sizes[seat] <= endgame:
             return False
         ids = policy.choose_play(ks[seat], plays)
-        key = (seat, tuple(ids))
+        cards = tuple(ids)
+        key = (seat, cards)
         action = plays_made.get(key)
         if action is None:
             if len(plays_made) >= _MAX_PLAYS:
                 plays_made.clear()
             action = plays_made[key] = Play(seat, tuple([CARDS[i] for i in ids]))
-        rnd.step(action)
+        # the policy's plays are legal: a follow is checked by `choose_play` itself (§6.2),
+        # a lead is of the seat's cards of one suit, and a throw is still checked (§6.4)
+        rnd.step_legal_play(seat, cards, action)
         if plays:  # a follow is put down as played (RULES §6.2); it may end the trick
             actual = ids
             for k in ks:
