@@ -49,6 +49,7 @@ DOCUMENTED = [
     "bots/heuristic_lead.py",
     "bots/knowledge.py",
     "bots/rollout.py",
+    "bots/sampling.py",
     "cards.py",
     "cli.py",
     "declare.py",

@@ -33,7 +33,7 @@ COMPILED = (
     "cards", "trump", "shapes", "follow", "trick", "declare", "scoring", "results", "round",
     "views", "driver", "bots.knowledge", "bots.heuristic_base", "bots.heuristic_declare",
     "bots.heuristic_bury", "bots.heuristic_lead", "bots.heuristic_follow", "bots.heuristic",
-    "bots.rollout",
+    "bots.rollout", "bots.sampling",
 )
 
 #: the modules setup.py compiles with Cython (issue 12): the RL environment's table and

@@ -22,19 +22,18 @@ of the deck, in drawing order, and `deal_round` builds the round in that positio
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from dataclasses import dataclass, replace
-from itertools import accumulate
 from typing import Protocol
 
 from ..actions import Declare, Draw, Pass
-from ..cards import CARDS, N_IDS, POINTS
+from ..cards import CARDS, N_IDS
 from ..errors import IllegalAction
 from ..results import TrickView
 from ..round import Round
-from ..trump import TRUMP, Trump
+from ..trump import Trump
 from ..views import View
 from .knowledge import Knowledge, declared_held
+from .sampling import greedy_draw, pinned_start, world_of
 
 KITTY = 4  # the hidden kitty's location index in a four-player world (seats are 0-3);
 # at a table of N seats (RULES §12.1) it is N: `WorldFacts.kitty_loc`
@@ -185,20 +184,6 @@ def _allowed(f: WorldFacts, loc: int, i: int) -> bool:
     return not f.void[loc][f.trump.play_suit[i]]
 
 
-# `_kitty_weight` per card id, per trump (a handful of trumps are ever in play)
-_KITTY_WEIGHTS: dict[Trump, list[float]] = {}
-
-
-def _kitty_weight(i: int, t: Trump) -> float:
-    """A prior: starters rarely bury trumps or points (§4), so the kitty draws them less."""
-    w = 1.0
-    if t.play_suit[i] == TRUMP:
-        w *= 0.25
-    if POINTS[i]:
-        w *= 0.4
-    return w
-
-
 def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Deal the unseen cards consistently with the facts: the N hands (count arrays, the
     seat's own as it is) and the kitty ids (the known kitty, or the sampled hidden one)."""
@@ -217,19 +202,9 @@ def sample_world(f: WorldFacts, rng: random.Random) -> tuple[list[list[int]], li
 
 
 def _pinned_start(f: WorldFacts) -> tuple[list[list[int]], list[int], list[int]]:
-    """The start of every draw: each place's hand holding its pinned cards, each place's
-    capacity left, and the pool's copies left to place, per card id."""
-    n_locs = len(f.capacity)
-    hands = [[0] * N_IDS for _ in range(n_locs)]
-    cap = list(f.capacity)
-    rest = list(f.pool)
-    for loc in range(n_locs):
-        for i, n in enumerate(f.pinned[loc]):
-            if n:
-                hands[loc][i] += n
-                cap[loc] -= n
-                rest[i] -= n
-    return hands, cap, rest
+    """The start of every draw (`sampling.pinned_start`): each place's hand holding its
+    pinned cards, each place's capacity left, the pool's copies left to place."""
+    return pinned_start(f.capacity, f.pool, f.pinned)
 
 
 def _flow_sample(
@@ -348,101 +323,19 @@ def _augment(
 
 
 
-def _place_either(
-    f: WorldFacts,
-    hands: list[list[int]],
-    cap: list[int],
-    rest: list[int],
-    rng: random.Random,
-    relax_pairs: bool = False,
-) -> bool:
-    """Put each copy of `f.either` in the starter's hand or the kitty (weighted by room
-    and the kitty's prior); False if neither has room for one."""
-    assert f.either is not None and f.starter is not None
-    st, t = f.starter, f.trump
-    for i, n in enumerate(f.either):
-        ps = t.play_suit[i]
-        for _ in range(n):
-            choices, weights = [], []
-            if (cap[st] > 0 and not f.void[st][ps]
-                    and (relax_pairs or not (f.nopair[st][ps] and hands[st][i]))):
-                choices.append(st)
-                weights.append(float(cap[st]))
-            kloc = f.kitty_loc
-            if cap[kloc] > 0:
-                choices.append(kloc)
-                weights.append(cap[kloc] * _kitty_weight(i, t))
-            if not choices:
-                return False
-            loc = choices[0] if len(choices) == 1 else rng.choices(choices, weights)[0]
-            hands[loc][i] += 1
-            cap[loc] -= 1
-            rest[i] -= 1
-    return True
-
-
 def _try_sample(
     f: WorldFacts, rng: random.Random, relax_pairs: bool = False
 ) -> tuple[list[list[int]], list[int]] | None:
-    hands, cap, rest = _pinned_start(f)
-    if min(cap) < 0:
-        return None
-    if f.either is not None and not _place_either(f, hands, cap, rest, rng, relax_pairs):
-        return None
-    kloc = f.kitty_loc
-    locs = [loc for loc in range(kloc + 1) if cap[loc] > 0 or any(f.pinned[loc])]
-    t = f.trump
-    ps_of = t.play_suit
-    # The places a card may go, per play suit (`_allowed`: a void seat takes none).
-    opts_of = [[loc for loc in locs if loc == kloc or not f.void[loc][ps]] for ps in range(5)]
-    cards = [i for i in range(N_IDS) for _ in range(rest[i])]
-    rng.shuffle(cards)
-    n_opts = [len(opts_of[ps_of[i]]) for i in range(N_IDS)]
-    cards.sort(key=n_opts.__getitem__)  # stable: the fewest places first
-    nopair = f.nopair
-    kitty_w = _KITTY_WEIGHTS.get(t)
-    if kitty_w is None:
-        kitty_w = _KITTY_WEIGHTS[t] = [_kitty_weight(i, t) for i in range(N_IDS)]
-    rand = rng.random
-    for i in cards:
-        ps = ps_of[i]
-        choices: list[int] = []
-        weights: list[float] = []
-        for loc in opts_of[ps]:
-            c = cap[loc]
-            if c <= 0:
-                continue
-            if loc != kloc:
-                if not relax_pairs and nopair[loc][ps] and hands[loc][i]:
-                    continue
-                weights.append(c * 1.0)
-            else:
-                weights.append(c * kitty_w[i])
-            choices.append(loc)
-        if not choices:
-            return None
-        if len(choices) == 1:
-            loc = choices[0]
-        else:  # `rng.choices(choices, weights)[0]`, the very same draw, without its checks
-            cum = list(accumulate(weights))
-            loc = choices[bisect_right(cum, rand() * (cum[-1] + 0.0), 0, len(cum) - 1)]
-        hands[loc][i] += 1
-        cap[loc] -= 1
-    return _world_of(f, hands)
+    """One greedy draw (compiled: `sampling.greedy_draw`), or None if it got stuck."""
+    return greedy_draw(f.seat, f.trump, f.hand, f.pool, f.capacity, f.void, f.nopair,
+                       f.pinned, f.kitty_known, f.either, f.starter, rng, relax_pairs)
 
 
 def _world_of(
     f: WorldFacts, hands: list[list[int]]
 ) -> tuple[list[list[int]], list[int]]:
-    """The world of filled places: the seats' hands (the seat's own as it is) and the
-    kitty ids (the known kitty, or the one placed at `kitty_loc`)."""
-    kloc = f.kitty_loc
-    out = [f.hand[:] if s == f.seat else hands[s] for s in range(kloc)]
-    if f.kitty_known is not None:
-        kitty = list(f.kitty_known)
-    else:
-        kitty = [i for i in range(N_IDS) for _ in range(hands[kloc][i])]
-    return out, kitty
+    """The world of filled places (`sampling.world_of`): the seats' hands and the kitty."""
+    return world_of(f.seat, f.hand, f.kitty_known, hands)
 
 
 def world_error(f: WorldFacts, hands: list[list[int]], kitty: list[int]) -> str | None:
