@@ -250,17 +250,20 @@ class ExpertAgent:
         me = view.seat
         likelihood = Likelihood(view, INFER_TRICKS)  # the same for every world
 
+        plays = [Play(me, tuple([CARDS[i] for i in c])) for c in cands]
+        pool = k0.pool()  # the same in every world
+
         def evaluate(world: Round, hands: list[list[int]], kitty: list[int],
                      seed: int, which: list[int]) -> list[float]:
             out = []
-            for c in (cands[j] for j in which):
+            for j in which:
                 rnd = world.clone()
                 try:
-                    rnd.step(Play(me, tuple(CARDS[i] for i in c)))
+                    rnd.step(plays[j])
                 except IllegalAction:  # cannot happen for a legal candidate
                     out.append(-99.0)
                     continue
-                ks = k0.world(hands, kitty, rnd.starter or 0)
+                ks = k0.world(hands, kitty, rnd.starter or 0, pool)
                 ks_observe(ks, rnd, me)
                 out.append(self._rollout(rnd, ks, me, seed))
             return out

@@ -341,20 +341,26 @@ def _discard(
         return _cheapest_k(bot, k, shape, point_weight, reserve)
     hand = k.hand
     h = k.suit_len[lead_suit]
-    costs: dict[int, float] = {}
     # Sorting and taking minima on (cost, id) pairs: plain loops and decorated sorts
     # rather than key closures, which compiled code calls through the interpreter.
     if h >= n and n == 1:  # the common case: the cheapest single of the suit
+        # (each card is costed once here: `_discard_cost` without its memo)
         best = -1
         best_c = 0.0
+        feed_trumps = point_weight < 0 and lead_suit == TRUMP
         for i in t.suit_ids[lead_suit]:
             if hand[i]:
-                c = _discard_cost(bot, k, i, point_weight, reserve, costs)
+                c = keep(bot, k, i) + point_weight * POINTS[i]
+                if feed_trumps:
+                    c -= point_weight * POINTS[i]  # never feed trump points on purpose
+                if reserve and i in reserve:
+                    c += 100
                 if hand[i] >= 2:
                     c += PAIR_BONUS
                 if best < 0 or c < best_c or (c == best_c and i < best):
                     best, best_c = i, c
         return [best]
+    costs: dict[int, float] = {}
     suit_cards = [i for i in t.suit_ids[lead_suit] for _ in range(hand[i])]
     if h >= n:
         q_ids = [i for i in t.suit_ids[lead_suit] if hand[i] >= 2]

@@ -188,19 +188,22 @@ class Knowledge:
                 self._see_follow(seat, ids, lead, lead_pairs)
 
     def world(
-        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int
+        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], starter: int,
+        pool: tuple[list[int], list[int], int, int] | None = None,
     ) -> list[Knowledge]:
         """Every seat's knowledge in a determinized world (search rollouts).
 
         `self` is the searching seat's knowledge of the position; `hands` the world's
         hands (one per seat, RULES §12.1) and `kitty` its buried kitty (known to `starter`
         only). The public facts (voids, missing pairs, hand sizes) are fresh copies shared
-        by all the seats.
+        by all the seats. `pool`: `self.pool()` if the caller kept it (it is the same for
+        every world of one decision).
         """
         void = [list(v) for v in self.void]
         nopair = [list(v) for v in self.nopair]
         sizes = [sum(h) for h in hands]
-        pool = self._pool()
+        if pool is None:
+            pool = self._pool()
         return [
             self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
                            pool)
@@ -210,17 +213,23 @@ class Knowledge:
     def for_seat(
         self, seat: int, hand: Sequence[int], kitty: Sequence[int] | None,
         void: list[list[bool]], nopair: list[list[bool]], hand_sizes: list[int],
+        pool: tuple[list[int], list[int], int, int] | None = None,
     ) -> Knowledge:
         """The knowledge `seat` would have in a world where it holds `hand` (search only).
 
         `self`'s own hand and kitty go back to the unseen pool first; `kitty` is the
-        seat's buried kitty if it is the starter; the public facts are the given lists.
+        seat's buried kitty if it is the starter; the public facts are the given lists;
+        `pool`: `self.pool()` if the caller kept it.
         """
-        return self._in_world(seat, hand, kitty, void, nopair, hand_sizes, self._pool())
+        return self._in_world(seat, hand, kitty, void, nopair, hand_sizes,
+                              self._pool() if pool is None else pool)
+
+    def pool(self) -> tuple[list[int], list[int], int, int]:
+        """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
+        their points and their number (`world`; read only, not to be changed)."""
+        return self._pool()
 
     def _pool(self) -> tuple[list[int], list[int], int, int]:
-        """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
-        their points and their number."""
         pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
         if self.starter_kitty:
             for i in self._buried:

@@ -415,7 +415,7 @@ class _Point:
     """One play `Likelihood` replays: who played what, at which point of the round."""
 
     __slots__ = ("ti", "j", "seat", "played", "back", "sizes", "plays", "trick", "fast",
-                 "template")
+                 "template", "pool")
 
     def __init__(self, ti: int, j: int, seat: int, played: list[int], back: list[int],
                  sizes: tuple[int, ...], plays: list[tuple[int, list[int]]],
@@ -423,6 +423,7 @@ class _Point:
         self.ti, self.j, self.seat, self.played, self.back = ti, j, seat, played, back
         self.sizes, self.plays, self.trick, self.fast = sizes, plays, trick, fast
         self.template: Knowledge | None = None
+        self.pool: tuple[list[int], list[int], int, int] | None = None  # template.pool()
 
 
 class Likelihood:
@@ -501,7 +502,10 @@ class Likelihood:
             own_kitty = kitty if seat == starter else None
             tk = p.template
             if choose is not None and p.fast and tk is not None:
-                k = tk.for_seat(seat, hand, own_kitty, tk.void, tk.nopair, tk.hand_sizes)
+                if p.pool is None:
+                    p.pool = tk.pool()
+                k = tk.for_seat(seat, hand, own_kitty, tk.void, tk.nopair, tk.hand_sizes,
+                                p.pool)
                 choice = choose(k, p.plays)
             else:
                 trick = p.trick
