@@ -79,6 +79,7 @@ DOCUMENTED = [
     "server/__main__.py",
     "server/app.py",
     "server/botdriver.py",
+    "server/botload.py",
     "server/chat.py",
     "server/clock.py",
     "server/hints.py",

@@ -101,6 +101,7 @@ def test_defaults_are_written_once() -> None:
     ({"sqlite_writer": "fast"}, "sqlite_writer must be one of inline, async"),
     ({"workers": 0}, "workers must be at least 1"),
     ({"bot_cap_ms": 0}, "bot_cap_ms must be at least 1"),
+    ({"bot_wait_ms": 0}, "bot_wait_ms must be at least 1"),
     ({"redis_url": "redis://h/0"}, "need a PostgreSQL --db"),
     ({"workers": 2, "db": "postgresql+asyncpg://u@h/d"}, "--workers needs --redis"),
 ])

@@ -135,7 +135,8 @@ class BotBudget:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.decisions = 0
-        self.degraded = 0
+        self.degraded = 0  # cut short by the cap, or shed (`shed`)
+        self.shed = 0  # given fewer rollouts than its count: the pool was behind (botload)
         self.asked: int | None = None  # the last decision's (None: a time budget)
         self.share_sum = 0.0  # sum of done/asked over counted decisions
         self.counted = 0  # decisions with a rollout count asked
@@ -146,6 +147,7 @@ class BotBudget:
         asked, done = search.get("asked"), int(search.get("done") or 0)
         self.decisions += 1
         self.degraded += bool(search.get("degraded"))
+        self.shed += bool(search.get("shed"))
         self.asked = asked if isinstance(asked, int) else None
         self.done.append(done)
         if self.asked:
@@ -156,7 +158,7 @@ class BotBudget:
         """This seat's entry of the table's `bots.seats`."""
         return {
             "seat": seat, "level": self.kind, "decisions": self.decisions,
-            "degraded": self.degraded, "rollouts_asked": self.asked,
+            "degraded": self.degraded, "shed": self.shed, "rollouts_asked": self.asked,
             "rollouts_done_median": statistics.median(self.done) if self.done else None,
         }
 
@@ -386,7 +388,10 @@ class BotDriver:
             if budget is None or budget.kind != kind:
                 budget = self.budgets[seat] = BotBudget(kind)
             budget.record(search)
-            if search.get("degraded"):
+            if search.get("shed"):  # (counted in /api/cluster: a line each would flood)
+                log.debug("table %s: bot at seat %d: shed to %s of its %s rollouts (the "
+                          "pool was behind)", t.id, seat, search.get("asked"), search["shed"])
+            elif search.get("degraded"):
                 log.info("table %s: bot at seat %d: degraded decision (%s of %s rollouts "
                          "within the cap)", t.id, seat, search.get("done"), search.get("asked"))
         if t.status != PLAYING:
@@ -418,6 +423,7 @@ class BotDriver:
         return {
             "decisions": sum(b.decisions for b in bs.values()),
             "degraded": sum(b.degraded for b in bs.values()),
+            "shed": sum(b.shed for b in bs.values()),
             "rollouts_share": (round(sum(b.share_sum for b in bs.values()) / counted, 4)
                                if counted else None),
             "seats": [bs[s].json(s) for s in sorted(bs)],
@@ -456,6 +462,22 @@ def watch_server(server_pid: int) -> None:
     threading.Thread(target=watch, name="shengji-watch-server", daemon=True).start()
 
 
-def think_in_pool(agent: Agent, view: View) -> tuple[Action | None, Agent]:
-    """A bot's move, computed in a worker process: the action and the agent's new state."""
-    return agent.act(view), agent
+def think_in_pool(agent: Agent, view: View, rollouts: int | None = None
+                  ) -> tuple[Action | None, Agent, float]:
+    """A bot's move, computed in a worker process: the action, the agent's new state and
+    the CPU seconds it took. `rollouts`: fewer than a searching bot's count, for this
+    decision only (the pool is behind, `botload`); its record then says it was shed."""
+    t0 = time.process_time()
+    full = getattr(agent, "iters", None)
+    if rollouts is None or not isinstance(full, int) or rollouts >= full:
+        return agent.act(view), agent, time.process_time() - t0
+    setattr(agent, "iters", rollouts)  # noqa: B010 (the Agent protocol has no iters)
+    try:
+        action = agent.act(view)
+    finally:
+        setattr(agent, "iters", full)  # noqa: B010
+    search = getattr(agent, "last_search", None)
+    if isinstance(search, dict):
+        search["degraded"] = True
+        search["shed"] = full  # the count it had, `asked` being what it was given
+    return action, agent, time.process_time() - t0

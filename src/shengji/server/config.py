@@ -99,6 +99,10 @@ class ServerConfig:
     bot_cap_ms: int = _setting(
         2000, "Wall-clock cap on one expert decision (ms): web bots search a rollout count "
         "(bots.LEVEL_ITERS); a search this cuts short is reported as degraded.")
+    bot_wait_ms: int = _setting(
+        1200, "The longest a person should wait for a searching bot's move (ms), counted "
+        "from its turn: when the bots' pool is behind, a decision is given fewer rollouts "
+        "(down to a quarter of its count) to end within it, and counted as shed.")
     sqlite_writer: str = _setting(
         "inline", "SQLite writes on the event loop (inline) or through aiosqlite (async).")
     ws_compression: bool = _setting(
@@ -137,6 +141,8 @@ class ServerConfig:
             raise ValueError("workers must be at least 1")
         if self.bot_cap_ms < 1:
             raise ValueError("bot_cap_ms must be at least 1 (ms)")
+        if self.bot_wait_ms < 1:
+            raise ValueError("bot_wait_ms must be at least 1 (ms)")
         if self.redis_url or self.workers > 1:
             if not (self.db or "").startswith(("postgresql", "postgres:")):
                 raise ValueError("several processes (--redis, --workers) need a PostgreSQL "

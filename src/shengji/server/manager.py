@@ -19,6 +19,7 @@ from shengji.options import RuleOptions
 from shengji.views import View
 
 from .botdriver import standin_kind, think_in_pool, watch_server
+from .botload import BotLoad
 from .botpool import BotPool, make_pool
 from .chat import KEEP_CHAT, ChatLog
 from .config import ServerConfig
@@ -107,6 +108,8 @@ class Manager:
         self.pool: BotPool | None = None  # where bots think (`--bots`, started on first use)
         self._pool_lock = asyncio.Lock()  # one start at a time (`_pool`)
         self.pool_fallbacks = 0  # decisions the pool failed or overran: the heuristic's
+        # the pool's backlog: a decision that would wait past bot_wait_ms is shed (issue 35)
+        self.bot_load = BotLoad(config.bot_wait_ms / 1000)
         self._pool_failures = 0  # failures in a row (not overruns): 3 rebuild the pool
         self.created_by: dict[str, deque[float]] = {}
         self.conns: Counter[str] = Counter()
@@ -138,16 +141,30 @@ class Manager:
         """Ask `agent` for its move off the event loop (a process pool sized to the machine;
         `bot_workers=0` computes it on the loop, as a baseline for benchmarks)."""
         if self.bot_workers <= 0 and self.config.bots == "local":
-            return think_in_pool(agent, view)
+            action, thought, _ = think_in_pool(agent, view)
+            return action, thought
+        count = getattr(agent, "iters", None)  # a searching bot's rollouts (botload)
+        ticket: int | None = None
+        asked = done = cpu_s = None
         try:
             # (the bound holds while a pool starts too: joining Ray again after its workers
             # died may take long, and the table must not wait on it)
             pool = await asyncio.wait_for(asyncio.shield(self._pool()),
                                           self.decision_bound_s())
-            result: tuple[Action | None, Agent] = await asyncio.wait_for(
-                pool.run(think_in_pool, agent, view), self.decision_bound_s())
+            rollouts: int | None = None
+            if isinstance(count, int) and count > 0:
+                load = self.bot_load
+                rollouts = load.plan(count, load.cpus(pool.cpus))
+                if rollouts < count:
+                    load.shed += 1
+                ticket = load.start(rollouts)
+            action, thought, cpu_s = await asyncio.wait_for(
+                pool.run(think_in_pool, agent, view, rollouts), self.decision_bound_s())
+            search = getattr(thought, "last_search", None)
+            if isinstance(search, dict) and isinstance(search.get("asked"), int):
+                asked, done = search["asked"], int(search.get("done") or 0)
             self._pool_failures = 0
-            return result
+            return action, thought
         except Exception as e:
             # a lost worker Ray could not rerun, a dead pool, or a decision past the bound:
             # the turn is answered at once by the heuristic here, and counted (issue 35)
@@ -164,6 +181,9 @@ class Manager:
             stand_in = make_agent(standin_kind(view.options),
                                   view.round_no * 4 + (view.seat or 0))
             return await asyncio.to_thread(stand_in.act, view), agent
+        finally:
+            if ticket is not None:
+                self.bot_load.done(ticket, asked or 0, done if asked else None, cpu_s)
 
     def decision_bound_s(self) -> float:
         """The longest a person waits on the pool for one bot decision (s): three expert
@@ -172,22 +192,26 @@ class Manager:
 
     def bot_budgets(self) -> dict[str, Any]:
         """The searching bots' budgets over this process's live tables (`/api/cluster`'s
-        `bots`): decisions, degraded ones (cut by `bot_cap_ms`), the mean share of the
-        rollouts asked that were done, and the tables with a degraded decision."""
-        decisions = degraded = counted = 0
+        `bots`): decisions, degraded ones (cut by `bot_cap_ms`, or shed: given fewer
+        rollouts because the pool was behind, `botload`), the mean share of the rollouts
+        asked that were done, the tables with a degraded decision, and the pool's load
+        (decisions in flight, their predicted CPU seconds, the CPU per rollout seen)."""
+        decisions = degraded = shed = counted = 0
         share = 0.0
         hit: list[str] = []
         for tid, t in self.tables.items():
             for b in t.bots.budgets.values():
                 decisions += b.decisions
                 degraded += b.degraded
+                shed += b.shed
                 counted += b.counted
                 share += b.share_sum
             if any(b.degraded for b in t.bots.budgets.values()):
                 hit.append(tid)
-        return {"decisions": decisions, "degraded": degraded,
+        return {"decisions": decisions, "degraded": degraded, "shed": shed,
                 "rollouts_share": round(share / counted, 4) if counted else None,
-                "cap_ms": self.config.bot_cap_ms, "degraded_tables": hit}
+                "cap_ms": self.config.bot_cap_ms, "wait_ms": self.config.bot_wait_ms,
+                "degraded_tables": hit, "load": self.bot_load.json()}
 
     async def _pool(self) -> BotPool:
         """The bots' pool (`--bots`: this machine's processes or a Ray cluster), started
@@ -212,11 +236,12 @@ class Manager:
             return self.pool
 
     def pool_status(self) -> dict[str, Any]:
-        """`/api/cluster`'s `pool`: its kind, its CPUs now, the decisions it failed."""
+        """`/api/cluster`'s `pool` (and `/api/bots`): its kind, its CPUs now, the
+        decisions it failed, and its load (`botload.BotLoad.json`)."""
         pool = self.pool
         return {"kind": self.config.bots, "started": pool is not None,
                 "cpus": pool.cpus() if pool is not None else None,
-                "fallbacks": self.pool_fallbacks}
+                "fallbacks": self.pool_fallbacks, "load": self.bot_load.json()}
 
     async def hint(self, view: View, seed: int) -> dict[str, Any]:
         """A hint's JSON for `view` (`hints.compute`), worked out in the bots' pool; with
