@@ -9,9 +9,9 @@ and three expert bots, starts them (spread over `--ramp-s`) and watches for `--s
 Prints, over every bot move of every table:
 - the wait per bot move as the person sees it: from the state that hands the turn to a
   bot to the state that shows its move (the 700 ms delay included), p50 / p95 / max;
-- the expert's effective budget: decisions searched, those cut short by the cap
-  (`degraded`), and the share of the asked rollouts that were done (the tables' `bots`,
-  RULES-free server figures);
+- the expert's effective budget: decisions searched, those cut short by the cap, those
+  shed because the pool was behind (`--bot-wait-ms`, server/botload.py), and the share
+  of the asked rollouts that were done (the tables' `bots`, RULES-free server figures);
 - CPU seconds per wall second: the server's process, the bots (everything else on the
   machine: its bot processes or the Ray workers), and the whole machine.
 
@@ -134,7 +134,8 @@ async def solo_table(base: str, index: int, think_s: float, delay_s: float,
 def start_server(port: int, db: str, args: argparse.Namespace,
                  bots: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "shengji.server", "--port", str(port), "--db", db,
-           "--bots", bots, "--bot-cap-ms", str(args.bot_cap_ms), "--log-level", "warning",
+           "--bots", bots, "--bot-cap-ms", str(args.bot_cap_ms),
+           "--bot-wait-ms", str(args.bot_wait_ms), "--log-level", "warning",
            "--create-per-min", "1000000", "--open-per-addr", "1000000",
            "--conns-per-addr", "1000000"]
     if args.bot_workers is not None:
@@ -169,6 +170,11 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
         "wait_max_s": round(max(waits), 3) if waits else None,
         "expert_decisions": decisions,
         "degraded": sum(b["degraded"] for b in budgets),
+        "shed": sum(b.get("shed", 0) for b in budgets),
+        # over every searched decision (the tables' means, weighed by their decisions)
+        "rollouts_done_mean": round(sum((b.get("rollouts_done_mean") or 0) * b["decisions"]
+                                        for b in budgets) / decisions, 1)
+        if decisions else None,
         "rollouts_share": round(statistics.mean(shares), 4) if shares else None,
         "rollouts_done_median": statistics.median(done_medians) if done_medians else None,
         "rollouts_asked": max(asked) if asked else None,
@@ -219,6 +225,8 @@ def main() -> None:
     p.add_argument("--node-cpus", type=int, default=1, help="CPUs of each simulated node")
     p.add_argument("--bot-workers", type=int, default=None, help="the local pool's processes")
     p.add_argument("--bot-cap-ms", type=int, default=2000)
+    p.add_argument("--bot-wait-ms", type=int, default=1200,
+                   help="the server's bound on a bot move's wait (600000: never shed)")
     p.add_argument("--json", action="store_true", help="one JSON line per run")
     args = p.parse_args()
     counts = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.tables]
@@ -232,7 +240,9 @@ def main() -> None:
             print(f"{k:>3} tables: bot move wait p50 {out['wait_p50_s']:.2f} s, p95 "
                   f"{out['wait_p95_s']:.2f} s, max {out['wait_max_s']} s over "
                   f"{out['bot_moves']} moves; expert {out['expert_decisions']} decisions, "
-                  f"{out['degraded']} cut short, rollouts done {out['rollouts_done_median']}"
+                  f"{out['degraded'] - out['shed']} cut short by the cap, {out['shed']} "
+                  f"shed, rollouts done mean {out['rollouts_done_mean']} median "
+                  f"{out['rollouts_done_median']}"
                   f"/{out['rollouts_asked']} (share {out['rollouts_share']}); CPU/s server "
                   f"{out['server_cpu_per_s']}, bots {out['bots_cpu_per_s']}, machine "
                   f"{out['machine_cpu_per_s']}; "

@@ -139,6 +139,7 @@ class BotBudget:
         self.shed = 0  # given fewer rollouts than its count: the pool was behind (botload)
         self.asked: int | None = None  # the last decision's (None: a time budget)
         self.share_sum = 0.0  # sum of done/asked over counted decisions
+        self.done_sum = 0  # rollouts done over all its decisions
         self.counted = 0  # decisions with a rollout count asked
         self.done: deque[int] = deque(maxlen=KEEP_DECISIONS)
 
@@ -150,6 +151,7 @@ class BotBudget:
         self.shed += bool(search.get("shed"))
         self.asked = asked if isinstance(asked, int) else None
         self.done.append(done)
+        self.done_sum += done
         if self.asked:
             self.counted += 1
             self.share_sum += min(1.0, done / self.asked)
@@ -424,6 +426,9 @@ class BotDriver:
             "decisions": sum(b.decisions for b in bs.values()),
             "degraded": sum(b.degraded for b in bs.values()),
             "shed": sum(b.shed for b in bs.values()),
+            "rollouts_done_mean": (round(sum(b.done_sum for b in bs.values()) / decided, 1)
+                                   if (decided := sum(b.decisions for b in bs.values()))
+                                   else None),
             "rollouts_share": (round(sum(b.share_sum for b in bs.values()) / counted, 4)
                                if counted else None),
             "seats": [bs[s].json(s) for s in sorted(bs)],
