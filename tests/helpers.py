@@ -269,6 +269,21 @@ def deal_asks_in(rnd: Round, agents: list) -> Iterator[tuple[Round, int]]:  # ty
             rnd.apply(agents[d.seat].act(rnd.view(d.seat)))
 
 
+def every_nth_play(rnd: Round, agents: list, n: int) -> Iterator[Any]:  # type: ignore[type-arg]
+    """Play `rnd` out with `agents` (by seat), yielding the view of the seat to play at
+    every `n`-th play decision, before its agent answers it."""
+    from shengji.driver import step
+
+    k = 0
+    while not rnd.is_over:
+        d = rnd.decision()
+        if d.phase == "play" and d.seat is not None:
+            k += 1
+            if k % n == 0:
+                yield rnd.view(d.seat)
+        step(rnd, agents)
+
+
 def bury_and_plays(record, seat: int) -> int:  # type: ignore[no-untyped-def]
     """How many bury and play actions `seat` made in the record's first round."""
     from shengji.actions import Bury, action_from_json

@@ -296,6 +296,30 @@ def host_table(
     return p, table_of(client, tid)
 
 
+#: a state's `table.bots` before any searching bot has decided (it is absent then)
+NO_SEARCH: dict[str, Any] = {"decisions": 0, "degraded": 0, "shed": 0,
+                             "rollouts_share": None, "seats": []}
+
+
+def bots_of(msg: dict[str, Any]) -> dict[str, Any]:
+    """A state's `table.bots` (`NO_SEARCH` until a searching bot has decided)."""
+    bots: dict[str, Any] = msg["table"].get("bots", NO_SEARCH)
+    return bots
+
+
+def play_until_bots(
+    client: TestClient, bots: dict[int, str], seed: int,
+    until: Callable[[dict[str, Any]], bool], timeout: float = 120,
+) -> tuple[WSPlayer, Table, dict[str, Any]]:
+    """Host a table of `bots` and play its human seat until the state's `table.bots`
+    satisfies `until`: the player, the table and that `table.bots`."""
+    p, table = host_table(client, bots)
+    human = Human(p, table, seed=seed)
+    state = human.play_until(lambda m: m["type"] == "state" and until(bots_of(m)),
+                             timeout=timeout)
+    return p, table, bots_of(state)
+
+
 class Human:
     """Plays one seat through the WebSocket like a person would, choosing legal moves
     from its own view (`View.random_play`) read in the server's loop thread."""

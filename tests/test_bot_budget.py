@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import Human, host_table, serve
+from server_harness import play_until_bots, serve
 from shengji.arena import deal_round, deal_seed
 from shengji.bots import LEVEL_ITERS, LEVELS, ExpertAgent, make_agent
 from shengji.bots import expert as expert_mod
@@ -123,15 +123,6 @@ def test_web_tables_play_the_levels_by_count_under_the_cap() -> None:
     assert isinstance(explicit, ExpertAgent) and (explicit.ms, explicit.iters) == (300, None)
 
 
-NO_SEARCH = {"decisions": 0, "degraded": 0, "rollouts_share": None, "seats": []}
-
-
-def _bots(msg: dict[str, Any]) -> dict[str, Any]:
-    """The state's `table.bots`: absent until a searching bot has decided."""
-    bots: dict[str, Any] = msg["table"].get("bots", NO_SEARCH)
-    return bots
-
-
 @pytest.mark.parametrize("workers", [0, 1])
 def test_a_cut_decision_is_reported_over_the_websocket_and_http(
     tmp_path: Path, workers: int,
@@ -140,11 +131,8 @@ def test_a_cut_decision_is_reported_over_the_websocket_and_http(
     # candidates takes longer), so each searched one is degraded; bot_workers=1 thinks
     # in the process pool (the record travels back with the agent)
     with serve(tmp_path / "db.sqlite", bot_cap_ms=1, bot_workers=workers) as client:
-        p, table = host_table(client, {1: "expert", 2: "expert", 3: "heuristic"})
-        human = Human(p, table, seed=3)
-        state = human.play_until(lambda m: m["type"] == "state"
-                                 and _bots(m)["degraded"] >= 3, timeout=120)
-        bots = _bots(state)
+        p, table, bots = play_until_bots(client, {1: "expert", 2: "expert", 3: "heuristic"},
+                                         3, lambda b: b["degraded"] >= 3)
         assert bots["decisions"] >= bots["degraded"] >= 3
         assert bots["rollouts_share"] is not None and 0 < bots["rollouts_share"] < 1
         seats = {e["seat"]: e for e in bots["seats"]}
@@ -163,11 +151,8 @@ def test_a_cut_decision_is_reported_over_the_websocket_and_http(
 def test_an_uncut_count_is_reported_whole(tmp_path: Path) -> None:
     # a cap no decision reaches: every searched decision does its count (within one world)
     with serve(tmp_path / "db.sqlite", bot_cap_ms=600_000) as client:
-        p, table = host_table(client, {1: "fast", 2: "heuristic", 3: "fast"})
-        human = Human(p, table, seed=5)
-        state = human.play_until(lambda m: m["type"] == "state"
-                                 and _bots(m)["decisions"] >= 6, timeout=120)
-        bots = _bots(state)
+        _, _, bots = play_until_bots(client, {1: "fast", 2: "heuristic", 3: "fast"}, 5,
+                                     lambda b: b["decisions"] >= 6)
         assert bots["degraded"] == 0
         for e in bots["seats"]:
             assert e["level"] == "fast" and e["degraded"] == 0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server_harness import Human, host_table, serve
+from server_harness import play_until_bots, serve
 from shengji.arena import deal_round, deal_seed
 from shengji.bots import LEVEL_ITERS, ExpertAgent, make_agent
 from shengji.driver import step
@@ -92,20 +92,12 @@ def test_a_shed_decision_searches_fewer_rollouts_once_and_says_so() -> None:
     assert "shed" not in again.last_search
 
 
-def _bots(msg: dict[str, Any]) -> dict[str, Any]:
-    bots: dict[str, Any] = msg["table"].get("bots", {"decisions": 0, "shed": 0})
-    return bots
-
-
 def test_a_pool_behind_its_bound_sheds_visibly_over_the_websocket(tmp_path: Path) -> None:
     # a 1 ms bound: no decision can end within it, so each searched one gets the floor,
     # a quarter of the expert's 400 rollouts, and is reported shed and degraded
     with serve(tmp_path / "db.sqlite", bot_wait_ms=1, bot_workers=1) as client:
-        p, table = host_table(client, {1: "expert", 2: "heuristic", 3: "expert"})
-        human = Human(p, table, seed=4)
-        state = human.play_until(lambda m: m["type"] == "state"
-                                 and _bots(m)["shed"] >= 4, timeout=120)
-        bots = _bots(state)
+        p, table, bots = play_until_bots(client, {1: "expert", 2: "heuristic", 3: "expert"},
+                                         4, lambda b: b["shed"] >= 4)
         assert bots["degraded"] >= bots["shed"] >= 4
         floor = round(LEVEL_ITERS["expert"] * MIN_SHARE)
         for e in bots["seats"]:
@@ -121,11 +113,8 @@ def test_a_pool_behind_its_bound_sheds_visibly_over_the_websocket(tmp_path: Path
 
 def test_an_idle_pool_sheds_nothing(tmp_path: Path) -> None:
     with serve(tmp_path / "db.sqlite", bot_wait_ms=600_000, bot_workers=1) as client:
-        p, table = host_table(client, {1: "fast", 2: "heuristic", 3: "fast"})
-        human = Human(p, table, seed=5)
-        state = human.play_until(lambda m: m["type"] == "state"
-                                 and _bots(m)["decisions"] >= 6, timeout=120)
-        bots = _bots(state)
+        _, _, bots = play_until_bots(client, {1: "fast", 2: "heuristic", 3: "fast"}, 5,
+                                     lambda b: b["decisions"] >= 6)
         assert bots["shed"] == 0 and bots["degraded"] == 0
         assert all(e["rollouts_asked"] in (LEVEL_ITERS["fast"], 2 * LEVEL_ITERS["fast"])
                    for e in bots["seats"])

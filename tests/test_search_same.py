@@ -17,6 +17,7 @@ import hashlib
 import json
 from typing import Any
 
+from helpers import every_nth_play
 from shengji.arena import deal_round, deal_seed
 from shengji.bots import ExpertAgent, make_agent
 from shengji.driver import step
@@ -106,29 +107,22 @@ def test_one_likelihood_weighs_many_worlds_as_a_fresh_replay_does() -> None:
         rnd = Round(seed, trump_rank="2", starter=seed % 4, declaring_team=seed % 2)
         kinds = ["random", "heuristic", "heuristic", "random"] if seed % 2 else ["heuristic"] * 4
         agents = [make_agent(kinds[s], 10 * seed + s) for s in range(4)]
-        n = 0
-        while not rnd.is_over:
-            d = rnd.decision()
-            if d.phase == "play" and d.seat is not None:
-                n += 1
-                if n % 4 == 0:
-                    view = rnd.view(d.seat)
-                    after_throws += bool(view.failed_throws)
-                    lik = Likelihood(view, 2)
-                    model = HeuristicAgent(0)
-                    f = WorldFacts.from_view(view)
-                    for w in range(4):
-                        hands, kitty = sample_world(f, rng)
-                        model.rng.seed(1000 * seed + w)
-                        got = lik.weight(hands, kitty, model)
-                        fresh = HeuristicAgent(0)
-                        fresh.rng.seed(1000 * seed + w)
-                        assert got == play_likelihood(view, hands, kitty, fresh, 2)
-                        weights.append(got)
-                        for draw in (0.1, 0.3, 0.5, 0.99):  # stops early, decides the same
-                            model.rng.seed(1000 * seed + w)
-                            assert lik.accepts(hands, kitty, model, draw) == (draw < got)
-            step(rnd, agents)
+        for view in every_nth_play(rnd, agents, 4):
+            after_throws += bool(view.failed_throws)
+            lik = Likelihood(view, 2)
+            model = HeuristicAgent(0)
+            f = WorldFacts.from_view(view)
+            for w in range(4):
+                hands, kitty = sample_world(f, rng)
+                model.rng.seed(1000 * seed + w)
+                got = lik.weight(hands, kitty, model)
+                fresh = HeuristicAgent(0)
+                fresh.rng.seed(1000 * seed + w)
+                assert got == play_likelihood(view, hands, kitty, fresh, 2)
+                weights.append(got)
+                for draw in (0.1, 0.3, 0.5, 0.99):  # stops early, decides the same
+                    model.rng.seed(1000 * seed + w)
+                    assert lik.accepts(hands, kitty, model, draw) == (draw < got)
     assert after_throws >= 3, after_throws  # the replay from views after a failed throw
     assert len(weights) >= 200 and min(weights) < 0.5 and max(weights) == 1.0
 
@@ -157,12 +151,6 @@ def test_every_play_of_a_rollout_passes_the_engines_checks() -> None:
             return value
 
         expert._rollout = checked  # type: ignore[method-assign]
-        n = 0
-        while not rnd.is_over:
-            d = rnd.decision()
-            if d.phase == "play" and d.seat is not None:
-                n += 1
-                if n % 3 == 0:
-                    expert.act(rnd.view(d.seat))
-            step(rnd, bots)
+        for view in every_nth_play(rnd, bots, 3):
+            expert.act(view)
     assert replayed >= 5000, replayed
