@@ -11,19 +11,19 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .errors import IllegalAction
 
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
+RANKS: Final[tuple[str, ...]] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _SYMBOL_TO_SUIT = {v: k for k, v in SUIT_SYMBOLS.items()}
 # Also accept the outline symbols some keyboards produce.
 _SYMBOL_TO_SUIT.update({"♤": "S", "♡": "H", "♢": "D", "♧": "C"})
-BJ_ID = 52
-RJ_ID = 53
-N_IDS = 54
+BJ_ID: Final = 52
+RJ_ID: Final = 53
+N_IDS: Final = 54
 DECK_SIZE = 108
 #: the most decks a table plays with (RULES §12: 2-5); each card exists once per deck
 MAX_DECKS = 5
@@ -89,15 +89,15 @@ class Card:
         return f"{self.rank}{SUIT_SYMBOLS[self.suit]}"
 
 
-CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_IDS))
-POINTS: tuple[int, ...] = tuple(c.points for c in CARDS)
+CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(N_IDS))
+POINTS: Final[tuple[int, ...]] = tuple(c.points for c in CARDS)
 #: the one-card tuples, of ids and of cards, shared: most plays are one card, and a
 #: server keeps every play of a round (its trick, its event, its view), so each play made
 #: a new tuple that the garbage collector's young pass scanned (server/gcpolicy.py).
 #: Typed as tuples of any length on purpose: mypyc keeps a fixed-length tuple type such
 #: as `tuple[int]` unboxed and makes a new Python tuple each time one is used as an
 #: object, so `tuple[tuple[int], ...]` would share nothing.
-ONE_ID: tuple[tuple[int, ...], ...] = tuple((i,) for i in range(N_IDS))
+ONE_ID: Final[tuple[tuple[int, ...], ...]] = tuple((i,) for i in range(N_IDS))
 ONE_CARD: tuple[tuple[Card, ...], ...] = tuple((c,) for c in CARDS)
 #: a pair's tuple of ids (a pair unit's `ids`, shapes.py), shared the same way
 PAIR_ID: tuple[tuple[int, ...], ...] = tuple((i, i) for i in range(N_IDS))

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from typing import Final
 
 from .cards import BJ_ID, CARDS, MAX_DECKS, N_IDS, RANKS, RJ_ID, SUITS, Card
 from .errors import IllegalAction
 
-TRUMP = 4
+TRUMP: Final = 4
 """Play-suit index of trumps; natural suits are 0-3 in the order S H D C."""
 PLAY_SUIT_NAMES = ("S", "H", "D", "C", "T")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import cast
+from typing import Final, cast
 
 from ..botkit import (
     N_IDS,
@@ -36,9 +36,9 @@ __all__ = [
 Ids = list[int]
 
 # Weights of the card-keeping score (bigger = more worth keeping).
-TRUMP_BONUS = 20
-PAIR_BONUS = 6
-LONE_PENALTY = 6  # kitty: leaving one low card in a side suit
+TRUMP_BONUS: Final = 20
+PAIR_BONUS: Final = 6
+LONE_PENALTY: Final = 6  # kitty: leaving one low card in a side suit
 
 
 class HeuristicBase:
