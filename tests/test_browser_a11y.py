@@ -10,10 +10,12 @@ engine views (as in tests/test_browser_table.py).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from browser_helpers import FakeServer, new_page, open_lobby, open_table, show_fake, state_of
 
@@ -75,10 +77,18 @@ def test_the_lobby_and_the_rules_overlay_pass_axe(
         assert res["violations"] == [], res["violations"]
         page.go_back()  # the rules close: the page is back in reach
         page.wait_for_function("() => !document.querySelector('#rules')")
-        after = page.evaluate(
+        # (the overlay goes first and the effect that lifts `inert` runs after it, so
+        # wait for the page to be back in reach rather than read it in that instant)
+        reach = (
             "() => [...document.querySelectorAll('.app > *')].map("
             "e => e.inert || e.hasAttribute('aria-hidden'))"
         )
+        # (past the wait, the assertion below says what is still out of reach)
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(f"() => {{ const a = ({reach})(); "
+                                   "return a.length > 0 && !a.some(Boolean); }",
+                                   timeout=10_000)
+        after = page.evaluate(reach)
         assert after and not any(after), after
 
 
