@@ -344,17 +344,12 @@ def _discard(
     # Sorting and taking minima on (cost, id) pairs: plain loops and decorated sorts
     # rather than key closures, which compiled code calls through the interpreter.
     if h >= n and n == 1:  # the common case: the cheapest single of the suit
-        # (each card is costed once here: `_discard_cost` without its memo)
+        # (each card is costed once here: `_card_cost` without `_discard_cost`'s memo)
         best = -1
         best_c = 0.0
-        feed_trumps = point_weight < 0 and lead_suit == TRUMP
         for i in t.suit_ids[lead_suit]:
             if hand[i]:
-                c = keep(bot, k, i) + point_weight * POINTS[i]
-                if feed_trumps:
-                    c -= point_weight * POINTS[i]  # never feed trump points on purpose
-                if reserve and i in reserve:
-                    c += 100
+                c = _card_cost(bot, k, i, point_weight, reserve)
                 if hand[i] >= 2:
                     c += PAIR_BONUS
                 if best < 0 or c < best_c or (c == best_c and i < best):
@@ -414,12 +409,20 @@ def _discard_cost(
     """What playing card `i` away costs (`_discard`), remembered in `costs`."""
     c = costs.get(i)
     if c is None:
-        c = dump_cost(bot, k, i, point_weight)
-        if point_weight < 0 and k.t.play_suit[i] == TRUMP:
-            c -= point_weight * POINTS[i]  # never feed trump points on purpose
-        if i in reserve:
-            c += 100
-        costs[i] = c
+        c = costs[i] = _card_cost(bot, k, i, point_weight, reserve)
+    return c
+
+
+def _card_cost(
+    bot: HeuristicBase, k: Knowledge, i: int, point_weight: float, reserve: set[int],
+) -> float:
+    """What playing card `i` away costs when not trying to win: its `dump_cost`, trump
+    points never fed on purpose, the card kept for the last trick far dearer."""
+    c = dump_cost(bot, k, i, point_weight)
+    if point_weight < 0 and k.t.play_suit[i] == TRUMP:
+        c -= point_weight * POINTS[i]  # never feed trump points on purpose
+    if reserve and i in reserve:
+        c += 100
     return c
 
 

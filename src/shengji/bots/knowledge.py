@@ -203,7 +203,7 @@ class Knowledge:
         nopair = [list(v) for v in self.nopair]
         sizes = [sum(h) for h in hands]
         if pool is None:
-            pool = self._pool()
+            pool = self.pool()
         return [
             self._in_world(s, hands[s], kitty if s == starter else None, void, nopair, sizes,
                            pool)
@@ -222,14 +222,11 @@ class Knowledge:
         `pool`: `self.pool()` if the caller kept it.
         """
         return self._in_world(seat, hand, kitty, void, nopair, hand_sizes,
-                              self._pool() if pool is None else pool)
+                              self.pool() if pool is None else pool)
 
     def pool(self) -> tuple[list[int], list[int], int, int]:
         """The cards not played yet (unseen, own hand, own kitty): per id, per play suit,
         their points and their number (`world`; read only, not to be changed)."""
-        return self._pool()
-
-    def _pool(self) -> tuple[list[int], list[int], int, int]:
         pool = [u + h for u, h in zip(self.unseen, self.hand, strict=True)]
         if self.starter_kitty:
             for i in self._buried:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 
 __all__ = ["MIN_SHARE", "BotLoad"]
 
@@ -64,12 +65,13 @@ class BotLoad:
         return {"in_flight": self.in_flight(), "backlog_s": round(self.backlog_s(), 3),
                 "rollout_ms": round(1000 * self.per_rollout_s, 4), "shed": self.shed}
 
-    def cpus(self, read: object) -> float:
-        """The pool's CPUs, read through `read()` (a pool's `cpus`) every few seconds."""
+    def cpus(self, read: Callable[[], float | None]) -> float:
+        """The pool's CPUs, read through `read()` (a pool's `cpus`) every few seconds
+        (1 while unknown)."""
         now = time.monotonic()
         if now - self._cpus_at >= _CPUS_EVERY_S:
-            got = read() if callable(read) else None
-            self._cpus = max(1.0, float(got)) if isinstance(got, int | float) else 1.0
+            got = read()
+            self._cpus = 1.0 if got is None else max(1.0, got)
             self._cpus_at = now
         return self._cpus
 

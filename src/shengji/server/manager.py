@@ -145,7 +145,7 @@ class Manager:
             return action, thought
         count = getattr(agent, "iters", None)  # a searching bot's rollouts (botload)
         ticket: int | None = None
-        asked = done = cpu_s = None
+        asked, done, cpu_s = 0, None, None  # what the decision did, for `bot_load.done`
         try:
             # (the bound holds while a pool starts too: joining Ray again after its workers
             # died may take long, and the table must not wait on it)
@@ -183,7 +183,7 @@ class Manager:
             return await asyncio.to_thread(stand_in.act, view), agent
         finally:
             if ticket is not None:
-                self.bot_load.done(ticket, asked or 0, done if asked else None, cpu_s)
+                self.bot_load.done(ticket, asked, done, cpu_s)
 
     def decision_bound_s(self) -> float:
         """The longest a person waits on the pool for one bot decision (s): three expert
