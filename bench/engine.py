@@ -31,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from same_work import per_call_us  # bench/, this file's folder, is on the path
 from shengji import Play, Round, RuleOptions, Trump, is_legal_follow, parse_cards, trick_winner
 from shengji._build import engine_build
 from shengji.actions import Action, Bury
@@ -47,17 +48,6 @@ HAND = "3S 3S 4S 4S 6S 9S JS QS KS 3D 5D 5D 8D 9D JD 4C 6C 6C 9C QC AC 3H 7H BJ 
 #: the clock: wall time (`perf_counter`), or this process's CPU time (`--clock cpu`), which
 #: other processes on a shared machine disturb far less
 clock = time.perf_counter
-
-
-def per_call_us(fn: Callable[[], object], calls: int, repeats: int = 15) -> float:
-    """Median over `repeats` batches of `calls` calls, in µs per call."""
-    out = []
-    for _ in range(repeats):
-        t0 = clock()
-        for _ in range(calls):
-            fn()
-        out.append((clock() - t0) / calls * 1e6)
-    return statistics.median(out)
 
 
 # ---------------------------------------------------------------- agents and deals
@@ -148,7 +138,7 @@ def public_follow_us() -> float:
     t = Trump("2", "H")
     hand, lead, play = parse_cards(HAND), parse_cards("7S 7S 8S 8S"), parse_cards("3S 3S 4S 4S")
     assert is_legal_follow(hand, lead, play, t)
-    return per_call_us(lambda: is_legal_follow(hand, lead, play, t), 2000)
+    return per_call_us(lambda: is_legal_follow(hand, lead, play, t), 2000, clock=clock)
 
 
 def built_follow_us() -> float:
@@ -157,7 +147,7 @@ def built_follow_us() -> float:
     shape = shape_of([c.id for c in parse_cards("7S 7S 8S 8S")], t)
     play = [c.id for c in parse_cards("3S 3S 4S 4S")]
     assert follow_error(hand, shape, play, t) is None
-    return per_call_us(lambda: follow_error(hand, shape, play, t), 5000)
+    return per_call_us(lambda: follow_error(hand, shape, play, t), 5000, clock=clock)
 
 
 def public_trick_us() -> float:
@@ -165,7 +155,7 @@ def public_trick_us() -> float:
     plays = [parse_cards(p) for p in ("7S 7S 8S 8S", "3S 3S 9S 9S", "3H 3H 4H 4H",
                                       "QS QS KS KS")]
     assert trick_winner(plays, t) == 2
-    return per_call_us(lambda: trick_winner(plays, t), 2000)
+    return per_call_us(lambda: trick_winner(plays, t), 2000, clock=clock)
 
 
 def mid_trick_round() -> Round:
@@ -179,7 +169,7 @@ def mid_trick_round() -> Round:
 
 def clone_us() -> float:
     rnd = mid_trick_round()
-    return per_call_us(rnd.clone, 2000)
+    return per_call_us(rnd.clone, 2000, clock=clock)
 
 
 def state_bytes() -> int:

@@ -14,19 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from . import events as ev
 from .cards import Card
-from .events import (
-    Declared,
-    GameOver,
-    KittyBuried,
-    KittyFlipped,
-    Redealt,
-    RoundOver,
-    RoundStarted,
-    ThrowFailed,
-    TrickWon,
-    TrumpFixed,
-)
 from .game import Game
 from .narrate import Narrator
 from .options import ALL_OPTION_INFO, PRESETS, RuleOptions
@@ -91,46 +80,46 @@ def demo(
     log(game.round_started())
     while not game.is_over and (rounds == 0 or len(game.results) < rounds):
         for event in game.apply(game.random_action(rng)):
-            if not isinstance(event, RoundStarted) or rounds == 0 or len(game.results) < rounds:
+            if not isinstance(event, ev.RoundStarted) or rounds == 0 or len(game.results) < rounds:
                 log(event)
 
 
 class _DemoLog(Narrator):
     """The demo's log, written from events only (the demo shows every hand: all is public)."""
 
-    def on_round_started(self, e: RoundStarted) -> None:
+    def on_round_started(self, e: ev.RoundStarted) -> None:
         console.rule(
             f"Round {e.round_no + 1} — levels {e.levels[0]}/{e.levels[1]}, "
             f"trump rank {e.trump_rank}"
         )
 
-    def on_redealt(self, e: Redealt) -> None:
+    def on_redealt(self, e: ev.Redealt) -> None:
         console.print("[yellow]Nobody declared: redeal (RULES §3.5)[/]")
 
-    def on_declared(self, e: Declared) -> None:
+    def on_declared(self, e: ev.Declared) -> None:
         console.print(f"  {SEAT_NAMES[e.seat]} declares {_cards(e.cards)}")
 
-    def on_kitty_flipped(self, e: KittyFlipped) -> None:
+    def on_kitty_flipped(self, e: ev.KittyFlipped) -> None:
         console.print(f"  kitty turned up: {_cards(e.cards)}")
 
-    def on_trump_fixed(self, e: TrumpFixed) -> None:
+    def on_trump_fixed(self, e: ev.TrumpFixed) -> None:
         console.print(
             f"  trump: rank {e.rank or '-'} suit {e.suit or 'none (jokers)'}; "
             f"starter {SEAT_NAMES[e.starter]}"
         )
 
-    def on_kitty_buried(self, e: KittyBuried) -> None:
+    def on_kitty_buried(self, e: ev.KittyBuried) -> None:
         assert e.cards is not None
         console.print(f"  {SEAT_NAMES[e.seat]} buries {_cards(e.cards)}")
 
-    def on_throw_failed(self, e: ThrowFailed) -> None:
+    def on_throw_failed(self, e: ev.ThrowFailed) -> None:
         console.print(
             f"  [red]{SEAT_NAMES[e.seat]}'s throw {_cards(e.attempted)} fails[/]: "
             f"{SEAT_NAMES[e.blocker]} shows {_cards(e.shown)}; "
             f"{_cards(e.forced)} is led instead (penalty {abs(e.penalty)})"
         )
 
-    def on_trick_won(self, e: TrickWon) -> None:
+    def on_trick_won(self, e: ev.TrickWon) -> None:
         from .tui.render import trick_points_note
 
         plays = ", ".join(f"{SEAT_NAMES[s][0]} {_cards(c)}" for s, c in self.close_trick(e).plays)
@@ -140,7 +129,7 @@ class _DemoLog(Narrator):
             + (f" ({note})" if note else ""), highlight=False,
         )
 
-    def on_round_over(self, e: RoundOver) -> None:
+    def on_round_over(self, e: ev.RoundOver) -> None:
         r = e.result
         console.print(
             f"  [bold]opponents' points {r.opponents_points}[/] (kitty {_cards(r.kitty)}: "
@@ -149,7 +138,7 @@ class _DemoLog(Narrator):
             f"next starter {SEAT_NAMES[r.next_starter]}"
         )
 
-    def on_game_over(self, e: GameOver) -> None:
+    def on_game_over(self, e: ev.GameOver) -> None:
         console.print(
             f"[bold green]Team {e.winner} (seats {e.winner} and {e.winner + 2}) wins, "
             f"levels {e.levels[0]}/{e.levels[1]}[/]"

@@ -15,26 +15,12 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 from rich.console import Console
 from rich.text import Text
 
+from .. import events as ev
 from ..actions import Action, Bury, Call, Declare, Pass, Play
 from ..bots import Agent, make_agent
 from ..cards import Card, parse_cards
 from ..driver import advance
 from ..errors import IllegalAction
-from ..events import (
-    Called,
-    CallSpent,
-    Declared,
-    Event,
-    FriendJoined,
-    KittyBuried,
-    KittyFlipped,
-    Redealt,
-    RoundOver,
-    RoundStarted,
-    ThrowFailed,
-    TrickWon,
-    TrumpFixed,
-)
 from ..game import Game
 from ..narrate import Narrator
 from ..options import RuleOptions
@@ -228,21 +214,21 @@ class TerminalGame(Narrator):
             for event in events:
                 self.narrate(event.for_seat(self.human))
 
-    def narrate(self, e: Event) -> None:
+    def narrate(self, e: ev.Event) -> None:
         """Say what one event means; the friends-mode events here (RULES §12.4)."""
-        if isinstance(e, Called):
+        if isinstance(e, ev.Called):
             self.say(Text.assemble(
                 (seat_name(e.seat, self.human), "bold"),
                 " (the leader) calls: ", calls_text([(c, j, None, False) for c, j in e.calls],
                                                     self.human),
             ))
-        elif isinstance(e, FriendJoined):
+        elif isinstance(e, ev.FriendJoined):
             self.say(Text.assemble(
                 (seat_name(e.seat, self.human), "bold green"),
                 f" played the {ordinal(e.ordinal)} ", card_text(e.card),
                 (" and joins the leader's side (RULES §12.4).", "bold green"),
             ))
-        elif isinstance(e, CallSpent):
+        elif isinstance(e, ev.CallSpent):
             self.say(Text.assemble(
                 f"{seat_name(e.seat, self.human)} played the {ordinal(e.ordinal)} ",
                 card_text(e.card), ": that call is spent (RULES §12.4).",
@@ -252,21 +238,21 @@ class TerminalGame(Narrator):
 
     # ------------------------------------------------------------ narration (events and
     # views only, never the round: what each event means to the player)
-    def on_redealt(self, e: Redealt) -> None:
+    def on_redealt(self, e: ev.Redealt) -> None:
         """Nobody declared: the redeal (RULES §3.5)."""
         self.say(Text("Nobody declared: all cards are reshuffled and dealt again (RULES §3.5).",
                       style="yellow"))
 
-    def on_declared(self, e: Declared) -> None:
+    def on_declared(self, e: ev.Declared) -> None:
         """A declaration, as the player sees it (RULES §3.3)."""
         self._announce_declaration(e)
 
-    def on_kitty_flipped(self, e: KittyFlipped) -> None:
+    def on_kitty_flipped(self, e: ev.KittyFlipped) -> None:
         """Nobody declared: the kitty turned up (RULES §3.5)."""
         self.say(Text.assemble("Nobody declared: the kitty is turned up: ",
                                cards_text(e.cards), " (RULES §3.5)."))
 
-    def on_trump_fixed(self, e: TrumpFixed) -> None:
+    def on_trump_fixed(self, e: ev.TrumpFixed) -> None:
         """The final trump, the declaring team and the starter (RULES §3.2)."""
         me = self.human
         self._trump = trump_for(e.rank, e.suit)
@@ -281,17 +267,17 @@ class TerminalGame(Narrator):
             )
         )
 
-    def on_kitty_buried(self, e: KittyBuried) -> None:
+    def on_kitty_buried(self, e: ev.KittyBuried) -> None:
         """Another seat buried the kitty (which cards stays hidden, RULES §11)."""
         if e.seat != self.human:
             self.say(f"{seat_name(e.seat, self.human)} takes the kitty and buries "
                      f"{self.game.options.n_kitty} cards.")
 
-    def on_throw_failed(self, e: ThrowFailed) -> None:
+    def on_throw_failed(self, e: ev.ThrowFailed) -> None:
         """A failed throw and its penalty (RULES §6.4)."""
         self.say(failed_throw_text(e, self.human))
 
-    def on_trick_won(self, e: TrickWon) -> None:
+    def on_trick_won(self, e: ev.TrickWon) -> None:
         """The closed trick, its winner and its points (RULES §6.3, §7). In friends mode
         (§12.4) the points count by the side the winner is on at the round's end, which
         nobody knows yet: the trick shows its points, not whose they are."""
@@ -306,12 +292,12 @@ class TerminalGame(Narrator):
                             declaring_team=self.declaring_team,
                             opponents_points=e.opponents_points))
 
-    def on_round_over(self, e: RoundOver) -> None:
+    def on_round_over(self, e: ev.RoundOver) -> None:
         """The round's result; waits for Enter before the next round (RULES §8)."""
         self._round_over(e.result, self._trump)
 
     # ------------------------------------------------------------ announcements
-    def _round_header(self, e: RoundStarted) -> None:
+    def _round_header(self, e: ev.RoundStarted) -> None:
         me = self.human
         self.console.rule(f"Round {e.round_no + 1}")
         line = Text(
@@ -334,7 +320,7 @@ class TerminalGame(Narrator):
         self._declined = None
         self._last_hand = ()
 
-    def _announce_declaration(self, e: Declared) -> None:
+    def _announce_declaration(self, e: ev.Declared) -> None:
         me = self.human
         overturn = e.overturns is not None
         verb = "overturns with" if overturn else "declares"

@@ -12,20 +12,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
+from .. import events as ev
 from ..actions import action_from_json
-from ..events import (
-    Declared,
-    Event,
-    GameOver,
-    KittyBuried,
-    KittyFlipped,
-    Redealt,
-    RoundOver,
-    RoundStarted,
-    ThrowFailed,
-    TrickWon,
-    TrumpFixed,
-)
 from ..game import Game
 from ..narrate import Narrator
 from ..record import GameRecord
@@ -126,22 +114,22 @@ class _Narrator(Narrator):
         self.trump: Trump | None = None
         self.rounds = 0
         self.wants_pause = False
-        self._after: Event | None = None
+        self._after: ev.Event | None = None
 
-    def __call__(self, e: Event, after: Event | None) -> None:
+    def __call__(self, e: ev.Event, after: ev.Event | None) -> None:
         """Print one event; `after` is the next event of the same action, if any."""
         self._after = after
         self.narrate(e)
 
-    def on_trick_won(self, e: TrickWon) -> None:
+    def on_trick_won(self, e: ev.TrickWon) -> None:
         trick = self.close_trick(e)
         assert self.declaring_team is not None  # the trump is fixed before any trick
         team = self.declaring_team if self.declaring_team >= 0 else None  # friends: -1
         self.say(trick_text(trick, e.trick + 1, None, declaring_team=team,
                             opponents_points=e.opponents_points))
-        self.wants_pause = not isinstance(self._after, RoundOver)
+        self.wants_pause = not isinstance(self._after, ev.RoundOver)
 
-    def on_kitty_buried(self, e: KittyBuried) -> None:
+    def on_kitty_buried(self, e: ev.KittyBuried) -> None:
         assert e.cards is not None and self.trump is not None  # a record hides nothing
         self.say(Text.assemble(f"{seat_name(e.seat, None)} buries ",
                                cards_text(self.trump.sort(e.cards))))
@@ -151,35 +139,35 @@ class _Narrator(Narrator):
             self.say(text)
         self.wants_pause = True
 
-    def on_round_over(self, e: RoundOver) -> None:
+    def on_round_over(self, e: ev.RoundOver) -> None:
         self.rounds += 1
         self.say(result_text(e.result, None, self.trump))
-        self.wants_pause = not isinstance(self._after, GameOver)
+        self.wants_pause = not isinstance(self._after, ev.GameOver)
 
-    def on_round_started(self, e: RoundStarted) -> None:
+    def on_round_started(self, e: ev.RoundStarted) -> None:
         self.console.rule(f"Round {e.round_no + 1}")
         friends = self.game.options.mode == "friends"
         self.say(f"Levels: {levels_text(e.levels, None, friends)}; trump rank {e.trump_rank}.")
 
-    def on_redealt(self, e: Redealt) -> None:
+    def on_redealt(self, e: ev.Redealt) -> None:
         self.say(Text("Nobody declared: redeal (RULES §3.5).", style="yellow"))
 
-    def on_declared(self, e: Declared) -> None:
+    def on_declared(self, e: ev.Declared) -> None:
         self.say(Text.assemble((seat_name(e.seat, None), "bold"), " declares ",
                                cards_text(e.cards)))
 
-    def on_kitty_flipped(self, e: KittyFlipped) -> None:
+    def on_kitty_flipped(self, e: ev.KittyFlipped) -> None:
         self.say(Text.assemble("Kitty turned up: ", cards_text(e.cards)))
 
-    def on_trump_fixed(self, e: TrumpFixed) -> None:
+    def on_trump_fixed(self, e: ev.TrumpFixed) -> None:
         self.trump = self.game.view(None).trump
         self.say(Text.assemble(("Trump: ", "bold"), trump_text(e.rank, e.suit, True),
                                f"; starter {seat_name(e.starter, None)}."))
 
-    def on_throw_failed(self, e: ThrowFailed) -> None:
+    def on_throw_failed(self, e: ev.ThrowFailed) -> None:
         self.say(failed_throw_text(e, None))
 
-    def on_game_over(self, e: GameOver) -> None:
+    def on_game_over(self, e: ev.GameOver) -> None:
         if self.game.options.mode == "friends":  # §12.4: a player wins
             self.say(Text(f"{seat_name(e.winner, None)} wins the game after {self.rounds} "
                           f"rounds (levels {levels_text(e.levels, None, True)}).",
