@@ -194,8 +194,8 @@ class Manager:
         """The searching bots' budgets over this process's live tables (`/api/cluster`'s
         `bots`): decisions, degraded ones (cut by `bot_cap_ms`, or shed: given fewer
         rollouts because the pool was behind, `botload`), the mean share of the rollouts
-        asked that were done, the tables with a degraded decision, and the pool's load
-        (decisions in flight, their predicted CPU seconds, the CPU per rollout seen)."""
+        asked that were done and the tables with a degraded decision (the pool's load is
+        `pool_status`'s)."""
         decisions = degraded = shed = counted = 0
         share = 0.0
         hit: list[str] = []
@@ -211,7 +211,7 @@ class Manager:
         return {"decisions": decisions, "degraded": degraded, "shed": shed,
                 "rollouts_share": round(share / counted, 4) if counted else None,
                 "cap_ms": self.config.bot_cap_ms, "wait_ms": self.config.bot_wait_ms,
-                "degraded_tables": hit, "load": self.bot_load.json()}
+                "degraded_tables": hit}
 
     async def _pool(self) -> BotPool:
         """The bots' pool (`--bots`: this machine's processes or a Ray cluster), started
@@ -237,7 +237,9 @@ class Manager:
 
     def pool_status(self) -> dict[str, Any]:
         """`/api/cluster`'s `pool` (and `/api/bots`): its kind, its CPUs now, the
-        decisions it failed, and its load (`botload.BotLoad.json`)."""
+        decisions it failed, and its load (`botload.BotLoad.json`: this process's
+        searching decisions in flight, their predicted CPU seconds, the CPU per rollout
+        seen, the decisions shed)."""
         pool = self.pool
         return {"kind": self.config.bots, "started": pool is not None,
                 "cpus": pool.cpus() if pool is not None else None,
