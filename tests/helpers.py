@@ -152,13 +152,16 @@ def round_result(
 
 def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
     """The round with every card `seat` may not see (other hands, the kitty if it is
-    not the starter) shuffled among those places (RULES §11); hand sizes are kept. At
-    any table size (§12.1)."""
+    not the starter; during the deal the undealt rest, kitty included) shuffled among
+    those places (RULES §11); hand sizes are kept. At any table size (§12.1)."""
     n = rnd.options.n_players
     pool = [i for s in range(n) if s != seat for i, c in enumerate(rnd.hand_counts(s))
             for _ in range(c)]
-    hide_kitty = seat != rnd.starter
-    if hide_kitty:
+    dealing = rnd.phase in ("deal", "declare")
+    hide_kitty = seat != rnd.starter and not dealing
+    if dealing:
+        pool += list(rnd.deck[sum(rnd.hand_sizes):])
+    elif hide_kitty:
         pool += list(rnd.kitty)
     rng.shuffle(pool)
     hands = [list(rnd.hand_counts(s)) for s in range(n)]
@@ -171,6 +174,8 @@ def scramble(rnd: Round, seat: int, rng: random.Random) -> Round:
             h[i] += 1
         hands[s] = h
         k += rnd.hand_sizes[s]
+    if dealing:
+        return rnd.with_hidden(hands, undealt=pool[k:])
     return rnd.with_hidden(hands, kitty=pool[k:] if hide_kitty else None)
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from helpers import at_the_kitty, checked_honest, mid_trick_position
+from helpers import at_the_kitty, checked_honest, mid_trick_position, scramble
 from shengji import Round, RuleOptions
 from shengji.actions import Action, Bury, Declare, Pass, Play
 from shengji.bots import ExpertAgent, make_agent
@@ -239,19 +239,7 @@ def test_the_experts_declaration_ignores_the_hidden_and_undealt_cards_rules_11()
         assert view.legal_declarations()  # a real choice: declare or not now
         a = ExpertAgent(21, iters=8).act(view)
         for _ in range(2):
-            pool = [i for s in range(4) if s != seat for i, n in enumerate(rnd.hand_counts(s))
-                    for _ in range(n)]
-            pool += list(rnd.deck[sum(rnd.hand_sizes):])  # the undealt rest (the kitty too)
-            rng.shuffle(pool)
-            hands = [list(rnd.hand_counts(s)) for s in range(4)]
-            k = 0
-            for s in range(4):
-                if s != seat:
-                    hands[s] = [0] * 54
-                    for i in pool[k : k + rnd.hand_sizes[s]]:
-                        hands[s][i] += 1
-                    k += rnd.hand_sizes[s]
-            other = rnd.with_hidden(hands, undealt=pool[k:])
+            other = scramble(rnd, seat, rng)  # the undealt rest (the kitty too) as well
             assert other.deck != rnd.deck
             assert other.view(seat) == view
             assert ExpertAgent(21, iters=8).act(other.view(seat)) == a

@@ -10,16 +10,21 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("gymnasium")
 
+from helpers import at_the_kitty  # noqa: E402
 from shengji.actions import Play  # noqa: E402
 from shengji.arena import run_pairing  # noqa: E402
 from shengji.bots import make_agent  # noqa: E402
 from shengji.bots.base import is_agent_kind  # noqa: E402
-from shengji.driver import play_round, step  # noqa: E402
+from shengji.driver import advance, play_round, step  # noqa: E402
 from shengji.env.encoding import OBS_SIZE, Tracker  # noqa: E402
 from shengji.learn.agent import DMCAgent  # noqa: E402
 from shengji.learn.features import (  # noqa: E402
     ACTION_SIZE,
+    BURY_COL,
+    DECLARE_COL,
     FEATURE_SIZE,
+    FEATURE_VERSION,
+    PASS_COL,
     decision_rows,
     play_candidates,
 )
@@ -93,6 +98,65 @@ def test_dmc_kind_plays_whole_rounds_from_a_checkpoint(ckpt: Path) -> None:
     rnd.counts_check()
 
 
+def test_a_version_3_agent_declares_and_buries_by_its_network(ckpt: Path) -> None:
+    """Feature version 3: the network answers declaration offers (RULES §3.3) and makes
+    the bury (§4) as eight picks, every one legal; a version 2 network leaves both to
+    the heuristic."""
+    from shengji.actions import Bury, Declare
+
+    for seed in (4, 5):
+        rnd = Round(seed)  # a first round: declarations decide the trump
+        agents = [DMCAgent(ckpt, seed=s) for s in range(4)]
+        seen: list[object] = []
+        while not rnd.is_over:
+            for action, _ in advance(rnd, agents):
+                seen.append(action)
+        rnd.counts_check()
+        kinds = [a.model.features for a in agents]
+        assert kinds == [3] * 4
+        rows = [r for a in agents for r in a.decided]
+        flags = torch.stack(rows)[:, OBS_SIZE + DECLARE_COL : OBS_SIZE + BURY_COL + 1]
+        assert (flags[:, 2] == 1).sum() == 8  # the starter's picks, each one row
+        # every declaration made was the network's answer to an offer (a declined offer
+        # in the deal is not an action: RULES §3.3)
+        declared = sum(isinstance(a, Declare) for a in seen)
+        assert (flags[:, 0] == 1).sum() >= declared >= 1
+        assert ((flags[:, 1] == 1) <= (flags[:, 0] == 1)).all()  # a pass answers an offer
+        assert any(isinstance(a, Bury) for a in seen)
+    torch.manual_seed(1)
+    v2 = DMCAgent(QNet((16,), features=2), seed=1)
+    rnd = at_the_kitty(3)
+    view = rnd.view(rnd.decision().seat)
+    assert v2.act(view) == v2.heuristic.act(view) and not v2.decided
+
+
+def test_declarations_and_the_bury_are_chosen_from_the_view_only(ckpt: Path) -> None:
+    """RULES §11: scrambling the cards a seat cannot see changes neither its bury nor
+    its answer to a declaration offer."""
+    from helpers import at_the_kitty, deal_asks_in, scramble
+
+    rng = random.Random(2)
+    for seed in (1, 2):
+        rnd = at_the_kitty(seed)
+        seat = rnd.decision().seat
+        assert seat is not None
+        other = scramble(rnd, seat, rng)
+        assert other.view(seat) == rnd.view(seat)
+        assert any(other.hand_counts(s) != rnd.hand_counts(s) for s in range(4))
+        assert (DMCAgent(ckpt, seed=seed).act(rnd.view(seat))
+                == DMCAgent(ckpt, seed=seed).act(other.view(seat)))
+    asked = 0
+    for at, seat in deal_asks_in(Round(6), [make_agent("heuristic", s) for s in range(4)]):
+        if not at.view(seat).legal_declarations():
+            continue
+        other = scramble(at, seat, rng)
+        assert other.view(seat) == at.view(seat)
+        assert (DMCAgent(ckpt, seed=seat).act(at.view(seat))
+                == DMCAgent(ckpt, seed=seat).act(other.view(seat)))
+        asked += 1
+    assert asked >= 1
+
+
 def test_not_a_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "x.pt"
     bad.write_text("hello")
@@ -129,8 +193,15 @@ def test_actors_return_one_row_per_learning_play_with_the_seat_return() -> None:
     # self-play, four learning seats, no shaping: returns are signed levels
     assert stats["deals"] == 2.0 and len(y) >= 2 * 4 * 25 - 50
     assert set(y.tolist()) <= {-6, -5, -4, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4, 5, 6}
-    # rows are (state, play) features: the play block holds at least one card
-    assert (x[:, OBS_SIZE : OBS_SIZE + 54].sum(axis=1) >= 1).all()
+    # rows are (state, candidate) features (feature version 3): a play holds at least
+    # one card, a bury pick one, a declaration offer's answer none (a pass) to two
+    cards = x[:, OBS_SIZE : OBS_SIZE + 54].sum(axis=1)
+    declare, bury = x[:, OBS_SIZE + DECLARE_COL] == 1, x[:, OBS_SIZE + BURY_COL] == 1
+    plays = ~declare & ~bury
+    assert (cards[plays] >= 1).all() and (cards[bury] == 1).all()
+    assert ((cards[declare] <= 2) & ((cards[declare] == 0) == (x[declare, OBS_SIZE + PASS_COL]
+                                                               == 1))).all()
+    assert bury.sum() == 2 * 8 and declare.sum() >= 2  # every seat learns: 8 picks a deal
 
 
 def test_decision_rows_repeat_the_state_for_every_candidate() -> None:
@@ -236,10 +307,10 @@ def test_trick_features_say_who_wins_what_is_at_stake_and_throws_are_candidates(
     winning, 63 a throw (§6.1), 65 the heuristic's choice (always a candidate)."""
     from shengji.bots.heuristic import HeuristicAgent
     from shengji.cards import CARDS, POINTS
-    from shengji.learn.features import FEATURE_VERSION, action_features
+    from shengji.learn.features import action_features
     from shengji.trick import trick_winner
 
-    assert FEATURE_VERSION == 2 and ACTION_SIZE == 66
+    assert FEATURE_VERSION >= 2 and ACTION_SIZE >= 66  # version 3 adds columns after these
     rng = random.Random(3)
     checked = throws = 0
     for seed in range(8):
@@ -257,6 +328,7 @@ def test_trick_features_say_who_wins_what_is_at_stake_and_throws_are_candidates(
             assert v.trump is not None
             acts = action_features(plays, v.trump, v, mark)
             assert acts[:, 65].sum() == 1.0
+            assert not acts[:, 66:].any()  # version 3's declaration and bury columns
             before = v.current_trick.plays if v.current_trick else ()
             for p, row in zip(plays, acts, strict=True):
                 cards = tuple(CARDS[i] for i in p)
@@ -299,7 +371,7 @@ def test_init_resumes_the_optimiser_and_counters_and_every_setting_is_stored(
     s1 = train(TrainConfig(stop_deals=4, out=str(first), **cfg))
     a = load_checkpoint(first)
     assert a["rows"] == s1["rows"] > 0 and a["steps"] == s1["steps"] > 0
-    assert a["features"] == 2 and a["optimizer"]["state"]
+    assert a["features"] == FEATURE_VERSION == 3 and a["optimizer"]["state"]
     for key, value in {**cfg, "stop_deals": 4, "mix": TrainConfig().mix, "cap": 48,
                        "reuse": 2.0, "buffer": 60_000, "pool_size": 8}.items():
         assert a["config"][key] == value, key

@@ -663,6 +663,9 @@ def train(
         int, typer.Option(min=0, help="Warm start: deals of imitating the heuristic first.")
     ] = 0,
     lr: Annotated[float, typer.Option(min=0.0, help="Adam learning rate.")] = 3e-4,
+    imitate_lr: Annotated[
+        float | None, typer.Option(min=0.0, help="The warm start's rate (default: --lr).")
+    ] = None,
     batch: Annotated[int, typer.Option(min=1, help="Self-play minibatch (rows).")] = 256,
     imitate_batch: Annotated[
         int, typer.Option(min=1, help="Imitation minibatch (decisions).")
@@ -722,6 +725,7 @@ def train(
         minutes=minutes, stop_deals=deals, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
         device=device, init=str(init) if init else None, imitate=imitate, lr=lr,
+        imitate_lr=imitate_lr,
         batch=batch, imitate_batch=imitate_batch, epsilon=epsilon, hidden=sizes,
         reuse=reuse, buffer=buffer, reward_points=reward_points, vs_bots=vs_bots, mix=mix,
         pool_size=pool_size, pool_every=pool_every, deals_per_task=deals_per_task, cap=cap,

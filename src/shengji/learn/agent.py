@@ -1,9 +1,11 @@
 """The `dmc:PATH` agent: plays the candidate with the highest learned Q, from its view only.
 
-Declarations and the bury are the heuristic agent's (the network scores plays,
-RULES §6); with `epsilon` > 0 it explores with a uniformly random candidate. A model
-on feature version 2 also gets the heuristic's play among its candidates, marked (so
-throws, §6.4, are candidates); version 1 models play as they were trained.
+A model on feature version 3 makes every decision of a four-player round by its network:
+its declarations (pass or one of the legal ones, RULES §3.3), its bury (eight picks,
+§4) and its plays (§6). On version 2 the declarations and the bury are the heuristic
+agent's, and the heuristic's play is among its candidates, marked (so throws, §6.4, are
+candidates); version 1 models play as they were trained. With `epsilon` > 0 it explores
+with a uniformly random candidate. Friends mode's calls (§12.4) are the heuristic's.
 """
 
 from __future__ import annotations
@@ -13,14 +15,25 @@ from pathlib import Path
 
 import torch
 
-from ..actions import Action, Play
+from ..actions import Action, Bury, Declare, Pass, Play
 from ..bots.heuristic import HeuristicAgent
-from ..cards import CARDS
-from ..env.encoding import F32, Tracker, view_trump
+from ..cards import CARDS, N_IDS
+from ..env.encoding import F32, Tracker, encode, view_trump
 from ..views import View
 from .features import Play as Ids
-from .features import action_features, decision_features, play_candidates
+from .features import (
+    action_features,
+    bury_features,
+    decision_features,
+    declare_candidates,
+    declare_features,
+    play_candidates,
+)
 from .model import QNet, load_model
+
+#: An imitation record of one decision (`DMCAgent.imitating`): the state, the
+#: candidates' rows and the index of the heuristic's candidate.
+Imitated = tuple[F32, F32, int]
 
 
 class DMCAgent:
@@ -38,12 +51,28 @@ class DMCAgent:
         self.heuristic = HeuristicAgent(seed)
         self.tracker: Tracker | None = None
         self.last_rows: torch.Tensor | None = None  # the chosen row, for training actors
+        #: the rows of the declarations and bury picks it chose by its network (version
+        #: 3), for training actors to collect; emptied by whoever reads them
+        self.decided: list[torch.Tensor] = []
+        #: when a list: declarations and bury picks are answered as the heuristic does
+        #: and recorded here (`Imitated`) instead, for the imitation warm start
+        self.imitating: list[Imitated] | None = None
+
+    @property
+    def learns_all(self) -> bool:
+        """True if the network also declares and buries (feature version 3)."""
+        return self.model.features >= 3
+
+    def _tracker(self, seat: int) -> Tracker:
+        if self.tracker is None or self.tracker.seat != seat:
+            self.tracker = Tracker(seat)
+        return self.tracker
 
     def candidates(
         self, view: View, state_np: F32 | None = None
     ) -> tuple[list[Ids], Ids | None, F32, F32]:
         """The decision's candidate plays, the heuristic's choice among them (feature
-        version 2; None for version 1), the state vector and the candidates' rows.
+        version 2 on; None for version 1), the state vector and the candidates' rows.
         `state_np`: the seat's observation now if the caller keeps one (the env's
         incremental `Observer`, equal to `encode(view)`); encoded from the view otherwise."""
         assert view.seat is not None
@@ -54,36 +83,89 @@ class DMCAgent:
             marked = tuple(sorted(c.id for c in h.cards))
         plays = play_candidates(view, self.rng, self.cap, (marked,) if marked else ())
         if state_np is None:
-            if self.tracker is None or self.tracker.seat != view.seat:
-                self.tracker = Tracker(view.seat)
-            state_np, acts_np = decision_features(view, self.tracker, plays, marked)
+            state_np, acts_np = decision_features(view, self._tracker(view.seat), plays, marked)
         else:
             acts_np = action_features(plays, view_trump(view), view, marked)
         return plays, marked, state_np, acts_np[:, : self.model.action_size]
 
-    def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
-        """The chosen play's card ids and its feature row (`state_np`: see `candidates`).
-        All candidates are scored in one batched pass (the state's share once)."""
-        plays, _marked, state_np, acts_np = self.candidates(view, state_np)
+    def _pick(self, n: int, state_np: F32, acts_np: F32) -> tuple[int, torch.Tensor]:
+        """The index of the best of `n` candidates by the network (or a random one while
+        exploring) and its feature row. All candidates are scored in one batched pass
+        (the state's share once)."""
         state, acts = torch.from_numpy(state_np), torch.from_numpy(acts_np)
-        if len(plays) == 1:
+        if n == 1:
             k = 0
         elif self.epsilon and self.rng.random() < self.epsilon:
-            k = self.rng.randrange(len(plays))
+            k = self.rng.randrange(n)
         else:
             with torch.no_grad():
                 k = int(torch.argmax(self.model.score(state, acts)).item())
-        return plays[k], torch.cat((state, acts[k]))
+        return k, torch.cat((state, acts[k]))
+
+    def choose(self, view: View, state_np: F32 | None = None) -> tuple[Ids, torch.Tensor]:
+        """The chosen play's card ids and its feature row (`state_np`: see `candidates`)."""
+        plays, _marked, state_np, acts_np = self.candidates(view, state_np)
+        k, row = self._pick(len(plays), state_np, acts_np)
+        return plays[k], row
 
     def act(self, view: View) -> Action:
-        """Play by the network; declare and bury as the heuristic agent does."""
-        if view.phase != "play":
-            self.last_rows = None
-            return self.heuristic.act(view)
-        assert view.seat is not None
-        ids, row = self.choose(view)
-        self.last_rows = row
-        return Play(view.seat, tuple(CARDS[i] for i in ids))
+        """Play by the network; declare and bury by it too on feature version 3 (else as
+        the heuristic agent does)."""
+        seat = view.seat
+        assert seat is not None
+        self.last_rows = None
+        if view.phase == "play":
+            ids, row = self.choose(view)
+            self.last_rows = row
+            return Play(seat, tuple(CARDS[i] for i in ids))
+        if self.learns_all and view.phase in ("deal", "declare") and view.legal_declarations():
+            return self._declare(view, seat)
+        if self.learns_all and view.phase == "kitty":
+            return self._bury(view, seat)
+        return self.heuristic.act(view)
+
+    def _declare(self, view: View, seat: int) -> Action:
+        """Pass or declare (RULES §3.3): the candidate the network scores highest."""
+        h = self.heuristic.act(view)
+        marked: Ids = tuple(sorted(c.id for c in h.cards)) if isinstance(h, Declare) else ()
+        plays = declare_candidates(view)
+        state = encode(view, (), self._tracker(seat))
+        acts = declare_features(plays, view_trump(view), marked)[:, : self.model.action_size]
+        if self.imitating is not None:
+            self.imitating.append((state, acts, plays.index(marked)))
+            return h
+        k, row = self._pick(len(plays), state, acts)
+        self.decided.append(row)
+        ids = plays[k]
+        return Declare(seat, tuple(CARDS[i] for i in ids)) if ids else Pass(seat)
+
+    def _bury(self, view: View, seat: int) -> Action:
+        """The kitty (RULES §4) as `n_kitty` picks, each a card of the hand not picked yet
+        scored with the picks so far in the state (`encode`'s `selected`)."""
+        h = self.heuristic.act(view)
+        assert isinstance(h, Bury)
+        left = [c.id for c in h.cards]  # the heuristic's bury, less the cards picked
+        hand = view.counts()
+        t = view_trump(view)
+        tracker = self._tracker(seat)
+        n_kitty = len(h.cards)
+        picked: list[int] = []
+        for j in range(n_kitty):
+            cands = [i for i in range(N_IDS) if hand[i]]
+            state = encode(view, picked, tracker, n_kitty - j)
+            acts = bury_features(cands, t, left)[:, : self.model.action_size]
+            if self.imitating is not None:
+                k = cands.index(min(left))  # the heuristic's: its lowest card not picked
+                self.imitating.append((state, acts, k))
+            else:
+                k, row = self._pick(len(cands), state, acts)
+                self.decided.append(row)
+            i = cands[k]
+            hand[i] -= 1
+            picked.append(i)
+            if i in left:
+                left.remove(i)
+        return Bury(seat, tuple(CARDS[i] for i in picked))
 
 
-__all__ = ["DMCAgent"]
+__all__ = ["DMCAgent", "Imitated"]

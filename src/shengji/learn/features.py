@@ -9,6 +9,11 @@ heuristic agent's choice. Candidates: when leading, every single, pair and tract
 (§6.1); when following, every legal follow (§6.2), a seeded random sample of `cap` of
 them when there are more; plus any `extra` plays the caller adds (the agent adds the
 heuristic's choice, so throws, §6.4, are among the candidates).
+
+Version 3 also scores the declarations and the bury in the same rows, marked by three
+columns: a declaration offer's candidates are "pass" (no cards) and every legal
+declaration (§3.3); the bury (§4) is eight picks, each candidate one distinct card of
+the hand, with the cards picked so far in the state's `selected` block.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ from ..trick import winner_index
 from ..trump import TRUMP, Trump
 from ..views import View
 
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 """Version of the features; a checkpoint records the one it was trained on."""
-ACTION_SIZES = {1: N_IDS + 6, 2: N_IDS + 12}
+ACTION_SIZES = {1: N_IDS + 6, 2: N_IDS + 12, 3: N_IDS + 15}
 """Length of a candidate play's feature vector, per feature version (a version's
 columns are the first ones of the next)."""
 ACTION_SIZE = ACTION_SIZES[FEATURE_VERSION]
@@ -38,6 +43,11 @@ FEATURE_SIZE = OBS_SIZE + ACTION_SIZE
 """Length of one (state, play) feature row."""
 
 Play = tuple[int, ...]
+
+# Version 3's columns: the row is a declaration offer's candidate, that candidate is the
+# pass, the row is a bury pick (a play's row has all three 0)
+DECLARE_COL, PASS_COL, BURY_COL = N_IDS + 12, N_IDS + 13, N_IDS + 14
+MARKED_COL = N_IDS + 11  # is the heuristic's choice (version 2 on)
 
 
 def hand_counts(view: View) -> list[int]:
@@ -159,7 +169,50 @@ def _trick_features(
         row[61] = (base_points + sum(POINTS[i] for i in ids)) / 50.0
         row[62] = partner_winning
         row[64] = left
-        row[65] = 1.0 if mark is not None and tuple(sorted(ids)) == mark else 0.0
+        row[MARKED_COL] = 1.0 if mark is not None and tuple(sorted(ids)) == mark else 0.0
+
+
+def declare_candidates(view: View) -> list[Play]:
+    """A declaration offer's candidates (RULES §3.3): pass (no cards), then every legal
+    declaration, weakest first, as sorted card ids."""
+    return [(), *(tuple(sorted(c.id for c in cards)) for cards in view.legal_declarations())]
+
+
+def declare_features(plays: Sequence[Play], t: Trump, marked: Play) -> F32:
+    """Rows of `ACTION_SIZE` for `declare_candidates`: the cards' slot counts (under `t`,
+    the trump the standing declaration would make), cards/25, pairs/12, is `marked`
+    (the heuristic's answer), and the declaration and pass columns."""
+    slot_of, _, _ = slot_tables(t.rank, t.suit)
+    out = np.zeros((len(plays), ACTION_SIZE), dtype=np.float32)
+    for r, ids in enumerate(plays):
+        row = out[r]
+        for i in ids:
+            row[slot_of[i]] += 1
+        row[54] = len(ids) / 25.0
+        row[56] = (len(ids) - len(set(ids))) / 12.0
+        row[MARKED_COL] = 1.0 if tuple(sorted(ids)) == marked else 0.0
+        row[DECLARE_COL] = 1.0
+        row[PASS_COL] = 0.0 if ids else 1.0
+    return out
+
+
+def bury_features(cards: Sequence[int], t: Trump, marked: Sequence[int]) -> F32:
+    """Rows of `ACTION_SIZE` for one bury pick (RULES §4), one per candidate card id:
+    its slot, 1/25, points/50, is trump, its level/16, is one of `marked` (the cards
+    of the heuristic's bury not picked yet), and the bury column."""
+    slot_of, _, _ = slot_tables(t.rank, t.suit)
+    out = np.zeros((len(cards), ACTION_SIZE), dtype=np.float32)
+    for r, i in enumerate(cards):
+        row = out[r]
+        row[slot_of[i]] = 1.0
+        row[54] = 1 / 25.0
+        row[55] = POINTS[i] / 50.0
+        row[57] = 1.0 if t.play_suit[i] == TRUMP else 0.0
+        row[58] = t.level[i] / 16.0
+        row[59] = 1 / 12.0
+        row[MARKED_COL] = 1.0 if i in marked else 0.0
+        row[BURY_COL] = 1.0
+    return out
 
 
 def decision_features(
@@ -183,6 +236,8 @@ def decision_rows(
 
 
 __all__ = [
-    "ACTION_SIZE", "ACTION_SIZES", "FEATURE_SIZE", "FEATURE_VERSION", "action_features",
-    "decision_features", "decision_rows", "hand_counts", "lead_candidates", "play_candidates",
+    "ACTION_SIZE", "ACTION_SIZES", "BURY_COL", "DECLARE_COL", "FEATURE_SIZE", "FEATURE_VERSION",
+    "MARKED_COL", "PASS_COL", "action_features", "bury_features", "decision_features",
+    "decision_rows", "declare_candidates", "declare_features", "hand_counts",
+    "lead_candidates", "play_candidates",
 ]

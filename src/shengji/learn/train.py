@@ -66,6 +66,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (256, 256, 128)
     cap: int = 48  # candidate follows sampled per decision (more are sampled down)
     imitate: int = 0  # warm start: deals of imitating the heuristic before self-play
+    imitate_lr: float | None = None  # the warm start's learning rate (None: `lr`)
     imitate_chunk: int = 16  # imitation deals played per learning round
     imitate_batch: int = 32  # decisions (each with all its candidates) per imitation step
     mix: str = "heuristic=0.5,past=0.35,random=0.15"  # opponents of `vs_bots` deals
@@ -188,8 +189,9 @@ def play_deals(
                 continue
             g = _seat_return(rnd, s, reward_points)
             rewards.append(g)
-            rows += chosen[s]
-            targets += [g] * len(chosen[s])
+            mine = chosen[s] + learners[s].decided  # its plays, declarations, bury picks
+            rows += mine
+            targets += [g] * len(mine)
     width = OBS_SIZE + model.action_size
     x = torch.stack(rows).numpy() if rows else np.zeros((0, width), np.float32)
     y = np.asarray(targets, dtype=np.float32)
@@ -203,10 +205,10 @@ Imitation = tuple[
 
 
 def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> Imitation:
-    """Play `n` deals with the heuristic at all four seats; for every play decision
-    with more than one candidate: (states (d, OBS_SIZE), candidate rows (r,
-    ACTION_SIZE), each row's decision (r,), the heuristic's candidate per decision
-    (d,), the seat's final return (d,))."""
+    """Play `n` deals with the heuristic at all four seats; for every decision with
+    more than one candidate (plays; on feature version 3 also declarations and bury
+    picks): (states (d, OBS_SIZE), candidate rows (r, ACTION_SIZE), each row's decision
+    (r,), the heuristic's candidate per decision (d,), the seat's final return (d,))."""
     torch.set_num_threads(1)
     shell = QNet((8,))  # only its feature version matters: candidates, not scores
     rng = random.Random(seed)
@@ -219,6 +221,8 @@ def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> I
     for _ in range(n):
         rnd = _deal(rng)
         agents = [DMCAgent(shell, rng.getrandbits(32), 0.0, cap) for _ in range(4)]
+        for agent in agents:
+            agent.imitating = []  # declarations, bury picks: recorded, the heuristic's played
         obs = Observer(rnd)
         first = len(states)
         while not rnd.is_over:
@@ -240,6 +244,14 @@ def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> I
                 continue
             for _action, events in advance(rnd, agents):
                 obs.feed(events)
+        for s, agent in enumerate(agents):
+            assert agent.imitating is not None
+            for state, acts_s, k in agent.imitating:
+                group.append(np.full(len(acts_s), len(states), dtype=np.int64))
+                states.append(state)
+                acts.append(acts_s)
+                target.append(k)
+                seats.append(s)
         returns += [_seat_return(rnd, s, reward_points) for s in seats[first:]]
     if not states:
         return (np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, ACTION_SIZE), np.float32),
@@ -385,8 +397,12 @@ def train(
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     if opt_state is not None:
         opt.load_state_dict(opt_state)
+
+    def set_lr(lr: float) -> None:
         for group in opt.param_groups:
-            group["lr"] = cfg.lr  # the command line's rate
+            group["lr"] = lr
+
+    set_lr(cfg.lr)  # the command line's rate (also over a resumed optimiser's)
     deals_before, rows_before = deals, rows_seen
     start = time.monotonic()
     end = start + cfg.minutes * 60.0
@@ -421,6 +437,8 @@ def train(
 
     # ------------------------------------------------ warm start: imitate the heuristic
     target = cfg.imitate
+    if imitated < target and cfg.imitate_lr is not None:
+        set_lr(cfg.imitate_lr)
     while imitated < target:
         n = min(cfg.imitate_chunk, target - imitated)
         data_i = imitation_deals(rng.getrandbits(48), n, cfg.reward_points, cfg.cap)
@@ -440,6 +458,7 @@ def train(
                 f"loss {np.mean(losses[-200:]):.3f}  {imitated / dt:.2f} deals/s")
             last_log = now
     losses.clear()
+    set_lr(cfg.lr)  # self-play's rate
     pool: list[Weights] = [weights()]
     next_pool = deals + cfg.pool_every
     since[0] = time.monotonic()  # rates count self-play only
