@@ -180,6 +180,12 @@ class CachedBuildExt(build_ext):
                 self.misses.append((group, key))
         super().run()
 
+    def copy_file(self, infile: Any, outfile: Any, *args: Any, **kw: Any) -> tuple[str, int]:
+        """An extension copied into the source tree (an editable install) by a rename
+        over the old file (`cache.place`): processes running the old one keep it."""
+        cache.place(Path(infile), Path(outfile))
+        return str(outfile), 1
+
     def build_extensions(self) -> None:
         self.check_extensions_list(self.extensions)
         for ext in self.extensions:

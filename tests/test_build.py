@@ -281,6 +281,26 @@ def test_a_cache_hit_copies_the_stored_files_and_a_miss_finds_nothing(tmp_path: 
     assert store.lookup(key, ["pkg.a", "pkg.b"]) is None
 
 
+def test_an_extension_is_replaced_by_a_rename_so_a_process_using_it_keeps_its_copy(
+    tmp_path: Path,
+) -> None:
+    # A running server has the old extension mapped: writing into that file would change
+    # (truncate) the pages it runs; a new file renamed over it leaves them alone.
+    from shengji._buildcache import place
+
+    new = tmp_path / "new.so"
+    new.write_bytes(b"\x7fELF new")
+    dest = tmp_path / "pkg" / "a.so"
+    dest.parent.mkdir()
+    dest.write_bytes(b"\x7fELF old, longer")
+    with dest.open("rb") as running:  # the "process" holding the old file
+        old_inode = os.fstat(running.fileno()).st_ino
+        place(new, dest)
+        assert dest.read_bytes() == b"\x7fELF new" and dest.stat().st_ino != old_inode
+        assert running.read() == b"\x7fELF old, longer"  # untouched under its reader
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["a.so"]  # no temporary left
+
+
 def test_the_cache_keeps_the_most_recent_entries_and_survives_an_unwritable_folder(
     tmp_path: Path,
 ) -> None:

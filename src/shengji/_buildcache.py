@@ -205,9 +205,21 @@ class BuildCache:
 
 
 def restore(found: Path, dest: Path) -> None:
-    """Copy a cached extension file to where the build puts it."""
+    """Copy a cached extension file to where the build puts it (`place`)."""
+    place(found, dest)
+
+
+def place(src: Path, dest: Path) -> None:
+    """Copy `src` to `dest` by a rename over it, never by writing into it: a process that
+    has the old extension loaded (a server, an arena, a test run while pip installs)
+    keeps its mapped copy instead of crashing on a truncated file."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(found, dest)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class Progress:
