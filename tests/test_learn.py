@@ -415,11 +415,15 @@ def test_imitation_learns_the_heuristic_choice_and_is_reproducible(tmp_path: Pat
 
 
 def test_the_shipped_checkpoints_load_and_play() -> None:
-    """models/dmc-v2-seed1.pt (feature version 2, docs/ENV.md's table) and the v1 one."""
+    """models/dmc-v3-seed1.pt (feature version 3), dmc-v2-seed1.pt (version 2, docs/ENV.md's
+    tables) and the v1 one."""
     root = Path(__file__).resolve().parents[1] / "models"
     v2 = load_checkpoint(root / "dmc-v2-seed1.pt")
     assert v2["features"] == 2 and v2["config"]["imitated"] == 2000 and v2["deals"] > 0
-    for name in ("dmc-v2-seed1.pt", "dmc-seed1.pt"):
+    v3 = load_checkpoint(root / "dmc-v3-seed1.pt")
+    assert v3["features"] == 3 and v3["config"]["imitated"] == 2000 and v3["deals"] == 3000
+    assert v3["config"]["imitate_lr"] == 5e-4 and v3["config"]["lr"] == 5e-5
+    for name in ("dmc-v3-seed1.pt", "dmc-v2-seed1.pt", "dmc-seed1.pt"):
         rnd = Round(5, trump_rank="2", starter=2, declaring_team=0)
         play_round(rnd, [make_agent(f"dmc:{root / name}", s) for s in range(4)])
         assert rnd.result is not None
