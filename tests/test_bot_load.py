@@ -108,7 +108,10 @@ def test_a_pool_behind_its_bound_sheds_visibly_over_the_websocket(tmp_path: Path
         assert table.id in summary["degraded_tables"] and "load" not in summary
         load = client.get("/api/bots").json()["pool"]["load"]  # a one-process server's view
         assert load["shed"] >= bots["shed"] and load["rollout_ms"] > 0
-        assert p.call(lambda: table.manager.pool_status())["load"] == load
+        # the manager's own report is the same record; the bots play on meanwhile, so a
+        # decision may have started or been shed between the two reads: only forward
+        later = p.call(lambda: table.manager.pool_status())["load"]
+        assert later.keys() == load.keys() and later["shed"] >= load["shed"]
 
 
 def test_an_idle_pool_sheds_nothing(tmp_path: Path) -> None:
