@@ -31,7 +31,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from ..actions import Action
 from ..bots import Agent, make_agent, table_kind_error
@@ -123,12 +123,26 @@ def _finish(agents: list[Agent], views: list[View], winner: int | None = None) -
     return out
 
 
-def _sum_counts(counts: list[dict[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for c in counts:
-        for k, n in c.items():
+def _failures(fails: list[dict[str, int]], a_team: int) -> tuple[dict[str, int], ...]:
+    """The seats' failure counts summed per side: A's (the seats of parity `a_team`),
+    then B's."""
+    out: tuple[dict[str, int], ...] = ({}, {})
+    for s, counts in enumerate(fails):
+        total = out[0 if s % 2 == a_team else 1]
+        for k, n in counts.items():
             total[k] = total.get(k, 0) + n
-    return total
+    return out
+
+
+_Outcome = TypeVar("_Outcome")
+
+
+def _both_sides(
+    play: Callable[[int, int, str, str, int, RuleOptions | None], _Outcome],
+    index: int, seed: int, a: str, b: str, options: RuleOptions | None,
+) -> tuple[_Outcome, _Outcome]:
+    """The mirror: the same deal or game played with A on side 0, then on side 1."""
+    return play(index, seed, a, b, 0, options), play(index, seed, a, b, 1, options)
 
 
 def deal_round(seed: int, options: RuleOptions | None = None) -> Round:
@@ -150,7 +164,7 @@ def play_deal(
     try:
         play_round(rnd, agents)
     finally:
-        fails = _finish(list(agents), [rnd.view(s) for s in range(n)])
+        failures = _failures(_finish(list(agents), [rnd.view(s) for s in range(n)]), a_team)
     res = rnd.result
     assert res is not None
     if res.level_gains is not None:  # friends mode (§12.4): levels per seat
@@ -176,8 +190,7 @@ def play_deal(
         opponents_points=res.opponents_points,
         times_a=tuple(t for s, x in enumerate(agents) if s % 2 == a_team for t in x.times),
         times_b=tuple(t for s, x in enumerate(agents) if s % 2 != a_team for t in x.times),
-        failures_a=_sum_counts([f for s, f in enumerate(fails) if s % 2 == a_team]),
-        failures_b=_sum_counts([f for s, f in enumerate(fails) if s % 2 != a_team]),
+        failures_a=failures[0], failures_b=failures[1],
     )
 
 
@@ -185,10 +198,7 @@ def play_mirrored_deal(
     index: int, seed: int, a: str, b: str, options: RuleOptions | None = None
 ) -> tuple[DealOutcome, DealOutcome]:
     """The same deal twice: A as the declaring team (seats 0, 2), then as the opponents."""
-    return (
-        play_deal(index, seed, a, b, 0, options),
-        play_deal(index, seed, a, b, 1, options),
-    )
+    return _both_sides(play_deal, index, seed, a, b, options)
 
 
 def play_game_outcome(
@@ -202,8 +212,8 @@ def play_game_outcome(
     try:
         play_game(game, agents, max_rounds=max_rounds)
     finally:
-        fails = _finish(agents, [game.view(s) for s in range(game.options.n_players)],
-                        game.winner)
+        failures = _failures(_finish(agents, [game.view(s) for s in range(game.options.n_players)],
+                                     game.winner), a_team)
     lv = game.levels
     if game.friends_mode:
         if game.winner is None:  # a runaway game: the seat of the highest level
@@ -217,8 +227,7 @@ def play_game_outcome(
         a_won = game.winner == a_team
     return GameOutcome(
         game=index, a_team=a_team, a_won=a_won, rounds=len(game.results),
-        failures_a=_sum_counts([f for s, f in enumerate(fails) if s % 2 == a_team]),
-        failures_b=_sum_counts([f for s, f in enumerate(fails) if s % 2 != a_team]),
+        failures_a=failures[0], failures_b=failures[1],
     )
 
 
@@ -226,10 +235,7 @@ def play_mirrored_game(
     index: int, seed: int, a: str, b: str, options: RuleOptions | None = None
 ) -> tuple[GameOutcome, GameOutcome]:
     """The same game seed twice: A as team 0, then as team 1."""
-    return (
-        play_game_outcome(index, seed, a, b, 0, options),
-        play_game_outcome(index, seed, a, b, 1, options),
-    )
+    return _both_sides(play_game_outcome, index, seed, a, b, options)
 
 
 _Task = tuple[str, int, int, str, str, RuleOptions]

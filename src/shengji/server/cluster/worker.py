@@ -13,6 +13,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..status import ERROR, PLAYING, WAITING
@@ -39,6 +40,20 @@ if TYPE_CHECKING:
     from ..tables import Table
 
 log = logging.getLogger(__name__)
+
+
+async def _every(period_s: float, step: Callable[[], Awaitable[None]], what: str,
+                 at_once: bool = False) -> None:
+    """Run `step` every `period_s` (the first time at once when `at_once`) until the task
+    is cancelled; a step that fails is logged and the next one runs on time."""
+    if not at_once:
+        await asyncio.sleep(period_s)
+    while True:
+        try:
+            await step()
+        except Exception:  # (a cancellation is not an Exception: it ends the loop)
+            log.exception("cluster: %s failed", what)
+        await asyncio.sleep(period_s)
 
 
 class Cluster(Relay, Limits):
@@ -77,8 +92,10 @@ class Cluster(Relay, Limits):
         await self._subscribe()
         for coro, name in (
             (self._publisher(), "publisher"), (self._listen(), "listen"),
-            (self._beat(), "beat"), (self._session_beat(), "session"),
-            (self._keepalive(), "alive"), (self._orphans(), "orphans"),
+            (_every(BEAT_S, self._beat, "heartbeat"), "beat"),
+            (_every(BEAT_S, self._session_beat, "owner session heartbeat"), "session"),
+            (_every(BEAT_S, self._keepalive, "alive key refresh"), "alive"),
+            (_every(ORPHAN_SCAN_S, self._orphans, "orphan scan", at_once=True), "orphans"),
             (self._leases_loop(), "limits"), (self._lag_loop(), "lag"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=f"shengji-cluster-{name}"))
@@ -121,46 +138,25 @@ class Cluster(Relay, Limits):
 
     # -- presence and failover -----------------------------------------------------------
     async def _keepalive(self) -> None:
-        """Refresh this worker's alive key every `BEAT_S`, on its own: the heartbeat's
-        database round trips (`_beat`) wait behind the owner session's writes on a busy
-        worker, and must not let the key lapse (the others would take a live worker for
-        dead)."""
-        while True:
-            await asyncio.sleep(BEAT_S)
-            if not self.listening:  # no relay: let the key lapse until resubscribed
-                continue
-            try:
-                await self.redis.set(alive_key(self.id), "1", px=ALIVE_MS)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster: alive key refresh failed")
+        """Refresh this worker's alive key (every `BEAT_S`, in a task of its own): the
+        heartbeat's database round trips (`_beat`) wait behind the owner session's writes
+        on a busy worker, and must not let the key lapse (the others would take a live
+        worker for dead)."""
+        if self.listening:  # no relay: let the key lapse until resubscribed
+            await self.redis.set(alive_key(self.id), "1", px=ALIVE_MS)
 
     async def _session_beat(self) -> None:
-        """Ping the owner session every `BEAT_S`, in a task of its own: its lease must not
+        """Ping the owner session (every `BEAT_S`, in a task of its own): its lease must not
         depend on Redis answering (a Redis outage never costs the tables' locks)."""
-        while True:
-            await asyncio.sleep(BEAT_S)
-            try:
-                if not await self.store.ping():
-                    await self._lost()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster: owner session heartbeat failed")
+        if not await self.store.ping():
+            await self._lost()
 
     async def _beat(self) -> None:
-        while True:
-            await asyncio.sleep(BEAT_S)
-            try:
-                dead = await self._announce()
-                await self._close_dead_relays()
-                if dead:
-                    await self._claim_from_dead()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster: heartbeat failed")
+        """Say this worker is alive, close relays to dead workers, take their tables."""
+        dead = await self._announce()
+        await self._close_dead_relays()
+        if dead:
+            await self._claim_from_dead()
 
     async def _lost(self) -> None:
         """The owner session ended (stalled past the lease): drop every table, close their
@@ -263,15 +259,8 @@ class Cluster(Relay, Limits):
                 await self.redis.srem(WORKERS_KEY, worker)
 
     async def _orphans(self) -> None:
-        while True:
-            try:
-                await self.claim_orphans()
-                self.orphan_scans += 1
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster: orphan scan failed")
-            await asyncio.sleep(ORPHAN_SCAN_S)
+        await self.claim_orphans()
+        self.orphan_scans += 1
 
     async def claim_orphans(self) -> int:
         """Claim open tables that no live worker owns (a cold start, a lost registry)."""
