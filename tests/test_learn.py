@@ -427,3 +427,45 @@ def test_the_shipped_checkpoints_load_and_play() -> None:
         rnd = Round(5, trump_rank="2", starter=2, declaring_team=0)
         play_round(rnd, [make_agent(f"dmc:{root / name}", s) for s in range(4)])
         assert rnd.result is not None
+
+
+def test_a_teacher_labels_the_decisions_and_the_heuristic_stays_marked(tmp_path: Path) -> None:
+    """`--teacher expert:...`: the warm start's label is the teacher's answer (plays,
+    declarations, bury picks; RULES §3.3, §4, §6), while the features still mark the
+    heuristic's, so some labels sit on unmarked candidates; with the heuristic as the
+    teacher every label is the marked candidate. The chunk cache gives the same data."""
+    import numpy as np
+
+    from shengji.learn.features import MARKED_COL
+    from shengji.learn.train import _imitation_chunks, imitation_deals
+
+    def marked_labels(data: tuple[np.ndarray, ...]) -> np.ndarray:
+        _states, acts, group, target, _ret = data
+        starts = np.searchsorted(group, np.arange(len(target)))
+        return acts[starts + target, MARKED_COL]
+
+    plain = imitation_deals(77, 2, 0.5)
+    assert len(plain[3]) > 50 and (marked_labels(plain) == 1.0).all()
+    taught = imitation_deals(77, 2, 0.5, teacher="expert:iters=60")
+    labels = marked_labels(taught)
+    assert len(labels) > 50 and 0 < int((labels == 0.0).sum()) < len(labels)
+    assert (taught[1][:, BURY_COL] == 1.0).any()  # the bury picks are taught too
+
+    cfg = TrainConfig(teacher="expert:iters=60", imitate_cache=str(tmp_path / "cache"))
+    first = [d for _n, d in _imitation_chunks([(77, 2)], cfg, 1)][0]
+    again = [d for _n, d in _imitation_chunks([(77, 2)], cfg, 1)][0]  # read from the cache
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
+    for a, b, c in zip(first, again, taught, strict=True):
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+def test_the_train_command_refuses_a_teacher_that_cannot_teach() -> None:
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    for spec, why in (("random", "heuristic or an expert level"),
+                      ("omniscient", "heuristic or an expert level"),
+                      ("expert:foo=1", "no setting 'foo'")):
+        res = CliRunner().invoke(app, ["train", "--teacher", spec, "--imitate", "1"])
+        assert res.exit_code == 2 and why in " ".join(res.output.split()), res.output

@@ -660,8 +660,12 @@ def train(
                                   "state, deal/row/step counters.", exists=True)
     ] = None,
     imitate: Annotated[
-        int, typer.Option(min=0, help="Warm start: deals of imitating the heuristic first.")
+        int, typer.Option(min=0, help="Warm start: deals of imitating the --teacher first.")
     ] = 0,
+    teacher: Annotated[
+        str, typer.Option(help="Whom the warm start imitates: heuristic, or the expert at a "
+                          "rollout budget (expert:iters=200); played in --workers processes.")
+    ] = "heuristic",
     lr: Annotated[float, typer.Option(min=0.0, help="Adam learning rate.")] = 3e-4,
     imitate_lr: Annotated[
         float | None, typer.Option(min=0.0, help="The warm start's rate (default: --lr).")
@@ -670,6 +674,14 @@ def train(
     imitate_batch: Annotated[
         int, typer.Option(min=1, help="Imitation minibatch (decisions).")
     ] = 32,
+    imitate_chunk: Annotated[
+        int, typer.Option(min=1, help="Imitation deals played per learning round.")
+    ] = 16,
+    imitate_cache: Annotated[
+        Path | None, typer.Option(help="Keep each imitation chunk's data in this folder and "
+                                  "read it back on the next run (the same data, the same "
+                                  "checkpoint).")
+    ] = None,
     epsilon: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Exploration: random candidate rate.")
     ] = 0.1,
@@ -709,6 +721,11 @@ def train(
 
     _check_ray(ray)
     try:
+        _check_teacher(teacher)
+    except ValueError as e:
+        console.print(f"[red]--teacher {teacher!r}: {e}[/]")
+        raise typer.Exit(2) from None
+    try:
         sizes = tuple(int(h) for h in hidden.split(","))
     except ValueError:
         sizes = ()
@@ -724,9 +741,12 @@ def train(
     cfg = TrainConfig(
         minutes=minutes, stop_deals=deals, out=str(out), seed=seed, workers=n, ray=ray,
         snapshots=str(snapshots) if snapshots else None, save_minutes=save_minutes,
-        device=device, init=str(init) if init else None, imitate=imitate, lr=lr,
+        device=device, init=str(init) if init else None, imitate=imitate, teacher=teacher,
+        lr=lr,
         imitate_lr=imitate_lr,
-        batch=batch, imitate_batch=imitate_batch, epsilon=epsilon, hidden=sizes,
+        batch=batch, imitate_batch=imitate_batch, imitate_chunk=imitate_chunk,
+        imitate_cache=str(imitate_cache) if imitate_cache else None,
+        epsilon=epsilon, hidden=sizes,
         reuse=reuse, buffer=buffer, reward_points=reward_points, vs_bots=vs_bots, mix=mix,
         pool_size=pool_size, pool_every=pool_every, deals_per_task=deals_per_task, cap=cap,
     )
@@ -737,6 +757,22 @@ def train(
         f"checkpoint written to {out}: {summary['deals']} deals, {summary['steps']} SGD steps, "
         f"{summary['seconds'] / 60:.1f} min; play it as --a dmc:{out}"
     )
+
+
+def _check_teacher(spec: str) -> None:
+    """A teacher plays every seat of the training deals from its own view: the heuristic
+    or the expert's levels (not random, a learned or external bot, nor the cheating
+    `omniscient`); `ValueError` says why not."""
+    from .bots import LEVEL_ITERS, parse_agent_spec
+
+    kind, _ = parse_agent_spec(spec)
+    if kind != "heuristic" and kind not in LEVEL_ITERS:
+        raise ValueError("the teacher is heuristic or an expert level ("
+                         + ", ".join(LEVEL_ITERS) + "), as expert:iters=200")
+    if kind in LEVEL_ITERS:
+        from .bots import make_agent
+
+        make_agent(spec, 0)  # its settings are checked here
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 
 from ..actions import Action, Bury, Declare, Pass, Play
+from ..bots import Agent
 from ..bots.heuristic import HeuristicAgent
 from ..cards import CARDS, N_IDS
 from ..env.encoding import F32, Tracker, encode, view_trump
@@ -32,7 +33,7 @@ from .features import (
 from .model import QNet, load_model
 
 #: An imitation record of one decision (`DMCAgent.imitating`): the state, the
-#: candidates' rows and the index of the heuristic's candidate.
+#: candidates' rows and the index of the teacher's candidate.
 Imitated = tuple[F32, F32, int]
 
 
@@ -54,9 +55,12 @@ class DMCAgent:
         #: the rows of the declarations and bury picks it chose by its network (version
         #: 3), for training actors to collect; emptied by whoever reads them
         self.decided: list[torch.Tensor] = []
-        #: when a list: declarations and bury picks are answered as the heuristic does
-        #: and recorded here (`Imitated`) instead, for the imitation warm start
+        #: when a list: declarations and bury picks are answered as `teacher` does and
+        #: recorded here (`Imitated`) instead, for the imitation warm start
         self.imitating: list[Imitated] | None = None
+        #: whom the warm start imitates: the heuristic, or a stronger bot (`shengji train
+        #: --teacher expert:iters=N`); the heuristic's answer stays the marked feature
+        self.teacher: Agent = self.heuristic
 
     @property
     def learns_all(self) -> bool:
@@ -69,19 +73,21 @@ class DMCAgent:
         return self.tracker
 
     def candidates(
-        self, view: View, state_np: F32 | None = None
+        self, view: View, state_np: F32 | None = None, extra: Ids | None = None
     ) -> tuple[list[Ids], Ids | None, F32, F32]:
         """The decision's candidate plays, the heuristic's choice among them (feature
         version 2 on; None for version 1), the state vector and the candidates' rows.
         `state_np`: the seat's observation now if the caller keeps one (the env's
-        incremental `Observer`, equal to `encode(view)`); encoded from the view otherwise."""
+        incremental `Observer`, equal to `encode(view)`); encoded from the view otherwise.
+        `extra`: a legal play that must be among the candidates (a teacher's)."""
         assert view.seat is not None
         marked: Ids | None = None
         if self.model.features >= 2:
             h = self.heuristic.act(view)
             assert isinstance(h, Play)
             marked = tuple(sorted(c.id for c in h.cards))
-        plays = play_candidates(view, self.rng, self.cap, (marked,) if marked else ())
+        must = tuple(p for p in (marked, extra) if p is not None)
+        plays = play_candidates(view, self.rng, self.cap, must)
         if state_np is None:
             state_np, acts_np = decision_features(view, self._tracker(view.seat), plays, marked)
         else:
@@ -132,7 +138,10 @@ class DMCAgent:
         state = encode(view, (), self._tracker(seat))
         acts = declare_features(plays, view_trump(view), marked)[:, : self.model.action_size]
         if self.imitating is not None:
-            self.imitating.append((state, acts, plays.index(marked)))
+            if self.teacher is not self.heuristic:
+                h = self.teacher.act(view)
+            label: Ids = tuple(sorted(c.id for c in h.cards)) if isinstance(h, Declare) else ()
+            self.imitating.append((state, acts, plays.index(label)))
             return h
         k, row = self._pick(len(plays), state, acts)
         self.decided.append(row)
@@ -145,6 +154,11 @@ class DMCAgent:
         h = self.heuristic.act(view)
         assert isinstance(h, Bury)
         left = [c.id for c in h.cards]  # the heuristic's bury, less the cards picked
+        taught = left  # the teacher's (imitation: its lowest card not picked is the label)
+        if self.imitating is not None and self.teacher is not self.heuristic:
+            b = self.teacher.act(view)
+            assert isinstance(b, Bury)
+            taught = [c.id for c in b.cards]
         hand = view.counts()
         t = view_trump(view)
         tracker = self._tracker(seat)
@@ -155,7 +169,7 @@ class DMCAgent:
             state = encode(view, picked, tracker, n_kitty - j)
             acts = bury_features(cands, t, left)[:, : self.model.action_size]
             if self.imitating is not None:
-                k = cands.index(min(left))  # the heuristic's: its lowest card not picked
+                k = cands.index(min(taught))  # the teacher's lowest card not picked
                 self.imitating.append((state, acts, k))
             else:
                 k, row = self._pick(len(cands), state, acts)
@@ -165,6 +179,8 @@ class DMCAgent:
             picked.append(i)
             if i in left:
                 left.remove(i)
+            if taught is not left and i in taught:
+                taught.remove(i)
         return Bury(seat, tuple(CARDS[i] for i in picked))
 
 

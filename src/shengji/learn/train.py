@@ -1,9 +1,11 @@
 """Deep Monte-Carlo self-play training (DouZero-style) with local-process or Ray actors.
 
-An optional warm start first imitates the heuristic agent (`imitate` deals, all four
-seats the heuristic): a cross-entropy loss over each decision's candidate scores with
-the heuristic's choice as the label, plus the squared error of the chosen candidate's
-score against the seat's final return (so the scores start on the return's scale).
+An optional warm start first imitates a teacher (`imitate` deals, all four seats the
+`teacher`: the heuristic agent, or the expert's search at some budget, whose decisions
+beat the heuristic's): a cross-entropy loss over each decision's candidate scores with
+the teacher's choice as the label, plus the squared error of the chosen candidate's
+score against the seat's final return (so the scores start on the return's scale). The
+teacher's deals are played a few chunks ahead in `workers` processes.
 
 Then actors play whole deals with the current network (epsilon-greedy) and return, for
 every play a learning seat made, its (state, play) feature row and the seat's final
@@ -17,11 +19,14 @@ views (RULES §11).
 
 from __future__ import annotations
 
+import collections
+import itertools
 import math
 import multiprocessing
 import random
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -65,7 +70,9 @@ class TrainConfig:
     vs_bots: float = 0.5
     hidden: tuple[int, ...] = (256, 256, 128)
     cap: int = 48  # candidate follows sampled per decision (more are sampled down)
-    imitate: int = 0  # warm start: deals of imitating the heuristic before self-play
+    imitate: int = 0  # warm start: deals of imitating the teacher before self-play
+    teacher: str = "heuristic"  # whom the warm start imitates (an agent spec)
+    imitate_cache: str | None = None  # a folder keeping each chunk's data (same data)
     imitate_lr: float | None = None  # the warm start's learning rate (None: `lr`)
     imitate_chunk: int = 16  # imitation deals played per learning round
     imitate_batch: int = 32  # decisions (each with all its candidates) per imitation step
@@ -204,14 +211,20 @@ Imitation = tuple[
 ]
 
 
-def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> Imitation:
-    """Play `n` deals with the heuristic at all four seats; for every decision with
-    more than one candidate (plays; on feature version 3 also declarations and bury
-    picks): (states (d, OBS_SIZE), candidate rows (r, ACTION_SIZE), each row's decision
-    (r,), the heuristic's candidate per decision (d,), the seat's final return (d,))."""
+def imitation_deals(
+    seed: int, n: int, reward_points: float, cap: int = 48, teacher: str = "heuristic"
+) -> Imitation:
+    """Play `n` deals with the `teacher` bot at all four seats (an agent spec: the
+    heuristic, or the expert at some budget); for every decision with more than one
+    candidate (plays; on feature version 3 also declarations and bury picks): (states
+    (d, OBS_SIZE), candidate rows (r, ACTION_SIZE), each row's decision (r,), the
+    teacher's candidate per decision (d,), the seat's final return (d,)). The features
+    still mark the heuristic's choice, so a network learns where the teacher departs
+    from it."""
     torch.set_num_threads(1)
     shell = QNet((8,))  # only its feature version matters: candidates, not scores
     rng = random.Random(seed)
+    taught = teacher != "heuristic"
     states: list[np.ndarray[Any, Any]] = []
     acts: list[np.ndarray[Any, Any]] = []
     group: list[np.ndarray[Any, Any]] = []
@@ -222,25 +235,35 @@ def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> I
         rnd = _deal(rng)
         agents = [DMCAgent(shell, rng.getrandbits(32), 0.0, cap) for _ in range(4)]
         for agent in agents:
-            agent.imitating = []  # declarations, bury picks: recorded, the heuristic's played
+            agent.imitating = []  # declarations, bury picks: recorded, the teacher's played
+            if taught:
+                agent.teacher = make_agent(teacher, rng.getrandbits(32))
         obs = Observer(rnd)
         first = len(states)
         while not rnd.is_over:
             d = rnd.decision()
             seat = d.seat
             if d.phase == "play" and seat is not None:
+                view = rnd.view(seat)
+                label: tuple[int, ...] | None = None
+                if taught:
+                    act = agents[seat].teacher.act(view)
+                    assert isinstance(act, Play)
+                    label = tuple(sorted(c.id for c in act.cards))
                 plays, marked, state, a = agents[seat].candidates(
-                    rnd.view(seat), obs.observation(seat)
+                    view, obs.observation(seat), label
                 )
                 assert marked is not None
+                if label is None:
+                    label = marked
                 if len(plays) > 1:
                     group.append(np.full(len(plays), len(states), dtype=np.int64))
                     states.append(state)
                     acts.append(a)
                     target.append(next(k for k, p in enumerate(plays)
-                                       if tuple(sorted(p)) == marked))
+                                       if tuple(sorted(p)) == label))
                     seats.append(seat)
-                obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in marked))))
+                obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in label))))
                 continue
             for _action, events in advance(rnd, agents):
                 obs.feed(events)
@@ -260,10 +283,72 @@ def imitation_deals(seed: int, n: int, reward_points: float, cap: int = 48) -> I
             np.asarray(target, dtype=np.int64), np.asarray(returns, dtype=np.float32))
 
 
+def _imitation_chunks(
+    chunks: list[tuple[int, int]], cfg: TrainConfig, workers: int
+) -> Iterator[tuple[int, Imitation]]:
+    """(deals, `imitation_deals` data) of each chunk, in the chunks' order: played in
+    this process, or with `workers` > 1 in that many forked processes a few chunks
+    ahead of the learner (the same data either way, so the same run)."""
+    def args(seed: int, n: int) -> tuple[Any, ...]:
+        return seed, n, cfg.reward_points, cfg.cap, cfg.teacher
+
+    cache = Path(cfg.imitate_cache) if cfg.imitate_cache else None
+
+    def cached(seed: int, n: int) -> Path | None:
+        if cache is None:
+            return None
+        name = (f"{cfg.teacher}-f{FEATURE_VERSION}-cap{cfg.cap}-r{cfg.reward_points:g}-"
+                f"{seed}-{n}")
+        return cache / (re.sub(r"[^A-Za-z0-9.=_-]", "_", name) + ".npz")
+
+    def keep(path: Path | None, data: Imitation) -> Imitation:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez_compressed(tmp, *data)
+            tmp.replace(path)  # whole or absent, even if the run is stopped here
+        return data
+
+    def load(path: Path) -> Imitation:
+        with np.load(path) as z:
+            a = [z[f"arr_{k}"] for k in range(5)]
+        return a[0], a[1], a[2], a[3], a[4]
+
+    pending = [(seed, n, cached(seed, n)) for seed, n in chunks]
+    if workers <= 1 or len(chunks) <= 1:
+        for seed, n, path in pending:
+            yield n, load(path) if path is not None and path.exists() else keep(
+                path, imitation_deals(*args(seed, n)))
+        return
+    ctx = multiprocessing.get_context("fork")
+    todo = iter(pending)
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
+        ahead: collections.deque[tuple[int, Path | None, Future[Imitation] | None]] = (
+            collections.deque())
+
+        def start(seed: int, n: int, path: Path | None) -> None:
+            ready = path is not None and path.exists()
+            ahead.append((n, path, None if ready else
+                          pool.submit(imitation_deals, *args(seed, n))))
+
+        for item in itertools.islice(todo, 2 * workers):
+            start(*item)
+        while ahead:
+            n, path, fut = ahead.popleft()
+            nxt = next(todo, None)
+            if nxt is not None:
+                start(*nxt)
+            if fut is None:
+                assert path is not None
+                yield n, load(path)
+            else:
+                yield n, keep(path, fut.result())
+
+
 def imitation_loss(
     model: QNet, data: Imitation, pick: np.ndarray[Any, Any], device: torch.device
 ) -> torch.Tensor:
-    """Cross-entropy of the heuristic's choice over the candidate scores of decisions
+    """Cross-entropy of the teacher's choice over the candidate scores of decisions
     `pick`, plus the squared error of the chosen score against the return."""
     states, acts, group, target, returns = data
     starts = np.searchsorted(group, pick)
@@ -435,13 +520,16 @@ def train(
         return (f"{(deals - deals_before) / dt:5.2f} deals/s  "
                 f"{(rows_seen - rows_before) / dt:6.0f} rows/s")
 
-    # ------------------------------------------------ warm start: imitate the heuristic
+    # ------------------------------------------------ warm start: imitate the teacher
     target = cfg.imitate
     if imitated < target and cfg.imitate_lr is not None:
         set_lr(cfg.imitate_lr)
-    while imitated < target:
-        n = min(cfg.imitate_chunk, target - imitated)
-        data_i = imitation_deals(rng.getrandbits(48), n, cfg.reward_points, cfg.cap)
+    chunks: list[tuple[int, int]] = []  # (seed, deals), drawn in order: the same run
+    left = target - imitated
+    while left > 0:
+        chunks.append((rng.getrandbits(48), min(cfg.imitate_chunk, left)))
+        left -= chunks[-1][1]
+    for n, data_i in _imitation_chunks(chunks, cfg, workers):
         imitated += n
         d = len(data_i[0])
         model.train()
