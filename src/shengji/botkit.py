@@ -6,7 +6,8 @@ and the hand as a `Hand` of counts; searching and rule-based bots work faster on
 the engine is here, with a stable name, so that no bot reaches into engine internals:
 
 - cards: `CARDS`, `N_IDS`, `POINTS` (points per id), `cards_from_ids`, `Hand`, `as_list`
-  (a count array or ids as a `list`, which compiled code indexes fastest);
+  (a count array or ids as a `list`, which compiled code indexes fastest); `randbelow`
+  (`rng.randrange(n)`'s very draws in one compiled call);
 - trump: `Trump` (tables per id: `play_suit`, `level`, `sort_key`), `TRUMP` (the play
   suit number of trumps, RULES §5);
 - shapes (RULES §5.2, §6.1): `Shape`, `Unit`, `shape_of(ids, trump)`, `decompose`
@@ -22,7 +23,7 @@ the engine is here, with a stable name, so that no bot reaches into engine inter
 
 from __future__ import annotations
 
-from .cards import CARDS, N_IDS, POINTS, Card, as_list, cards_from_ids
+from .cards import CARDS, N_IDS, POINTS, Card, as_list, cards_from_ids, randbelow
 from .follow import follow_error, iter_follows, iter_leads
 from .hand import Hand
 from .results import TrickView
@@ -36,5 +37,5 @@ from .views import View
 __all__ = [
     "CARDS", "Card", "Hand", "N_IDS", "POINTS", "Round", "Shape", "TRUMP", "TrickView", "Trump",
     "Unit", "View", "as_list", "cards_from_ids", "decompose", "follow_error", "iter_follows",
-    "iter_leads", "kitty_multiplier", "match_value", "shape_of", "winner_index",
+    "iter_leads", "kitty_multiplier", "match_value", "randbelow", "shape_of", "winner_index",
 ]

@@ -14,7 +14,7 @@ What "sure", "void" and "likely" mean is `knowledge.Knowledge`'s (§11).
 
 from __future__ import annotations
 
-from ..botkit import N_IDS, POINTS, TRUMP, Unit, shape_of
+from ..botkit import N_IDS, POINTS, TRUMP, Unit, randbelow, shape_of
 from .heuristic_base import (
     PAIR_BONUS,
     HeuristicBase,
@@ -221,4 +221,4 @@ def _lead_cheap(bot: HeuristicBase, c: _LeadContext) -> Ids:
     cands.sort(key=lambda x: (x[0], x[1]))
     # Near-equal cheap leads: let the seed choose (so equal agents differ by seed).
     close = [x for x in cands if x[0] <= cands[0][0] + 1.0]
-    return close[bot.rng.randrange(len(close))][1]
+    return close[randbelow(bot.rng, len(close))][1]
