@@ -57,9 +57,9 @@ MAX_WORKERS = 8
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
 
 _EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers",
-                    "alloc")
+                    "alloc", "throws", "passes")
 #: settings that are switches: 0 (off) or 1 (on), as `expert:alloc=1`
-_SWITCHES = ("alloc",)
+_SWITCHES = ("alloc", "throws", "passes")
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),

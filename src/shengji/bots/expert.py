@@ -36,11 +36,12 @@ from ..cards import CARDS, POINTS
 from ..errors import IllegalAction
 from ..follow import iter_follows, iter_leads
 from ..round import Round
-from ..shapes import decompose, shape_of
+from ..shapes import Unit, decompose, shape_of
 from ..trump import TRUMP, Trump
 from ..views import View
 from .heuristic import HeuristicAgent
-from .knowledge import Knowledge
+from .heuristic_base import units_of
+from .knowledge import Knowledge, other_seats
 from .rollout import play_out, utility
 from .worlds import (
     DealFacts,
@@ -84,6 +85,8 @@ LEAD_MULT = 1.5
 FOLLOW_MULT = 0.5
 CLOSE_Z = 0.5
 CLOSE_MULT = 1.6
+# `throws=1`: the most throws (`throw_leads`) added to a lead's candidates
+MAX_THROWS = 2
 
 
 class ExpertAgent:
@@ -101,6 +104,9 @@ class ExpertAgent:
     within a time budget where cores are free.
     `alloc=1` spends the budget where it matters (`_pimc`): near-forced plays stop early,
     leads, the bury and close calls get more (up to `CLOSE_MULT` times); 0 spends it evenly.
+    `throws=1` adds to a lead's candidates the throws the search can test (`throw_leads`);
+    `passes=1` also weighs worlds by the final declaration window (`worlds.Likelihood`): a
+    seat that passed holding a declaration the heuristic would have made is less likely.
     """
 
     def __init__(
@@ -115,6 +121,8 @@ class ExpertAgent:
         workers: int = 1,
         cap_ms: int | None = None,
         alloc: int = 0,
+        throws: int = 0,
+        passes: int = 0,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -135,6 +143,14 @@ class ExpertAgent:
         if alloc not in (0, 1):
             raise ValueError(f"alloc={alloc}: 0 (an even budget) or 1 (time allocation)")
         self.alloc = alloc
+        if throws not in (0, 1):
+            raise ValueError(f"throws={throws}: 0 (the heuristic's throws only) or 1 (also "
+                             "the throws the search can test)")
+        self.throws = throws
+        if passes not in (0, 1):
+            raise ValueError(f"passes={passes}: 0 (the declaration window read as silent) or 1 "
+                             "(a seat that passed could not or would not declare)")
+        self.passes = passes
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -216,6 +232,9 @@ class ExpertAgent:
             if len(out) >= self.n_candidates:
                 break
             add(unit)
+        if self.throws:  # beyond the cap: at most MAX_THROWS more
+            for throw in throw_leads(k)[:MAX_THROWS]:
+                add(throw)
         if len(out) < 2:
             for n, lead in enumerate(iter_leads(hand, t)):
                 add(list(lead))
@@ -248,7 +267,7 @@ class ExpertAgent:
         leading = view.current_trick is None or not view.current_trick.plays
         facts = WorldFacts.from_view(view)
         me = view.seat
-        likelihood = Likelihood(view, INFER_TRICKS)  # the same for every world
+        likelihood = Likelihood(view, INFER_TRICKS, passes=bool(self.passes))  # every world
 
         plays = [Play(me, tuple([CARDS[i] for i in c])) for c in cands]
         pool = k0.pool()  # the same in every world
@@ -739,6 +758,37 @@ def lead_units(hand: Sequence[int], t: Trump) -> list[Ids]:
             units += [(1.0, list(lo.ids)), (0.5, list(hi.ids))]
     units.sort(key=lambda x: (x[0], x[1]))
     return [u for _, u in units]
+
+
+def throw_leads(k: Knowledge) -> list[Ids]:
+    """Throws (RULES §6.1) for the search to test in its worlds (`throws=1`): per play
+    suit with at least two units in hand, the units no other hand can beat (the sure
+    throw, which the heuristic declines when a ruff looks likely), and those with the
+    suit's highest beatable unit added (a throw that fails only in the worlds where a
+    higher unit is held: the rollouts apply the failure and its penalty, §6.4). At most
+    two per suit, the likeliest first."""
+    t = k.t
+    others = other_seats(k.me, k.n)
+    out: list[Ids] = []
+    for ps in range(5):
+        cards = [i for i in t.suit_ids[ps] for _ in range(k.hand[i])]
+        units = units_of(cards, t)
+        if len(units) < 2:
+            continue
+        sure: Ids = []
+        n_sure = 0
+        risky: Unit | None = None
+        for u in units:
+            if not k.unit_beatable(ps, u.npairs, u.top, others, u.k):
+                sure.extend(u.ids)
+                n_sure += 1
+            elif risky is None or (u.npairs, u.top) > (risky.npairs, risky.top):
+                risky = u
+        if n_sure >= 2:
+            out.append(sorted(sure))
+        if risky is not None and n_sure >= 1:
+            out.append(sorted(sure + list(risky.ids)))
+    return out
 
 
 def solve(rnd: Round, me: int, alpha: float = -1e9, beta: float = 1e9) -> float:

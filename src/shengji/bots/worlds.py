@@ -32,6 +32,8 @@ from ..results import TrickView
 from ..round import Round
 from ..trump import Trump
 from ..views import View
+from ..vocab import Phase
+from .heuristic_declare import choose_declaration
 from .knowledge import Knowledge, declared_held
 from .sampling import greedy_draw, pinned_start, world_of
 
@@ -439,12 +441,18 @@ class Likelihood:
     from a view every time, as `play_likelihood` always did.
     """
 
-    def __init__(self, view: View, tricks_back: int = 2, miss: float = 0.35) -> None:
+    def __init__(self, view: View, tricks_back: int = 2, miss: float = 0.35,
+                 passes: bool = False) -> None:
         self.view, self.miss = view, miss
         self.points: list[_Point] = []
+        #: `passes`: the seats whose last word in the final declaration window was a pass
+        #: (`_Passed`), weighed by whether the policy would have declared instead
+        self.passed: list[_Passed] = []
         me = view.seat
         if me is None or view.trump is None or view.phase != "play":
             return
+        if passes:
+            self.passed = _passed_seats(view)
         tricks = list(view.tricks)
         cur = view.current_trick
         seq: list[tuple[int, int]] = []  # (trick index, play index) of others' plays
@@ -494,6 +502,11 @@ class Likelihood:
         starter = view.starter
         choose = getattr(policy, "choose_play", None)
         weight = 1.0
+        for passed in self.passed:
+            if passed.would_declare(hands[passed.seat]):
+                weight *= self.miss
+                if weight <= floor:
+                    return weight
         for p in self.points:
             seat = p.seat
             hand = list(hands[seat])
@@ -532,6 +545,72 @@ class Likelihood:
                 if weight <= floor:
                     return weight
         return weight
+
+
+class _Passed:
+    """A seat that passed when the final declaration window closed (RULES §3.3: the
+    window closes once every seat in a row has passed), facing the declaration that
+    stood: would the heuristic have overturned it with that seat's hand then? Its hand
+    then is its hand now and every card it has played (nothing enters a hand but the
+    starter's, with the kitty, §4). The heuristic reads a first round (the declaration
+    picks the declarers, §3.4) otherwise than a later one, and a view in play does not
+    say which this was unless the declarer did not become the starter: when either
+    could be, the pass counts only if both readings would have declared."""
+
+    __slots__ = ("seat", "played", "key_ids", "need", "views")
+
+    def __init__(self, view: View, seat: int, played: list[int]) -> None:
+        self.seat = seat
+        self.played = played
+        rank = view.trump_rank
+        # the ids that could make a declaration (§3.3): the trump rank's cards, the jokers
+        self.key_ids = [i for i in range(N_IDS) if CARDS[i].is_joker or CARDS[i].rank == rank]
+        # fewer copies of every such id than this cannot declare over what stood
+        self.need = 2 if view.declarations else 1
+        first = view.declarer is None or view.starter == view.declarer
+        readings = [view.declaring_team] + ([None] if first and view.declaring_team is not None
+                                            else [])
+        base = replace(view, seat=seat, phase=Phase.DECLARE, to_act=seat, tricks=(),
+                       current_trick=None, failed_throws=(), kitty=None, kitty_taken=None,
+                       lead_shape=None, trump=None)
+        self.views = [replace(base, declaring_team=team) for team in readings]
+
+    def would_declare(self, hand_now: list[int]) -> bool:
+        """Whether the heuristic, holding `hand_now` plus what this seat has played, would
+        have declared in the window under every reading of the round."""
+        hand = list(hand_now)
+        for i in self.played:
+            hand[i] += 1
+        if all(hand[i] < self.need for i in self.key_ids):
+            return False  # no declaration to make (the common case: no view built)
+        cards = tuple([CARDS[i] for i in range(N_IDS) for _ in range(hand[i])])
+        for v in self.views:
+            past = replace(v, hand=cards, hand_counts=None)
+            options = past.legal_declarations()
+            if not options:
+                return False
+            if not isinstance(choose_declaration(past, self.seat, options, _NO_RNG), Declare):
+                return False
+        return True
+
+
+#: the heuristic draws no noise in the final window (`choose_declaration`)
+_NO_RNG = random.Random(0)
+
+
+def _passed_seats(view: View) -> list[_Passed]:
+    """The other seats whose passes in the final window `Likelihood` weighs: not the
+    standing declarer (it does not overturn itself), not the starter (its hand then held
+    kitty cards it later buried, which nobody else saw, §4), at four seats in teams only
+    (friends mode reads its declarations otherwise, §12.4)."""
+    me = view.seat
+    if view.sides or view.options.n_players != 4 or view.trump_rank is None:
+        return []
+    played: dict[int, list[int]] = {}
+    for s, cards in view.plays_so_far():
+        played.setdefault(s, []).extend(c.id for c in cards)
+    return [_Passed(view, s, played.get(s, [])) for s in range(view.options.n_players)
+            if s not in (me, view.starter, view.declarer)]
 
 
 # ==================================================================== the deal (§3)
