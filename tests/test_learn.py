@@ -402,7 +402,7 @@ def test_imitation_learns_the_heuristic_choice_and_is_reproducible(tmp_path: Pat
     assert w0["config"]["imitated"] == 24
     assert all(torch.equal(w0["model"][k], w1["model"][k]) for k in w0["model"])
     model = model_from_checkpoint(w0)
-    states, acts, group, target, _ret = imitation_deals(12345, 3, 0.5)
+    states, acts, group, target, *_ = imitation_deals(12345, 3, 0.5)
     with torch.no_grad():
         q = model.score_groups(torch.from_numpy(states), torch.from_numpy(acts),
                                torch.from_numpy(group)).numpy()
@@ -440,23 +440,35 @@ def test_a_teacher_labels_the_decisions_and_the_heuristic_stays_marked(tmp_path:
     from shengji.learn.train import _imitation_chunks, imitation_deals
 
     def marked_labels(data: tuple[np.ndarray, ...]) -> np.ndarray:
-        _states, acts, group, target, _ret = data
+        _states, acts, group, target, *_ = data
         starts = np.searchsorted(group, np.arange(len(target)))
         return acts[starts + target, MARKED_COL]
 
     plain = imitation_deals(77, 2, 0.5)
     assert len(plain[3]) > 50 and (marked_labels(plain) == 1.0).all()
+    assert (plain[7] == -1).all() and np.isnan(plain[5]).all()  # no search, no advantages
     taught = imitation_deals(77, 2, 0.5, teacher="expert:iters=60")
     labels = marked_labels(taught)
     assert len(labels) > 50 and 0 < int((labels == 0.0).sum()) < len(labels)
     assert (taught[1][:, BURY_COL] == 1.0).any()  # the bury picks are taught too
+    # the searched plays: each candidate's advantage over the expert's heuristic move,
+    # zero for that move itself; a label off it is a candidate the search found ahead
+    _s, _a, group, target, _r, adv, adv_se, base = taught
+    starts = np.searchsorted(group, np.arange(len(target)))
+    searched = np.flatnonzero(base >= 0)
+    assert len(searched) > 20
+    assert (adv[starts[searched] + base[searched]] == 0.0).all()
+    off = [d for d in searched if target[d] != base[d]]
+    assert off and all(adv[starts[d] + target[d]] > 0 for d in off)
+    assert np.isfinite(adv_se[starts[searched] + target[searched]]).all()
 
     cfg = TrainConfig(teacher="expert:iters=60", imitate_cache=str(tmp_path / "cache"))
     first = [d for _n, d in _imitation_chunks([(77, 2)], cfg, 1)][0]
     again = [d for _n, d in _imitation_chunks([(77, 2)], cfg, 1)][0]  # read from the cache
     assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
-    for a, b, c in zip(first, again, taught, strict=True):
-        assert np.array_equal(a, b) and np.array_equal(a, c)
+    for a, b, c in zip(first, again, taught, strict=True):  # (NaN where no search)
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
 
 
 def test_the_train_command_refuses_a_teacher_that_cannot_teach() -> None:
@@ -469,3 +481,28 @@ def test_the_train_command_refuses_a_teacher_that_cannot_teach() -> None:
                       ("expert:foo=1", "no setting 'foo'")):
         res = CliRunner().invoke(app, ["train", "--teacher", spec, "--imitate", "1"])
         assert res.exit_code == 2 and why in " ".join(res.output.split()), res.output
+
+
+def test_the_searched_advantages_shape_the_imitation_loss() -> None:
+    """`--teach-z`: a label the search did not find far enough ahead of its heuristic
+    move falls back to that move; `--teach-values`: the score gaps are regressed on the
+    search's advantages (a loss that grows with the gap to them)."""
+    import numpy as np
+
+    from shengji.learn.train import imitation_deals, imitation_loss
+
+    data = imitation_deals(77, 2, 0.5, teacher="expert:iters=60")
+    _s, _a, _g, target, _r, _adv, _se, base = data
+    pick = np.arange(len(target))
+    model = QNet((64, 32))
+    device = torch.device("cpu")
+    with torch.no_grad():
+        plain = float(imitation_loss(model, data, pick, device))
+        same = float(imitation_loss(model, data, pick, device, teach_z=-1e9))
+        strict = float(imitation_loss(model, data, pick, device, teach_z=1e9))
+        valued = float(imitation_loss(model, data, pick, device, values=1.0))
+        # the same network asked to meet labels that are all the heuristic's move:
+        relabelled = (*data[:3], np.where(base >= 0, base, target), *data[4:])
+        fallback = float(imitation_loss(model, relabelled, pick, device))
+    assert plain == same and strict == fallback and strict != plain
+    assert valued > plain

@@ -677,6 +677,15 @@ def train(
     imitate_chunk: Annotated[
         int, typer.Option(min=1, help="Imitation deals played per learning round.")
     ] = 16,
+    teach_z: Annotated[
+        float | None, typer.Option(help="With an expert --teacher: its play is the label only "
+                                   "when it beat its heuristic candidate by this many standard "
+                                   "errors (default: its own choice as made).")
+    ] = None,
+    teach_values: Annotated[
+        float, typer.Option(min=0.0, help="With an expert --teacher: weight of regressing the "
+                            "candidates' score gaps on the advantages its search found.")
+    ] = 0.0,
     imitate_cache: Annotated[
         Path | None, typer.Option(help="Keep each imitation chunk's data in this folder and "
                                   "read it back on the next run (the same data, the same "
@@ -745,7 +754,8 @@ def train(
         lr=lr,
         imitate_lr=imitate_lr,
         batch=batch, imitate_batch=imitate_batch, imitate_chunk=imitate_chunk,
-        imitate_cache=str(imitate_cache) if imitate_cache else None,
+        imitate_cache=str(imitate_cache) if imitate_cache else None, teach_z=teach_z,
+        teach_values=teach_values,
         epsilon=epsilon, hidden=sizes,
         reuse=reuse, buffer=buffer, reward_points=reward_points, vs_bots=vs_bots, mix=mix,
         pool_size=pool_size, pool_every=pool_every, deals_per_task=deals_per_task, cap=cap,

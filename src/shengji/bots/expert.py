@@ -132,6 +132,12 @@ class ExpertAgent:
         # the last decision's search: rollouts asked (None: a time budget) and done, and
         # whether `cap_ms` cut it short (`_pimc`); None when it did not search
         self.last_search: dict[str, int | bool | None] | None = None
+        #: with `keep_values`: the last searched decision's candidates (the heuristic's
+        #: first) and each one's rollout values, world by world (paired: the same worlds
+        #: in the same order); None when it was not searched (a learner distils these,
+        #: `shengji train --teacher`, issue 34)
+        self.keep_values = False
+        self.last_values: list[tuple[Ids, list[float]]] | None = None
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
@@ -180,6 +186,7 @@ class ExpertAgent:
         assert seat is not None, "an agent plays a seat"
         self.decisions += 1
         self.last_search = None
+        self.last_values = None
         # Each decision gets its own generator, so that one decision's search does not
         # depend on how much time an earlier one had.
         rng = random.Random(f"{self.seed}:{self.decisions}")
@@ -389,6 +396,8 @@ class ExpertAgent:
             for h in helpers:
                 h.close()
         self.last_search = {"asked": asked, "done": spent, "degraded": cut}
+        if self.keep_values:
+            self.last_values = [(c, v) for c, v in zip(cands, vals, strict=True)]
         return cands[_choose(vals, active)]
 
     def _rollout(self, rnd: Round, ks: list[Knowledge], me: int, seed: int) -> float:

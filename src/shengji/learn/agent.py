@@ -73,20 +73,20 @@ class DMCAgent:
         return self.tracker
 
     def candidates(
-        self, view: View, state_np: F32 | None = None, extra: Ids | None = None
+        self, view: View, state_np: F32 | None = None, extra: tuple[Ids, ...] = ()
     ) -> tuple[list[Ids], Ids | None, F32, F32]:
         """The decision's candidate plays, the heuristic's choice among them (feature
         version 2 on; None for version 1), the state vector and the candidates' rows.
         `state_np`: the seat's observation now if the caller keeps one (the env's
         incremental `Observer`, equal to `encode(view)`); encoded from the view otherwise.
-        `extra`: a legal play that must be among the candidates (a teacher's)."""
+        `extra`: legal plays that must be among the candidates (a teacher's)."""
         assert view.seat is not None
         marked: Ids | None = None
         if self.model.features >= 2:
             h = self.heuristic.act(view)
             assert isinstance(h, Play)
             marked = tuple(sorted(c.id for c in h.cards))
-        must = tuple(p for p in (marked, extra) if p is not None)
+        must = ((marked,) if marked is not None else ()) + extra
         plays = play_candidates(view, self.rng, self.cap, must)
         if state_np is None:
             state_np, acts_np = decision_features(view, self._tracker(view.seat), plays, marked)

@@ -73,6 +73,8 @@ class TrainConfig:
     imitate: int = 0  # warm start: deals of imitating the teacher before self-play
     teacher: str = "heuristic"  # whom the warm start imitates (an agent spec)
     imitate_cache: str | None = None  # a folder keeping each chunk's data (same data)
+    teach_z: float | None = None  # the expert's play is the label only this many SEs ahead
+    teach_values: float = 0.0  # weight of the searched advantages' regression
     imitate_lr: float | None = None  # the warm start's learning rate (None: `lr`)
     imitate_chunk: int = 16  # imitation deals played per learning round
     imitate_batch: int = 32  # decisions (each with all its candidates) per imitation step
@@ -207,8 +209,10 @@ def play_deals(
 
 Imitation = tuple[
     np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any],
-    np.ndarray[Any, Any],
+    np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any],
 ]
+#: the arrays of `Imitation`, in order (also the names in a cached chunk)
+IMITATION_FIELDS = ("states", "acts", "group", "target", "returns", "adv", "adv_se", "base")
 
 
 def imitation_deals(
@@ -216,11 +220,15 @@ def imitation_deals(
 ) -> Imitation:
     """Play `n` deals with the `teacher` bot at all four seats (an agent spec: the
     heuristic, or the expert at some budget); for every decision with more than one
-    candidate (plays; on feature version 3 also declarations and bury picks): (states
+    candidate (plays; on feature version 3 also declarations and bury picks): states
     (d, OBS_SIZE), candidate rows (r, ACTION_SIZE), each row's decision (r,), the
-    teacher's candidate per decision (d,), the seat's final return (d,)). The features
-    still mark the heuristic's choice, so a network learns where the teacher departs
-    from it."""
+    teacher's candidate per decision (d,), the seat's final return (d,); and where the
+    expert searched a play, what its search found: per row, the candidate's mean
+    advantage over the expert's own heuristic candidate on the worlds both were played
+    in (`adv`, NaN where the search did not play it) and that mean's standard error
+    (`adv_se`), and per decision that heuristic candidate's row (`base`, -1 where none).
+    The features still mark the heuristic's choice, so a network learns where the
+    teacher departs from it."""
     torch.set_num_threads(1)
     shell = QNet((8,))  # only its feature version matters: candidates, not scores
     rng = random.Random(seed)
@@ -231,6 +239,9 @@ def imitation_deals(
     target: list[int] = []
     seats: list[int] = []
     returns: list[float] = []
+    adv: list[np.ndarray[Any, Any]] = []
+    adv_se: list[np.ndarray[Any, Any]] = []
+    base: list[int] = []
     for _ in range(n):
         rnd = _deal(rng)
         agents = [DMCAgent(shell, rng.getrandbits(32), 0.0, cap) for _ in range(4)]
@@ -238,6 +249,8 @@ def imitation_deals(
             agent.imitating = []  # declarations, bury picks: recorded, the teacher's played
             if taught:
                 agent.teacher = make_agent(teacher, rng.getrandbits(32))
+                if hasattr(agent.teacher, "keep_values"):
+                    agent.teacher.keep_values = True
         obs = Observer(rnd)
         first = len(states)
         while not rnd.is_over:
@@ -246,12 +259,18 @@ def imitation_deals(
             if d.phase == "play" and seat is not None:
                 view = rnd.view(seat)
                 label: tuple[int, ...] | None = None
+                found: list[tuple[list[int], list[float]]] | None = None
+                searched: dict[tuple[int, ...], list[float]] = {}
+                must: tuple[tuple[int, ...], ...] = ()
                 if taught:
                     act = agents[seat].teacher.act(view)
                     assert isinstance(act, Play)
                     label = tuple(sorted(c.id for c in act.cards))
+                    found = getattr(agents[seat].teacher, "last_values", None)
+                    searched = {tuple(sorted(c)): v for c, v in found or ()}
+                    must = (label, *searched)
                 plays, marked, state, a = agents[seat].candidates(
-                    view, obs.observation(seat), label
+                    view, obs.observation(seat), must
                 )
                 assert marked is not None
                 if label is None:
@@ -260,9 +279,13 @@ def imitation_deals(
                     group.append(np.full(len(plays), len(states), dtype=np.int64))
                     states.append(state)
                     acts.append(a)
-                    target.append(next(k for k, p in enumerate(plays)
-                                       if tuple(sorted(p)) == label))
+                    keys = [tuple(sorted(p)) for p in plays]
+                    target.append(keys.index(label))
                     seats.append(seat)
+                    row_adv, row_se, b = _advantages(keys, found)
+                    adv.append(row_adv)
+                    adv_se.append(row_se)
+                    base.append(b)
                 obs.feed(rnd.apply(Play(seat, tuple(CARDS[i] for i in label))))
                 continue
             for _action, events in advance(rnd, agents):
@@ -275,12 +298,41 @@ def imitation_deals(
                 acts.append(acts_s)
                 target.append(k)
                 seats.append(s)
+                adv.append(np.full(len(acts_s), np.nan, np.float32))
+                adv_se.append(np.full(len(acts_s), np.nan, np.float32))
+                base.append(-1)
         returns += [_seat_return(rnd, s, reward_points) for s in seats[first:]]
     if not states:
         return (np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, ACTION_SIZE), np.float32),
-                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
     return (np.stack(states), np.concatenate(acts), np.concatenate(group),
-            np.asarray(target, dtype=np.int64), np.asarray(returns, dtype=np.float32))
+            np.asarray(target, dtype=np.int64), np.asarray(returns, dtype=np.float32),
+            np.concatenate(adv), np.concatenate(adv_se), np.asarray(base, dtype=np.int64))
+
+
+def _advantages(
+    keys: list[tuple[int, ...]], found: list[tuple[list[int], list[float]]] | None
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], int]:
+    """Per candidate (`keys`, sorted ids): the mean and standard error of its advantage
+    over the search's first candidate (the expert's heuristic move) on the worlds both
+    were played in, NaN where the search did not play it; and that first candidate's
+    index (-1 with no search)."""
+    out = np.full(len(keys), np.nan, np.float32)
+    se = np.full(len(keys), np.nan, np.float32)
+    if not found:
+        return out, se, -1
+    first = found[0][1]
+    for cand, vals in found:
+        k = keys.index(tuple(sorted(cand)))
+        m = min(len(vals), len(first))
+        if m == 0:
+            continue
+        d = [vals[w] - first[w] for w in range(m)]
+        mean = sum(d) / m
+        var = sum((x - mean) ** 2 for x in d) / (m - 1) if m > 1 else float("inf")
+        out[k], se[k] = mean, (var / m) ** 0.5
+    return out, se, keys.index(tuple(sorted(found[0][0])))
 
 
 def _imitation_chunks(
@@ -297,22 +349,23 @@ def _imitation_chunks(
     def cached(seed: int, n: int) -> Path | None:
         if cache is None:
             return None
-        name = (f"{cfg.teacher}-f{FEATURE_VERSION}-cap{cfg.cap}-r{cfg.reward_points:g}-"
-                f"{seed}-{n}")
+        name = (f"{cfg.teacher}-f{FEATURE_VERSION}-d{len(IMITATION_FIELDS)}-cap{cfg.cap}-"
+                f"r{cfg.reward_points:g}-{seed}-{n}")
         return cache / (re.sub(r"[^A-Za-z0-9.=_-]", "_", name) + ".npz")
 
     def keep(path: Path | None, data: Imitation) -> Imitation:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez_compressed(tmp, *data)
+            arrays = dict(zip(IMITATION_FIELDS, data, strict=True))
+            np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]  # (names, not flags)
             tmp.replace(path)  # whole or absent, even if the run is stopped here
         return data
 
     def load(path: Path) -> Imitation:
         with np.load(path) as z:
-            a = [z[f"arr_{k}"] for k in range(5)]
-        return a[0], a[1], a[2], a[3], a[4]
+            a = [z[name] for name in IMITATION_FIELDS]
+        return a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
 
     pending = [(seed, n, cached(seed, n)) for seed, n in chunks]
     if workers <= 1 or len(chunks) <= 1:
@@ -345,13 +398,34 @@ def _imitation_chunks(
                 yield n, keep(path, fut.result())
 
 
+#: the expert's utility is half levels, half points (`bots.rollout.utility`); a seat's
+#: return here is levels plus `reward_points` x the points margin: its advantages count
+#: about double on the return's scale
+ADV_SCALE = 2.0
+
+
 def imitation_loss(
-    model: QNet, data: Imitation, pick: np.ndarray[Any, Any], device: torch.device
+    model: QNet, data: Imitation, pick: np.ndarray[Any, Any], device: torch.device,
+    teach_z: float | None = None, values: float = 0.0,
 ) -> torch.Tensor:
     """Cross-entropy of the teacher's choice over the candidate scores of decisions
-    `pick`, plus the squared error of the chosen score against the return."""
-    states, acts, group, target, returns = data
+    `pick`, plus the squared error of the chosen score against the return.
+
+    Where the expert searched the play: with `teach_z`, its choice is the label only if
+    it beat the expert's heuristic candidate by `teach_z` standard errors (else that
+    candidate is); with `values` > 0, also that weight times the squared error of each
+    searched candidate's score less the heuristic candidate's against its advantage
+    (`ADV_SCALE` x the search's mean), so the network learns by how much, not only which."""
+    states, acts, group, target, returns, adv, adv_se, base = data
+    tgt_np = target[pick].copy()
     starts = np.searchsorted(group, pick)
+    b = base[pick]
+    searched = b >= 0
+    if teach_z is not None and searched.any():
+        row = starts[searched] + tgt_np[searched]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = adv[row] / adv_se[row]
+        tgt_np[searched] = np.where(z >= teach_z, tgt_np[searched], b[searched])
     ends = np.searchsorted(group, pick, side="right")
     rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
     local = np.concatenate([np.full(b - a, k) for k, (a, b) in
@@ -363,11 +437,21 @@ def imitation_loss(
     width = int((ends - starts).max())
     logits = torch.full((len(pick), width), -1e9, device=device)
     logits[g, torch.from_numpy(pos).to(device)] = q
-    tgt = torch.from_numpy(target[pick]).to(device)
+    tgt = torch.from_numpy(tgt_np).to(device)
     ce = torch.nn.functional.cross_entropy(logits, tgt)
     chosen = logits[torch.arange(len(pick), device=device), tgt]
     mse = torch.nn.functional.mse_loss(chosen, torch.from_numpy(returns[pick]).to(device))
-    return ce + mse
+    if values <= 0:
+        return ce + mse
+    a = adv[rows]
+    has = np.isfinite(a) & np.isfinite(adv_se[rows])
+    if not has.any():
+        return ce + mse
+    k = torch.from_numpy(local[has]).to(device)
+    ref = logits[k, torch.from_numpy(b[local[has]]).to(device)]
+    gap = logits[k, torch.from_numpy(pos[has]).to(device)] - ref
+    want = torch.from_numpy(ADV_SCALE * a[has]).to(device)
+    return ce + mse + values * torch.nn.functional.mse_loss(gap, want)
 
 
 
@@ -535,7 +619,7 @@ def train(
         model.train()
         for _ in range(math.ceil(cfg.reuse * d / cfg.imitate_batch) if d else 0):
             pick = np.sort(batch_rng.integers(0, d, cfg.imitate_batch))
-            loss = imitation_loss(model, data_i, pick, device)
+            loss = imitation_loss(model, data_i, pick, device, cfg.teach_z, cfg.teach_values)
             losses.append(_descend(model, opt, loss))
             steps += 1
         model.eval()
