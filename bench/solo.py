@@ -26,6 +26,14 @@ not more capacity than the machine has.
     python bench/solo.py --sweep 8,16,24 --seconds 60
     python bench/solo.py --tables 16 --pool ray:local
     python bench/solo.py --tables 8 --pool cluster:2 --node-cpus 1
+
+`--bot slow` seats the server's test-only bot instead (`--test-bots`): each move is the
+random bot's after `--slow-s` seconds of a blocking wait in a pool worker, which uses a
+pool slot but no CPU. On the simulated cluster that shows what CPUs cannot here: whether
+the pool's capacity grows with its slots (2 -> 4 -> 8 CPUs), that is whether the server,
+Ray's scheduling and the pool's interface keep up, with the search's CPU taken out.
+
+    python bench/solo.py --bot slow --slow-s 0.5 --pool cluster:1 --node-cpus 2 --tables 6
 """
 
 from __future__ import annotations
@@ -87,7 +95,7 @@ class Solo:
 
 
 async def solo_table(base: str, index: int, think_s: float, delay_s: float,
-                     stop: asyncio.Event, tables: list[Solo]) -> None:
+                     stop: asyncio.Event, tables: list[Solo], kind: str) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         r = await http.post("/api/tables", json={"name": f"solo {index}"})
         r.raise_for_status()
@@ -99,7 +107,7 @@ async def solo_table(base: str, index: int, think_s: float, delay_s: float,
         await ws.send(json.dumps({"type": "hello", "token": host, "history": "delta"}))
         await ws.send(json.dumps({"type": "sit", "seat": 0, "name": "person"}))
         for seat in BOT_SEATS:
-            await ws.send(json.dumps({"type": "bot", "seat": seat, "kind": "expert"}))
+            await ws.send(json.dumps({"type": "bot", "seat": seat, "kind": kind}))
         await asyncio.sleep(delay_s)  # tables start spread over --ramp-s
         await ws.send(json.dumps({"type": "start"}))
         pending: asyncio.Task[None] | None = None
@@ -140,7 +148,11 @@ def start_server(port: int, db: str, args: argparse.Namespace,
            "--conns-per-addr", "1000000"]
     if args.bot_workers is not None:
         cmd += ["--bot-workers", str(args.bot_workers)]
-    return answering(subprocess.Popen(cmd), port, 120)  # a Ray pool takes seconds
+    env = dict(os.environ)
+    if args.bot == "slow":
+        cmd.append("--test-bots")
+        env["SHENGJI_SLOW_BOT_S"] = str(args.slow_s)
+    return answering(subprocess.Popen(cmd, env=env), port, 120)  # a Ray pool takes seconds
 
 
 async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
@@ -148,7 +160,7 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
     stop = asyncio.Event()
     tables: list[Solo] = []
     tasks = [asyncio.create_task(solo_table(base, i, args.think_s, args.ramp_s * i / k,
-                                            stop, tables)) for i in range(k)]
+                                            stop, tables, args.bot)) for i in range(k)]
     await asyncio.sleep(args.ramp_s)  # every table started
     t0, s0, m0, c0 = time.perf_counter(), proc_cpu(server_pid), machine_cpu(), time.process_time()
     w0 = {id(t): len(t.waits) for t in tables}
@@ -165,7 +177,8 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
                     if s["rollouts_done_median"] is not None]
     asked = [s["rollouts_asked"] for b in budgets for s in b["seats"] if s["rollouts_asked"]]
     return {
-        "tables": k, "pool": args.pool, "seconds": round(wall, 1), "bot_moves": len(waits),
+        "tables": k, "pool": args.pool, "bot": args.bot,
+        "pool_cpus": _pool_cpus(args), "seconds": round(wall, 1), "bot_moves": len(waits),
         "wait_p50_s": round(pct(waits, 50), 3), "wait_p95_s": round(pct(waits, 95), 3),
         "wait_max_s": round(max(waits), 3) if waits else None,
         "expert_decisions": decisions,
@@ -185,6 +198,13 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
         "machine_cpu_per_s": round((m1 - m0) / wall, 3),
         "errors": sum(len(t.errors) for t in tables),
     }
+
+
+def _pool_cpus(args: argparse.Namespace) -> int | None:
+    """The CPUs (slots) of the simulated cluster; None for another pool."""
+    if args.pool.startswith("cluster:"):
+        return int(args.pool.split(":", 1)[1]) * args.node_cpus
+    return None
 
 
 def one_run(k: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -227,10 +247,13 @@ def main() -> None:
     p.add_argument("--bot-cap-ms", type=int, default=2000)
     p.add_argument("--bot-wait-ms", type=int, default=1200,
                    help="the server's bound on a bot move's wait (600000: never shed)")
+    p.add_argument("--bot", choices=("expert", "slow"), default="expert",
+                   help="the bots' kind: the expert, or a CPU-free stand-in (see above)")
+    p.add_argument("--slow-s", type=float, default=1.0, help="the slow bot's wait per move")
     p.add_argument("--json", action="store_true", help="one JSON line per run")
     args = p.parse_args()
     counts = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.tables]
-    print(f"# solo tables: 1 person ({args.think_s} s a move) + 3 expert bots, pool "
+    print(f"# solo tables: 1 person ({args.think_s} s a move) + 3 {args.bot} bots, pool "
           f"{args.pool}, {os.cpu_count()} CPUs, {args.seconds:.0f} s measured")
     for k in counts:
         out = one_run(k, args)
