@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Protocol
 
 import torch
 
 from ..actions import Action, Bury, Declare, Pass, Play
-from ..bots import Agent
 from ..bots.heuristic import HeuristicAgent
 from ..cards import CARDS, N_IDS
 from ..env.encoding import F32, Tracker, encode, view_trump
@@ -35,6 +35,15 @@ from .model import QNet, load_model
 #: An imitation record of one decision (`DMCAgent.imitating`): the state, the
 #: candidates' rows and the index of the teacher's candidate.
 Imitated = tuple[F32, F32, int]
+
+
+class Teacher(Protocol):
+    """Whom the warm start imitates: any bot (`bots.Agent`, not imported here: the bots
+    package makes `dmc:` agents from this module)."""
+
+    def act(self, view: View) -> Action:
+        """The bot's action for `view`."""
+        ...
 
 
 class DMCAgent:
@@ -60,7 +69,7 @@ class DMCAgent:
         self.imitating: list[Imitated] | None = None
         #: whom the warm start imitates: the heuristic, or a stronger bot (`shengji train
         #: --teacher expert:iters=N`); the heuristic's answer stays the marked feature
-        self.teacher: Agent = self.heuristic
+        self.teacher: Teacher = self.heuristic
 
     @property
     def learns_all(self) -> bool:

@@ -402,6 +402,8 @@ def _imitation_chunks(
 #: return here is levels plus `reward_points` x the points margin: its advantages count
 #: about double on the return's scale
 ADV_SCALE = 2.0
+#: the standard error (utility) from which an advantage counts fully in `--teach-values`
+SE_FULL = 0.05
 
 
 def imitation_loss(
@@ -444,14 +446,19 @@ def imitation_loss(
     if values <= 0:
         return ce + mse
     a = adv[rows]
-    has = np.isfinite(a) & np.isfinite(adv_se[rows])
+    has = np.isfinite(a) & np.isfinite(adv_se[rows]) & (pos != b[local])  # (not the base)
     if not has.any():
         return ce + mse
     k = torch.from_numpy(local[has]).to(device)
     ref = logits[k, torch.from_numpy(b[local[has]]).to(device)]
     gap = logits[k, torch.from_numpy(pos[has]).to(device)] - ref
     want = torch.from_numpy(ADV_SCALE * a[has]).to(device)
-    return ce + mse + values * torch.nn.functional.mse_loss(gap, want)
+    # each advantage weighed by its precision, capped at that of a standard error of
+    # `SE_FULL`: the many loosely estimated ones must not drown the few sharp ones
+    se = adv_se[rows][has]
+    w = torch.from_numpy(np.minimum(1.0, (SE_FULL / np.maximum(se, 1e-6)) ** 2)
+                         .astype(np.float32)).to(device)
+    return ce + mse + values * (w * (gap - want) ** 2).sum() / w.sum()
 
 
 
