@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import random
 
-from helpers import checked_honest
 from shengji import Round
-from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
+from shengji.bots import make_agent
 from shengji.bots.worlds import Likelihood, WorldFacts, sample_world
-from shengji.driver import play_round, step
+from shengji.driver import step
 
 
 def _in_play(seed: int, tricks: int = 2, first: bool = True) -> Round:
@@ -58,21 +57,3 @@ def test_a_pass_with_a_declaration_the_heuristic_would_make_weighs_worlds_down()
             marked += contradicted > 0
             kept += contradicted == 0
     assert marked > 0 and kept > marked
-
-
-def test_the_pass_inference_stays_honest_rules_11() -> None:
-    checked = checked_honest(lambda: ExpertAgent(78, iters=12, candidates=4, passes=1),
-                             ((3, 0), (4, 4), (6, 8)), random.Random(5))
-    assert checked == 6
-
-
-def test_whole_rounds_with_the_pass_inference_are_legal_and_deterministic() -> None:
-    results = []
-    for _ in range(2):
-        rnd = Round(12)
-        play_round(rnd, [make_agent("expert:iters=40,passes=1" if s % 2 else "heuristic", s)
-                         for s in range(4)])
-        assert rnd.is_over and rnd.result is not None
-        results.append(rnd.result)
-    assert results[0] == results[1]
-    assert parse_agent_spec("expert:passes=1") == ("expert", {"passes": 1})

@@ -4,17 +4,11 @@ its sampled worlds."""
 
 from __future__ import annotations
 
-import random
-
-import pytest
-
-from helpers import checked_honest, position
+from helpers import position
 from shengji import Round, parse_cards
-from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
 from shengji.bots.expert import throw_leads
 from shengji.bots.knowledge import Knowledge
 from shengji.cards import CARDS
-from shengji.driver import play_round
 from shengji.shapes import THROW, shape_of
 
 
@@ -50,27 +44,3 @@ def test_one_unit_or_no_sure_unit_proposes_nothing() -> None:
     k, _ = _knowledge(["KS QS 3D 4D 5D", "AS 9D 8D 7D 6D", "8C 9C 10C JC QC",
                        "AS 10S 9S 8S 7S"])
     assert throw_leads(k) == []
-
-
-def test_the_tested_throws_stay_honest_rules_11() -> None:
-    checked = checked_honest(lambda: ExpertAgent(77, iters=12, candidates=4, throws=1),
-                             ((3, 0), (4, 4), (5, 8)), random.Random(4))
-    assert checked == 6
-
-
-def test_whole_rounds_with_tested_throws_are_legal_and_deterministic() -> None:
-    results = []
-    for _ in range(2):
-        rnd = Round(11)
-        play_round(rnd, [make_agent("expert:iters=40,throws=1" if s % 2 == 0 else "heuristic",
-                                    s) for s in range(4)])
-        assert rnd.is_over and rnd.result is not None
-        rnd.counts_check()
-        results.append(rnd.result)
-    assert results[0] == results[1]
-
-
-def test_throws_is_a_switch() -> None:
-    assert parse_agent_spec("expert:throws=1") == ("expert", {"throws": 1})
-    with pytest.raises(ValueError, match="throws"):
-        make_agent("expert:throws=2", 0)

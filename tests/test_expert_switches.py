@@ -1,0 +1,43 @@
+"""The expert's switches that stay off until the arena shows they help (issue 31):
+`throws=1` (tested throws among a lead's candidates, RULES §6.1, §6.4) and `passes=1`
+(worlds weighed by the final declaration window, §3.3). Each keeps the seat's view alone
+(§11) and plays whole legal rounds, the same for the same seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from helpers import checked_honest
+from shengji import Round
+from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
+from shengji.driver import play_round
+
+SWITCHES = (("throws", 11, ((3, 0), (4, 4), (5, 8))), ("passes", 12, ((3, 0), (4, 4), (6, 8))))
+
+
+@pytest.mark.parametrize(("switch", "seed", "positions"), SWITCHES)
+def test_the_switch_stays_honest_rules_11(switch: str, seed: int,
+                                          positions: tuple[tuple[int, int], ...]) -> None:
+    checked = checked_honest(lambda: ExpertAgent(66 + seed, iters=12, candidates=4,
+                                                 **{switch: 1}),
+                             positions, random.Random(seed))
+    assert checked == 6
+
+
+@pytest.mark.parametrize(("switch", "seed", "positions"), SWITCHES)
+def test_whole_rounds_with_the_switch_are_legal_and_deterministic(
+        switch: str, seed: int, positions: tuple[tuple[int, int], ...]) -> None:
+    results = []
+    for _ in range(2):
+        rnd = Round(seed)
+        play_round(rnd, [make_agent(f"expert:iters=40,{switch}=1" if s % 2 else "heuristic", s)
+                         for s in range(4)])
+        assert rnd.is_over and rnd.result is not None
+        rnd.counts_check()
+        results.append(rnd.result)
+    assert results[0] == results[1]
+    assert parse_agent_spec(f"expert:{switch}=1") == ("expert", {switch: 1})
+    with pytest.raises(ValueError, match=switch):
+        make_agent(f"expert:{switch}=2", 0)
