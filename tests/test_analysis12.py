@@ -9,6 +9,7 @@ existing tests of test_analysis.py pin them).
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,20 @@ def test_a_hint_at_a_six_player_friends_table_is_a_legal_move() -> None:
                 kinds.add(h.kind)
         step(g, bots)
     assert kinds == {"bury", "play"}
+
+
+def test_shengji_analyse_reviews_any_seat_of_a_larger_table(tmp_path: Path) -> None:
+    """The terminal's `analyse --seat` reaches every seat of a §12 table (0 to N-1), and a
+    seat past the table's is refused with the seats it has."""
+    from typer.testing import CliRunner
+
+    from shengji.cli import app
+
+    path = tmp_path / "six.json"
+    _record(6, "friends").save(path)
+    res = CliRunner().invoke(app, ["analyse", str(path), "--seat", "5", "--round", "1",
+                                   "--worlds", "2", "--rollouts", "1"])
+    assert res.exit_code == 0, res.output
+    assert "Round 1, seat 5" in res.output
+    bad = CliRunner().invoke(app, ["analyse", str(path), "--seat", "7", "--round", "1"])
+    assert bad.exit_code == 1 and "no seat 7: seats are 0-5" in bad.output

@@ -318,7 +318,10 @@ def analyse_cmd(
     path: Annotated[
         Path, typer.Argument(exists=True, dir_okay=False, help="A saved game (JSON).")
     ],
-    seat: Annotated[int, typer.Option(min=0, max=3, help="The seat reviewed (0-3).")] = 0,
+    seat: Annotated[
+        int, typer.Option(min=0, max=9, help="The seat reviewed (0 to the players - 1, "
+                          "RULES §12.1).")
+    ] = 0,
     round_: Annotated[
         int | None,
         typer.Option("--round", min=1, help="The round reviewed (1-based; default: every round)."),
