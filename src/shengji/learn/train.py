@@ -260,15 +260,13 @@ def imitation_deals(
                 view = rnd.view(seat)
                 label: tuple[int, ...] | None = None
                 found: list[tuple[list[int], list[float]]] | None = None
-                searched: dict[tuple[int, ...], list[float]] = {}
                 must: tuple[tuple[int, ...], ...] = ()
-                if taught:
+                if taught:  # the teacher's play, and every play its search tried
                     act = agents[seat].teacher.act(view)
                     assert isinstance(act, Play)
                     label = tuple(sorted(c.id for c in act.cards))
                     found = getattr(agents[seat].teacher, "last_values", None)
-                    searched = {tuple(sorted(c)): v for c, v in found or ()}
-                    must = (label, *searched)
+                    must = (label, *(tuple(sorted(c)) for c, _v in found or ()))
                 plays, marked, state, a = agents[seat].candidates(
                     view, obs.observation(seat), must
                 )
@@ -537,7 +535,7 @@ def _device(name: str) -> torch.device:
 def train(
     cfg: TrainConfig, log: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
-    """Imitate the heuristic for `cfg.imitate` deals (a warm start), then train by
+    """Imitate `cfg.teacher` for `cfg.imitate` deals (a warm start), then train by
     self-play for `cfg.minutes` wall-clock minutes, or until this run has played
     `cfg.stop_deals` self-play deals if that comes first; write the checkpoint to
     `cfg.out`. Seeded by `cfg.seed` (the weights, the actors' deals, the minibatches),
