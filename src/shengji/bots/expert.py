@@ -379,8 +379,8 @@ class ExpertAgent:
                     if n_worlds in PRUNE_AT and len(active) > 2:
                         best = max(active, key=lambda j: (sum(vals[j]), -j))
                         z = PRUNE_AT[n_worlds]
-                        active = [j for j in active if j in (0, best) or _paired(
-                            vals[best], vals[j])[0] <= z * _paired(vals[best], vals[j])[1]]
+                        active = [j for j in active
+                                  if j in (0, best) or _within(vals[best], vals[j], z)]
                     if alloc and n_worlds >= STOP_AT and _clear_leader(vals, active):
                         break
                     need = spent + len(active)  # the rollouts after one more world
@@ -648,7 +648,7 @@ def _clear_leader(vals: list[list[float]], active: list[int]) -> bool:
     best = max(active, key=lambda j: (sum(vals[j]) / len(vals[j]), -j))
     for j in active:
         if j != best:
-            d, se = _paired(vals[best], vals[j])
+            d, se = paired_difference(vals[best], vals[j])
             if d <= STOP_Z * se or d <= STOP_MARGIN:
                 return False
     return True
@@ -659,7 +659,7 @@ def _close_call(vals: list[list[float]], active: list[int]) -> bool:
     if len(active) < 2:
         return False
     top = sorted(active, key=lambda j: (-sum(vals[j]) / len(vals[j]), j))[:2]
-    d, se = _paired(vals[top[0]], vals[top[1]])
+    d, se = paired_difference(vals[top[0]], vals[top[1]])
     return abs(d) <= CLOSE_Z * se
 
 
@@ -698,14 +698,22 @@ def _choose(vals: list[list[float]], active: list[int]) -> int:
     best = max(active, key=lambda j: (mean(j), -j))
     if best == 0 or 0 not in active:
         return best
-    d, se = _paired(vals[best], vals[0])
+    d, se = paired_difference(vals[best], vals[0])
     if len(vals[best]) < 2:
         return 0
     return best if d > DEVIATE_Z * se + 1e-9 else 0
 
 
-def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
-    """Mean and standard error of a - b over the worlds both were played in."""
+def _within(a: list[float], b: list[float], z: float) -> bool:
+    """Whether `b` trails `a` by at most `z` standard errors of their paired difference."""
+    d, se = paired_difference(a, b)
+    return d <= z * se
+
+
+def paired_difference(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Mean and standard error of a - b over the worlds both were played in (candidates'
+    rollout values, world by world: `_pimc`'s pruning and choice, and the learner's
+    advantages, `shengji train --teacher`)."""
     m = min(len(a), len(b))
     if m == 0:
         return 0.0, 0.0

@@ -163,11 +163,11 @@ class DMCAgent:
         h = self.heuristic.act(view)
         assert isinstance(h, Bury)
         left = [c.id for c in h.cards]  # the heuristic's bury, less the cards picked
-        taught = left  # the teacher's (imitation: its lowest card not picked is the label)
-        if self.imitating is not None and self.teacher is not self.heuristic:
-            b = self.teacher.act(view)
-            assert isinstance(b, Bury)
-            taught = [c.id for c in b.cards]
+        # the teacher's bury, less the cards picked (imitation: its lowest one is the label)
+        b = self.teacher.act(view) if self.imitating is not None and \
+            self.teacher is not self.heuristic else h
+        assert isinstance(b, Bury)
+        taught = [c.id for c in b.cards]
         hand = view.counts()
         t = view_trump(view)
         tracker = self._tracker(seat)
@@ -186,10 +186,9 @@ class DMCAgent:
             i = cands[k]
             hand[i] -= 1
             picked.append(i)
-            if i in left:
-                left.remove(i)
-            if taught is not left and i in taught:
-                taught.remove(i)
+            for rest in (left, taught):
+                if i in rest:
+                    rest.remove(i)
         return Bury(seat, tuple(CARDS[i] for i in picked))
 
 

@@ -37,6 +37,7 @@ import torch
 
 from ..actions import Play
 from ..bots import Agent, make_agent
+from ..bots.expert import paired_difference
 from ..cards import CARDS, RANKS
 from ..driver import advance
 from ..env.encoding import OBS_SIZE
@@ -323,13 +324,7 @@ def _advantages(
     first = found[0][1]
     for cand, vals in found:
         k = keys.index(tuple(sorted(cand)))
-        m = min(len(vals), len(first))
-        if m == 0:
-            continue
-        d = [vals[w] - first[w] for w in range(m)]
-        mean = sum(d) / m
-        var = sum((x - mean) ** 2 for x in d) / (m - 1) if m > 1 else float("inf")
-        out[k], se[k] = mean, (var / m) ** 0.5
+        out[k], se[k] = paired_difference(vals, first)
     return out, se, keys.index(tuple(sorted(found[0][0])))
 
 
