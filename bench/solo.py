@@ -169,6 +169,8 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
     c1 = time.process_time()
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        load = (await http.get("/api/bots")).json()["pool"].get("load") or {}
     waits = [w for t in tables for w in t.waits[w0.get(id(t), 0):]]
     budgets = [t.bots for t in tables if t.bots]
     decisions = sum(b["decisions"] for b in budgets)
@@ -191,6 +193,8 @@ async def run(base: str, k: int, args: argparse.Namespace, server_pid: int
         "rollouts_share": round(statistics.mean(shares), 4) if shares else None,
         "rollouts_done_median": statistics.median(done_medians) if done_medians else None,
         "rollouts_asked": max(asked) if asked else None,
+        # the pool's own running mean of the CPU per rollout (server/botload.py)
+        "pool_rollout_ms": load.get("rollout_ms"),
         "server_cpu_per_s": round((s1 - s0) / wall, 3),
         # the bots: the machine less the server's event loop and this load generator
         # (the bot processes or Ray workers; anything else running counts too)
@@ -266,7 +270,8 @@ def main() -> None:
                   f"{out['degraded'] - out['shed']} cut short by the cap, {out['shed']} "
                   f"shed, rollouts done mean {out['rollouts_done_mean']} median "
                   f"{out['rollouts_done_median']}"
-                  f"/{out['rollouts_asked']} (share {out['rollouts_share']}); CPU/s server "
+                  f"/{out['rollouts_asked']} (share {out['rollouts_share']}, "
+                  f"{out['pool_rollout_ms']} ms CPU a rollout); CPU/s server "
                   f"{out['server_cpu_per_s']}, bots {out['bots_cpu_per_s']}, machine "
                   f"{out['machine_cpu_per_s']}; "
                   f"errors {out['errors']}")

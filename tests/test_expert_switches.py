@@ -1,6 +1,7 @@
 """The expert's switches that stay off until the arena shows they help (issue 31):
 `throws=1` (tested throws among a lead's candidates, RULES §6.1, §6.4) and `passes=1`
-(worlds weighed by the final declaration window, §3.3). Each keeps the seat's view alone
+(worlds weighed by the final declaration window, §3.3); and `settle=1` (an early stop,
+on at web tables, issue 35). Each keeps the seat's view alone
 (§11) and plays whole legal rounds, the same for the same seed."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from shengji import Round
 from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
 from shengji.driver import play_round
 
-SWITCHES = (("throws", 11, ((3, 0), (4, 4), (5, 8))), ("passes", 12, ((3, 0), (4, 4), (6, 8))))
+SWITCHES = (("throws", 11, ((3, 0), (4, 4), (5, 8))), ("passes", 12, ((3, 0), (4, 4), (6, 8))),
+            ("settle", 13, ((3, 0), (4, 4), (7, 8))))
 
 
 @pytest.mark.parametrize(("switch", "seed", "positions"), SWITCHES)

@@ -41,6 +41,9 @@ LEVELS: dict[str, int] = {"fast": 50, "expert": 250, "master": 1000}
 #: engine (SHENGJI_PURE=1) takes about 3x as long for the same count (1.82 ms a rollout).
 LEVEL_ITERS: dict[str, int] = {"fast": 80, "expert": 400, "master": 1600}
 
+#: whether web tables' levels stop a search once its choice is settled (`settle=1`)
+LEVEL_SETTLE = 1
+
 #: the kinds a player may seat at a table (web "add bot", `shengji play`)
 AGENT_KINDS: tuple[str, ...] = ("random", "heuristic", *LEVELS)
 
@@ -57,9 +60,9 @@ MAX_WORKERS = 8
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
 
 _EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers",
-                    "alloc", "throws", "passes")
+                    "alloc", "throws", "passes", "settle")
 #: settings that are switches: 0 (off) or 1 (on), as `expert:alloc=1`
-_SWITCHES = ("alloc", "throws", "passes")
+_SWITCHES = ("alloc", "throws", "passes", "settle")
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),
@@ -220,6 +223,9 @@ def make_agent(kind: str, seed: int, *, counted: bool = False,
     if "ms" not in settings and "iters" not in settings:
         if counted:
             settings["iters"] = level_iters(name, options)
+            # stop once the choice is settled (issue 35: the same moves, but for rare close
+            # calls, for about two thirds of the rollouts; bench/results/settle/)
+            settings.setdefault("settle", LEVEL_SETTLE)
         else:
             settings["ms"] = LEVELS.get(name, LEVELS["expert"])
     extra: dict[str, int] = {} if cap_ms is None else {"cap_ms": cap_ms}

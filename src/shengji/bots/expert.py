@@ -87,6 +87,12 @@ CLOSE_Z = 0.5
 CLOSE_MULT = 1.6
 # `throws=1`: the most throws (`throw_leads`) added to a lead's candidates
 MAX_THROWS = 2
+# `settle=1`: from SETTLE_AT worlds on, the search stops once the choice it would make
+# at the end of its budget is settled: for every candidate, the paired difference the
+# choice reads could not cross its threshold (`_choose`) unless the worlds still to come
+# moved it by more than SETTLE_K of their standard errors (`_settled`)
+SETTLE_AT = 16
+SETTLE_K = 4.5
 
 
 class ExpertAgent:
@@ -107,6 +113,8 @@ class ExpertAgent:
     `throws=1` adds to a lead's candidates the throws the search can test (`throw_leads`);
     `passes=1` also weighs worlds by the final declaration window (`worlds.Likelihood`): a
     seat that passed holding a declaration the heuristic would have made is less likely.
+    `settle=1` stops a search once its choice is settled (`_settled`): the move the whole
+    budget would choose, but for rare close calls, at a fraction of the rollouts.
     """
 
     def __init__(
@@ -123,6 +131,7 @@ class ExpertAgent:
         alloc: int = 0,
         throws: int = 0,
         passes: int = 0,
+        settle: int = 0,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -157,6 +166,10 @@ class ExpertAgent:
             raise ValueError(f"passes={passes}: 0 (the declaration window read as silent) or 1 "
                              "(a seat that passed could not or would not declare)")
         self.passes = passes
+        if settle not in (0, 1):
+            raise ValueError(f"settle={settle}: 0 (the whole budget) or 1 (stop once the "
+                             "choice is settled)")
+        self.settle = settle
         self.policy = HeuristicAgent(seed)  # the rollout policy
         self.model = HeuristicAgent(seed)  # the model of the others, for inference
         self.decisions = 0
@@ -355,6 +368,20 @@ class ExpertAgent:
                 or (iters is not None and need > iters * scale * mult)
                 or (seconds is not None and time.perf_counter() - start >= seconds * mult))
 
+        def worlds_left(n_worlds: int, spent: int, width: int) -> float:
+            """How many more worlds the budget (times `boost` with `alloc`) would play,
+            `width` candidates a world: the least its rollouts, worlds and time allow."""
+            mult = boost if alloc else 1.0
+            left = float("inf")
+            if iters is not None:
+                left = (iters * scale * mult - spent) // width
+            if cap_worlds is not None:
+                left = min(left, cap_worlds * mult - n_worlds)
+            if seconds is not None:
+                used = time.perf_counter() - start
+                left = min(left, n_worlds * max(0.0, seconds * mult - used) / max(used, 1e-9))
+            return max(0.0, left)
+
         helpers: list[_Helper] = []
         for _ in range(self.workers - 1):
             helpers.append(_Helper(make_world, evaluate, helpers))
@@ -382,6 +409,9 @@ class ExpertAgent:
                         active = [j for j in active
                                   if j in (0, best) or _within(vals[best], vals[j], z)]
                     if alloc and n_worlds >= STOP_AT and _clear_leader(vals, active):
+                        break
+                    if self.settle and n_worlds >= SETTLE_AT and _settled(
+                            vals, active, n_worlds, worlds_left(n_worlds, spent, len(active))):
                         break
                     need = spent + len(active)  # the rollouts after one more world
                     if spent_at(boost if alloc else 1.0, n_worlds, need) and (
@@ -652,6 +682,37 @@ def _clear_leader(vals: list[list[float]], active: list[int]) -> bool:
             if d <= STOP_Z * se or d <= STOP_MARGIN:
                 return False
     return True
+
+
+def _settled(vals: list[list[float]], active: list[int], n: int, left: float) -> bool:
+    """Whether `_choose` would make the same choice after `left` more worlds than the
+    `n` played, unless those worlds moved a paired mean by more than `SETTLE_K` of their
+    standard errors (`settle=1`).
+
+    The worlds to come are taken to spread as those played did: a paired difference of
+    mean d and standard error se now ends with a mean within K * se * sqrt(n * left) /
+    (n + left) of d, and a standard error of se * sqrt(n / (n + left)). The choice is
+    settled when the heuristic's move stays (no candidate could end more than
+    `DEVIATE_Z` standard errors ahead of it), or when the current choice stays that far
+    ahead of it and ahead of every other candidate."""
+    if left <= 0:
+        return True
+    end = n + left
+    spread = SETTLE_K * (n * left) ** 0.5 / end  # times se: how far the mean may move
+    shrink = (n / end) ** 0.5  # times se: the standard error at the end
+    choice = _choose(vals, active)  # candidate 0 is always active (`_pimc`'s pruning)
+    if choice == 0:
+        for j in active:
+            if j != 0:
+                d, se = paired_difference(vals[j], vals[0])
+                if d + spread * se > DEVIATE_Z * shrink * se + 1e-9:
+                    return False
+        return True
+    d, se = paired_difference(vals[choice], vals[0])
+    if d - spread * se <= DEVIATE_Z * shrink * se + 1e-9:
+        return False
+    return all(d - spread * se > 0 for d, se in (
+        paired_difference(vals[choice], vals[j]) for j in active if j not in (0, choice)))
 
 
 def _close_call(vals: list[list[float]], active: list[int]) -> bool:
