@@ -50,6 +50,8 @@ def standin_kind(options: RuleOptions) -> str:
     return ANY_TABLE_KINDS[0]
 
 
+#: how long `BotDriver.stop` waits before cancelling a driver again (seconds)
+STOP_AGAIN_S = 0.1
 #: the phases in which a bot's decision is asked as its turn begins (`BotDriver._early`):
 #: nobody else acts before it there (in the declaration window others may declare)
 EARLY_PHASES = ("kitty", "call", "play")
@@ -229,13 +231,22 @@ class BotDriver:
             self.task = asyncio.create_task(self._drive(), name=f"shengji-table-{t.id}")
 
     async def stop(self) -> None:
-        """Cancel the task and wait for it to end."""
+        """Cancel the task and wait for it to end.
+
+        A cancellation can be lost: Python 3.11's `asyncio.wait_for` returns the result of
+        an inner wait that ended in the same turn of the loop as the cancellation (a wake-up
+        as the last client leaves, a bot's answer) and drops the cancellation, and the
+        driver then sleeps on. So the task is cancelled again until it has ended (a
+        server's shutdown once hung on this)."""
         self._drop_early()
         task, self.task = self.task, None
-        if task is not None:
+        if task is None:
+            return
+        while not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.wait({task}, timeout=STOP_AGAIN_S)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _drive(self) -> None:
         """The table's clock: deals, closes the window, asks bots and stand-ins to move."""
