@@ -1,8 +1,8 @@
 """The expert's early stop (`expert:settle=1`, bots/expert.py `_settled`, issue 35): a
 search stops once the choice its whole budget would make is settled. It only stops early:
 what it reads and chooses at the stop is what a whole budget of that many rollouts reads
-and chooses. Web tables' levels play with it (`make_agent(counted=True)`), the CLI's and
-the arena's time budgets without it unless asked."""
+and chooses. Web tables' expert level plays with it (`make_agent(counted=True)`); fast,
+master and the CLI's and the arena's time budgets without it unless asked."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ def test_settle_is_a_switch_and_web_levels_play_with_it() -> None:
         ExpertAgent(1, iters=10, settle=3)
     table = make_agent("expert", 1, counted=True)  # a web table's level: a rollout count
     assert isinstance(table, ExpertAgent) and table.settle == 1 and table.iters == 400
+    for level in ("fast", "master"):  # not measured with it: their whole count
+        other = make_agent(level, 1, counted=True)
+        assert isinstance(other, ExpertAgent) and other.settle == 0
     asked_off = make_agent("expert:settle=0", 1, counted=True)
     assert isinstance(asked_off, ExpertAgent) and asked_off.settle == 0
     timed = make_agent("expert", 1)  # `shengji play`/arena: 250 ms, the whole of it

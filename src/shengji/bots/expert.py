@@ -694,7 +694,12 @@ def _settled(vals: list[list[float]], active: list[int], n: int, left: float) ->
     (n + left) of d, and a standard error of se * sqrt(n / (n + left)). The choice is
     settled when the heuristic's move stays (no candidate could end more than
     `DEVIATE_Z` standard errors ahead of it), or when the current choice stays that far
-    ahead of it and ahead of every other candidate."""
+    ahead of it and ahead of every other candidate.
+
+    The spread leaves out how uncertain the mean seen so far still is: fine with few
+    worlds to come (measured at 400 rollouts, bench/results/settle/), too narrow with
+    many (a settled 1,200-rollout search stops too soon), so web tables' master level
+    plays without it (`bots.base.LEVEL_SETTLE`)."""
     if left <= 0:
         return True
     end = n + left
