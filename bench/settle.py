@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from shengji.actions import Action, Draw
 from shengji.arena.run import deal_round
@@ -36,6 +37,18 @@ def _key(move: Action) -> tuple[int, ...]:
     return tuple(sorted(c.id for c in getattr(move, "cards", ())))
 
 
+@dataclass
+class Tally:
+    """One stop rule's figures over the searched decisions."""
+
+    agree: int = 0  # the same move as the whole budget
+    done: int = 0  # rollouts
+    cpu: float = 0.0  # seconds
+    gap: float = 0.0  # on the whole search's worlds
+    fresh: float = 0.0  # on the other seed's worlds
+    unread: int = 0  # differing moves the other seed's search did not keep both of
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--deals", type=int, default=4)
@@ -46,12 +59,7 @@ def main() -> None:
     shipped = (E.SETTLE_AT, E.SETTLE_K)
     variants = [shipped] + [(int(a), float(k)) for a, _, k in
                             (x.partition(":") for x in args.sweep.split(",") if x)]
-    agree = {v: 0 for v in variants}
-    done = {v: 0 for v in variants}
-    cpu = {v: 0.0 for v in variants}
-    gap = {v: 0.0 for v in variants}
-    fresh = {v: 0.0 for v in variants}
-    unread = {v: 0 for v in variants}
+    tally = {v: Tally() for v in variants}
     n = whole_done = self_agree = 0
     whole_cpu = 0.0
     for d in range(args.deals):
@@ -71,44 +79,45 @@ def main() -> None:
                 whole.keep_values = True
                 t0 = time.process_time()
                 mine = _key(whole.act(view))
-                whole_cpu += time.process_time() - t0
+                whole_s = time.process_time() - t0
                 if whole.last_search is not None and whole.last_values is not None:
                     n += 1
+                    whole_cpu += whole_s  # searched decisions only, as the settled ones
                     whole_done += int(whole.last_search["done"] or 0)
                     values = {tuple(sorted(c)): v for c, v in whole.last_values}
                     other = ExpertAgent(seed + 500_000, iters=args.iters)
                     other.keep_values = True
                     self_agree += _key(other.act(view)) == mine
                     again = {tuple(sorted(c)): v for c, v in other.last_values or ()}
-                    for v in variants:
+                    for v, t in tally.items():
                         E.SETTLE_AT, E.SETTLE_K = v
                         settled = ExpertAgent(seed, iters=args.iters, settle=1)
                         t0 = time.process_time()
                         theirs = _key(settled.act(view))
-                        cpu[v] += time.process_time() - t0
+                        t.cpu += time.process_time() - t0
                         assert settled.last_search is not None
-                        done[v] += int(settled.last_search["done"] or 0)
+                        t.done += int(settled.last_search["done"] or 0)
                         if theirs == mine:
-                            agree[v] += 1
+                            t.agree += 1
+                            continue
+                        t.gap += E.paired_difference(values[mine], values[theirs])[0]
+                        a, b = again.get(mine, []), again.get(theirs, [])
+                        if len(a) >= 2 and len(b) >= 2:
+                            t.fresh += E.paired_difference(a, b)[0]
                         else:
-                            gap[v] += E.paired_difference(values[mine], values[theirs])[0]
-                            a, b = again.get(mine, []), again.get(theirs, [])
-                            if len(a) >= 2 and len(b) >= 2:
-                                fresh[v] += E.paired_difference(a, b)[0]
-                            else:
-                                unread[v] += 1
+                            t.unread += 1
                     E.SETTLE_AT, E.SETTLE_K = shipped
             rnd.step(bots[seat].act(view))
     print(f"# expert:iters={args.iters}, {args.deals} heuristic deals from seed {args.seed}: "
           f"{n} searched decisions (seats 1, 2)")
     print(f"whole budget vs itself (another seed): same move {self_agree}/{n} "
           f"({self_agree / n:.1%})")
-    for v in variants:
+    for v, t in tally.items():
         tag = " (shipped)" if v == shipped else ""
-        print(f"settle AT={v[0]} K={v[1]}{tag}: same move {agree[v]}/{n} ({agree[v] / n:.1%}), "
-              f"rollouts {done[v] / whole_done:.1%}, CPU {cpu[v] / whole_cpu:.1%} of the whole "
-              f"budget's; gap {gap[v] / n:+.4f} utility a decision, fresh {fresh[v] / n:+.4f} "
-              f"({unread[v]} not read)")
+        print(f"settle AT={v[0]} K={v[1]}{tag}: same move {t.agree}/{n} ({t.agree / n:.1%}), "
+              f"rollouts {t.done / whole_done:.1%}, CPU {t.cpu / whole_cpu:.1%} of the whole "
+              f"budget's; gap {t.gap / n:+.4f} utility a decision, fresh {t.fresh / n:+.4f} "
+              f"({t.unread} not read)")
 
 
 if __name__ == "__main__":

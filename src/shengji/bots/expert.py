@@ -349,7 +349,8 @@ class ExpertAgent:
         iters, seconds, cap = self._budget()
         start = time.perf_counter()
         alloc = self.alloc
-        asked = None if iters is None else round(iters * scale * (boost if alloc else 1.0))
+        mult = boost if alloc else 1.0  # the budget's multiple for this decision
+        asked = None if iters is None else round(iters * scale * mult)
         cut = False
         n = len(cands)
         vals: list[list[float]] = [[] for _ in range(n)]
@@ -360,18 +361,17 @@ class ExpertAgent:
         # workers > 1: forked copies of this process evaluate more worlds of each batch
         # (the same seeds, so the same values as one process would find, in order).
 
-        def spent_at(mult: float, n_worlds: int, need: int) -> bool:
-            """Whether the budget times `mult` is spent after `n_worlds` worlds, when one
+        def spent_at(times: float, n_worlds: int, need: int) -> bool:
+            """Whether the budget times `times` is spent after `n_worlds` worlds, when one
             more would bring the rollouts to `need`."""
             return (
-                (cap_worlds is not None and n_worlds >= cap_worlds * mult)
-                or (iters is not None and need > iters * scale * mult)
-                or (seconds is not None and time.perf_counter() - start >= seconds * mult))
+                (cap_worlds is not None and n_worlds >= cap_worlds * times)
+                or (iters is not None and need > iters * scale * times)
+                or (seconds is not None and time.perf_counter() - start >= seconds * times))
 
         def worlds_left(n_worlds: int, spent: int, width: int) -> float:
-            """How many more worlds the budget (times `boost` with `alloc`) would play,
-            `width` candidates a world: the least its rollouts, worlds and time allow."""
-            mult = boost if alloc else 1.0
+            """How many more worlds the budget (times `mult`) would play, `width`
+            candidates a world: the least its rollouts, worlds and time allow."""
             left = float("inf")
             if iters is not None:
                 left = (iters * scale * mult - spent) // width
@@ -414,7 +414,7 @@ class ExpertAgent:
                             vals, active, n_worlds, worlds_left(n_worlds, spent, len(active))):
                         break
                     need = spent + len(active)  # the rollouts after one more world
-                    if spent_at(boost if alloc else 1.0, n_worlds, need) and (
+                    if spent_at(mult, n_worlds, need) and (
                             not alloc or spent_at(CLOSE_MULT, n_worlds, need)
                             or not _close_call(vals, active)):
                         break
@@ -706,13 +706,9 @@ def _settled(vals: list[list[float]], active: list[int], n: int, left: float) ->
     spread = SETTLE_K * (n * left) ** 0.5 / end  # times se: how far the mean may move
     shrink = (n / end) ** 0.5  # times se: the standard error at the end
     choice = _choose(vals, active)  # candidate 0 is always active (`_pimc`'s pruning)
-    if choice == 0:
-        for j in active:
-            if j != 0:
-                d, se = paired_difference(vals[j], vals[0])
-                if d + spread * se > DEVIATE_Z * shrink * se + 1e-9:
-                    return False
-        return True
+    if choice == 0:  # no rival could end DEVIATE_Z standard errors ahead of it
+        return all(d + spread * se <= DEVIATE_Z * shrink * se + 1e-9 for d, se in (
+            paired_difference(vals[j], vals[0]) for j in active if j != 0))
     d, se = paired_difference(vals[choice], vals[0])
     if d - spread * se <= DEVIATE_Z * shrink * se + 1e-9:
         return False

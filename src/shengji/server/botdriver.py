@@ -236,8 +236,8 @@ class BotDriver:
         A cancellation can be lost: Python 3.11's `asyncio.wait_for` returns the result of
         an inner wait that ended in the same turn of the loop as the cancellation (a wake-up
         as the last client leaves, a bot's answer) and drops the cancellation, and the
-        driver then sleeps on. So the task is cancelled again until it has ended (a
-        server's shutdown once hung on this)."""
+        driver then sleeps on. So the task is cancelled again until it has ended (a test
+        server's shutdown once hung for good, most likely on this)."""
         self._drop_early()
         task, self.task = self.task, None
         if task is None:
