@@ -1,8 +1,8 @@
 """The expert's early stop (`expert:settle=1`, bots/expert.py `_settled`, issue 35): a
 search stops once the choice its whole budget would make is settled. It only stops early:
 what it reads and chooses at the stop is what a whole budget of that many rollouts reads
-and chooses. Web tables' expert level plays with it (`make_agent(counted=True)`); fast,
-master and the CLI's and the arena's time budgets without it unless asked."""
+and chooses. Web tables' expert and master levels play with it (`make_agent(counted=True)`);
+fast and the CLI's and the arena's time budgets without it unless asked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from helpers import mid_trick_position
 from shengji.actions import Play
 from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
-from shengji.bots.expert import DEVIATE_Z, SETTLE_AT, _choose, _settled
+from shengji.bots.expert import DEVIATE_Z, SETTLE_AT, SETTLE_K, _choose, _settled
 
 POSITIONS = ((3, 2), (4, 5), (5, 1), (6, 7), (9, 3), (10, 9))
 
@@ -24,9 +24,10 @@ def test_settle_is_a_switch_and_web_levels_play_with_it() -> None:
         ExpertAgent(1, iters=10, settle=3)
     table = make_agent("expert", 1, counted=True)  # a web table's level: a rollout count
     assert isinstance(table, ExpertAgent) and table.settle == 1 and table.iters == 400
-    for level in ("fast", "master"):  # not measured with it: their whole count
-        other = make_agent(level, 1, counted=True)
-        assert isinstance(other, ExpertAgent) and other.settle == 0
+    master = make_agent("master", 1, counted=True)
+    assert isinstance(master, ExpertAgent) and master.settle == 1 and master.iters == 1600
+    fast = make_agent("fast", 1, counted=True)  # its 80 rollouts: too few worlds to stop
+    assert isinstance(fast, ExpertAgent) and fast.settle == 0
     asked_off = make_agent("expert:settle=0", 1, counted=True)
     assert isinstance(asked_off, ExpertAgent) and asked_off.settle == 0
     timed = make_agent("expert", 1)  # `shengji play`/arena: 250 ms, the whole of it
@@ -54,6 +55,27 @@ def test_a_clear_choice_is_settled_and_a_close_call_is_not() -> None:
     bump = 1.2 * DEVIATE_Z * (sum((x - m) ** 2 for x in d) / (n - 1) / n) ** 0.5
     edge = [base, [v + x + bump for v, x in zip(base, d, strict=True)]]
     assert _choose(edge, [0, 1]) == 1 and not _settled(edge, [0, 1], n, 100)
+
+
+def test_a_long_budget_to_come_keeps_the_true_means_uncertainty() -> None:
+    """The projection counts how uncertain the mean seen so far still is: a rival 2 standard
+    errors behind the heuristic's move is settled with a few worlds to come, but not with
+    thousands (then the end's mean could lie up to SETTLE_K = 2.5 standard errors from
+    today's, and the end's standard error is near 0), however many there are."""
+    assert SETTLE_K == 2.5
+    n = SETTLE_AT
+    base = [0.1 * (w % 3) for w in range(n)]
+    d = [0.3 if w % 2 else -0.3 for w in range(n)]
+    m = sum(d) / n
+    se = (sum((x - m) ** 2 for x in d) / (n - 1) / n) ** 0.5
+    behind = [base, [v + x - m - 2 * se for v, x in zip(base, d, strict=True)]]
+    assert _choose(behind, [0, 1]) == 0
+    assert _settled(behind, [0, 1], n, 4)
+    for left in (1_000, 10_000, 1_000_000):
+        assert not _settled(behind, [0, 1], n, left)
+    # 3 standard errors behind: settled whatever the budget left
+    far = [base, [v + x - m - 3 * se for v, x in zip(base, d, strict=True)]]
+    assert all(_settled(far, [0, 1], n, left) for left in (4, 1_000, 1_000_000))
 
 
 def test_settle_only_stops_early() -> None:

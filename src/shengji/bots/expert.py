@@ -89,10 +89,11 @@ CLOSE_MULT = 1.6
 MAX_THROWS = 2
 # `settle=1`: from SETTLE_AT worlds on, the search stops once the choice it would make
 # at the end of its budget is settled: for every candidate, the paired difference the
-# choice reads could not cross its threshold (`_choose`) unless the worlds still to come
-# moved it by more than SETTLE_K of their standard errors (`_settled`)
+# choice reads could not cross its threshold (`_choose`) unless its mean at the end of
+# the budget lay more than SETTLE_K standard deviations of its predictive spread from
+# the mean now (`_settled`)
 SETTLE_AT = 16
-SETTLE_K = 4.5
+SETTLE_K = 2.5
 
 
 class ExpertAgent:
@@ -686,24 +687,26 @@ def _clear_leader(vals: list[list[float]], active: list[int]) -> bool:
 
 def _settled(vals: list[list[float]], active: list[int], n: int, left: float) -> bool:
     """Whether `_choose` would make the same choice after `left` more worlds than the
-    `n` played, unless those worlds moved a paired mean by more than `SETTLE_K` of their
-    standard errors (`settle=1`).
+    `n` played, unless a paired mean ended more than `SETTLE_K` of its predictive
+    standard deviations from where it is now (`settle=1`).
 
-    The worlds to come are taken to spread as those played did: a paired difference of
-    mean d and standard error se now ends with a mean within K * se * sqrt(n * left) /
-    (n + left) of d, and a standard error of se * sqrt(n / (n + left)). The choice is
-    settled when the heuristic's move stays (no candidate could end more than
-    `DEVIATE_Z` standard errors ahead of it), or when the current choice stays that far
-    ahead of it and ahead of every other candidate.
+    The worlds to come are taken to spread as those played did, about a true mean that is
+    itself known only to within se: a paired difference of mean d and standard error se
+    now ends, after `left` more worlds, with a mean whose predictive spread about d is
+    se * sqrt(left / (n + left)) (the worlds to come weigh left / (n + left) of the end's
+    mean, and their own mean strays from d with a variance of se^2 for the true mean's
+    uncertainty plus se^2 * n / left for their sampling noise), and with a standard error of se * sqrt(n / (n +
+    left)). The choice is settled when the heuristic's move stays (no candidate could end
+    more than `DEVIATE_Z` standard errors ahead of it), or when the current choice stays
+    that far ahead of it and ahead of every other candidate.
 
-    The spread leaves out how uncertain the mean seen so far still is: fine with few
-    worlds to come (measured at 400 rollouts, bench/results/settle/), too narrow with
-    many (a settled 1,200-rollout search stops too soon), so web tables' master level
-    plays without it (`bots.base.LEVEL_SETTLE`)."""
+    As `left` grows the spread tends to K * se, the true mean's own uncertainty, so a
+    large budget stops no sooner than its first worlds can tell (bench/results/settle/:
+    the same move as the whole budget in 99% of decisions at 400 and 1,200 rollouts)."""
     if left <= 0:
         return True
     end = n + left
-    spread = SETTLE_K * (n * left) ** 0.5 / end  # times se: how far the mean may move
+    spread = SETTLE_K * (left / end) ** 0.5  # times se: how far the end's mean may lie
     shrink = (n / end) ** 0.5  # times se: the standard error at the end
     choice = _choose(vals, active)  # candidate 0 is always active (`_pimc`'s pruning)
     if choice == 0:  # no rival could end DEVIATE_Z standard errors ahead of it
