@@ -693,12 +693,13 @@ def _settled(vals: list[list[float]], active: list[int], n: int, left: float) ->
     The worlds to come are taken to spread as those played did, about a true mean that is
     itself known only to within se: a paired difference of mean d and standard error se
     now ends, after `left` more worlds, with a mean whose predictive spread about d is
-    se * sqrt(left / (n + left)) (the worlds to come weigh left / (n + left) of the end's
-    mean, and their own mean strays from d with a variance of se^2 for the true mean's
-    uncertainty plus se^2 * n / left for their sampling noise), and with a standard error of se * sqrt(n / (n +
-    left)). The choice is settled when the heuristic's move stays (no candidate could end
-    more than `DEVIATE_Z` standard errors ahead of it), or when the current choice stays
-    that far ahead of it and ahead of every other candidate.
+    se * sqrt(left / (n + left)), and with a standard error of se * sqrt(n / (n + left)).
+    (The worlds to come weigh left / (n + left) of the end's mean, and their own mean
+    strays from d with a variance of se^2 for the true mean's uncertainty plus
+    se^2 * n / left for their sampling noise.) The choice is settled when the heuristic's
+    move stays (no candidate could end more than `DEVIATE_Z` standard errors ahead of it),
+    or when the current choice stays that far ahead of it and ahead of every other
+    candidate.
 
     As `left` grows the spread tends to K * se, the true mean's own uncertainty, so a
     large budget stops no sooner than its first worlds can tell (bench/results/settle/:
