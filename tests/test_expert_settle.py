@@ -11,7 +11,14 @@ import pytest
 from helpers import mid_trick_position
 from shengji.actions import Play
 from shengji.bots import ExpertAgent, make_agent, parse_agent_spec
-from shengji.bots.expert import DEVIATE_Z, SETTLE_AT, SETTLE_K, _choose, _settled
+from shengji.bots.expert import (
+    DEVIATE_Z,
+    SETTLE_AT,
+    SETTLE_K,
+    _choose,
+    _settled,
+    paired_difference,
+)
 
 POSITIONS = ((3, 2), (4, 5), (5, 1), (6, 7), (9, 3), (10, 9))
 
@@ -51,30 +58,32 @@ def test_a_clear_choice_is_settled_and_a_close_call_is_not() -> None:
     assert _choose(ahead, [0, 1, 2]) == 1 and _settled(ahead, [0, 1, 2], n, 100)
     # ahead of the heuristic's by just over DEVIATE_Z standard errors: not settled yet
     d = [0.3 if w % 2 else -0.3 for w in range(n)]
-    m = sum(d) / n
-    bump = 1.2 * DEVIATE_Z * (sum((x - m) ** 2 for x in d) / (n - 1) / n) ** 0.5
+    bump = 1.2 * DEVIATE_Z * paired_difference(d, [0.0] * n)[1]
     edge = [base, [v + x + bump for v, x in zip(base, d, strict=True)]]
     assert _choose(edge, [0, 1]) == 1 and not _settled(edge, [0, 1], n, 100)
 
 
 def test_a_long_budget_to_come_keeps_the_true_means_uncertainty() -> None:
-    """The projection counts how uncertain the mean seen so far still is: a rival 2 standard
-    errors behind the heuristic's move is settled with a few worlds to come, but not with
-    thousands (then the end's mean could lie up to SETTLE_K = 2.5 standard errors from
-    today's, and the end's standard error is near 0), however many there are."""
-    assert SETTLE_K == 2.5
+    """The projection counts how uncertain the mean seen so far still is: a rival half a
+    standard error less than SETTLE_K behind the heuristic's move is settled with a few
+    worlds to come, but not with thousands (then the end's mean could lie up to SETTLE_K
+    standard errors from today's, and the end's standard error is near 0), however many
+    there are."""
     n = SETTLE_AT
     base = [0.1 * (w % 3) for w in range(n)]
     d = [0.3 if w % 2 else -0.3 for w in range(n)]
-    m = sum(d) / n
-    se = (sum((x - m) ** 2 for x in d) / (n - 1) / n) ** 0.5
-    behind = [base, [v + x - m - 2 * se for v, x in zip(base, d, strict=True)]]
+    m, se = paired_difference(d, [0.0] * n)
+
+    def rival(behind_by: float) -> list[float]:
+        return [v + x - m - behind_by * se for v, x in zip(base, d, strict=True)]
+
+    behind = [base, rival(SETTLE_K - 0.5)]
     assert _choose(behind, [0, 1]) == 0
     assert _settled(behind, [0, 1], n, 4)
     for left in (1_000, 10_000, 1_000_000):
         assert not _settled(behind, [0, 1], n, left)
-    # 3 standard errors behind: settled whatever the budget left
-    far = [base, [v + x - m - 3 * se for v, x in zip(base, d, strict=True)]]
+    # half a standard error more than SETTLE_K behind: settled whatever the budget left
+    far = [base, rival(SETTLE_K + 0.5)]
     assert all(_settled(far, [0, 1], n, left) for left in (4, 1_000, 1_000_000))
 
 

@@ -226,8 +226,7 @@ def make_agent(kind: str, seed: int, *, counted: bool = False,
     if "ms" not in settings and "iters" not in settings:
         if counted:
             settings["iters"] = level_iters(name, options)
-            # stop once the choice is settled (issue 35: the same moves, but for rare close
-            # calls, for about two thirds of the rollouts; bench/results/settle/)
+            # stop once the choice is settled, where the level does (`LEVEL_SETTLE`)
             settings.setdefault("settle", LEVEL_SETTLE.get(name, 0))
         else:
             settings["ms"] = LEVELS.get(name, LEVELS["expert"])
