@@ -62,8 +62,8 @@ MAX_WORKERS = 8
 #: research kinds that break RULES §11 (see every hand): arena and benchmarks only
 RESEARCH_KINDS: tuple[str, ...] = ("omniscient",)
 
-_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "endgame", "workers",
-                    "alloc", "throws", "passes", "settle")
+_EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "back", "endgame",
+                    "workers", "alloc", "throws", "passes", "settle")
 #: settings that are switches: 0 (off) or 1 (on), as `expert:alloc=1`
 _SWITCHES = ("alloc", "throws", "passes", "settle")
 # Settings each kind accepts (all integers).

@@ -103,7 +103,8 @@ class ExpertAgent:
 
     `worlds` caps the worlds per decision, `candidates` the moves compared in each;
     `infer` is how many worlds are drawn at most per world kept, by the likelihood of the
-    others' recent plays (1: no inference, uniform worlds). `endgame` > 0 solves each
+    others' recent plays (1: no inference, uniform worlds), and `back` how many finished
+    tricks those plays go back (besides the current trick's). `endgame` > 0 solves each
     rollout exactly (alpha-beta over the sampled world, `solve`) once every hand holds at
     most that many cards at a trick's start; 0 (the default) plays it out by the heuristic.
     `workers` > 1 evaluates that many worlds at once, in forked copies of this process
@@ -126,6 +127,7 @@ class ExpertAgent:
         worlds: int | None = None,
         candidates: int = 6,
         infer: int = 4,
+        back: int = INFER_TRICKS,
         endgame: int = 0,
         workers: int = 1,
         cap_ms: int | None = None,
@@ -151,6 +153,10 @@ class ExpertAgent:
         self.max_worlds = worlds
         self.n_candidates = candidates
         self.infer_tries = infer
+        if back < 0:
+            raise ValueError(f"back={back}: the finished tricks the inference looks back on "
+                             "(0: the current trick only)")
+        self.infer_back = back
         self.endgame = endgame
         if workers > 1 and not hasattr(os, "fork"):
             raise ValueError(f"workers={workers}: a search over several processes needs "
@@ -288,7 +294,7 @@ class ExpertAgent:
         leading = view.current_trick is None or not view.current_trick.plays
         facts = WorldFacts.from_view(view)
         me = view.seat
-        likelihood = Likelihood(view, INFER_TRICKS, passes=bool(self.passes))  # every world
+        likelihood = Likelihood(view, self.infer_back, passes=bool(self.passes))  # every world
 
         plays = [Play(me, tuple([CARDS[i] for i in c])) for c in cands]
         pool = k0.pool()  # the same in every world
