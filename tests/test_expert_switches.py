@@ -62,5 +62,8 @@ def test_the_inference_looks_back_as_far_as_back_says_and_stays_honest_rules_11(
     checked = checked_honest(lambda: ExpertAgent(81, iters=12, candidates=4, infer=8, back=3),
                              ((3, 4), (5, 8)), random.Random(15))
     assert checked == 4
-    with pytest.raises(ValueError, match="back=-1"):
+    assert parse_agent_spec("expert:back=0") == ("expert", {"back": 0})  # this trick only
+    with pytest.raises(ValueError, match="back takes an integer from 0"):
         make_agent("expert:back=-1", 0)
+    with pytest.raises(ValueError, match="back=-1"):
+        ExpertAgent(0, iters=12, back=-1)

@@ -66,6 +66,8 @@ _EXPERT_SETTINGS = ("ms", "iters", "worlds", "candidates", "infer", "back", "end
                     "workers", "alloc", "throws", "passes", "settle")
 #: settings that are switches: 0 (off) or 1 (on), as `expert:alloc=1`
 _SWITCHES = ("alloc", "throws", "passes", "settle")
+#: settings where 0 is meaningful (`back=0`: the inference reads the current trick only)
+_COUNTS_FROM_ZERO = ("back",)
 # Settings each kind accepts (all integers).
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "random": (),
@@ -78,7 +80,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
     """Split `kind:key=value,...` into the kind and its integer settings.
 
     Raises `ValueError` naming the problem for an unknown kind, an unknown
-    setting or a value that is not a positive integer.
+    setting or a value that is not a positive integer (a switch: 0 or 1; `back`: from 0).
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError("agent spec: give a kind such as 'heuristic' or 'expert:ms=300'")
@@ -105,6 +107,12 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
             if not eq or value.strip() not in ("0", "1"):
                 raise ValueError(f"agent spec {spec!r}: {key} is a switch: {key}=0 or {key}=1")
             settings[key] = int(value)
+            continue
+        if key in _COUNTS_FROM_ZERO:
+            if not eq or n < 0 or not value.strip().isdigit():
+                raise ValueError(f"agent spec {spec!r}: {key} takes an integer from 0, as "
+                                 f"{key}=2")
+            settings[key] = n
             continue
         if not eq or n <= 0:
             raise ValueError(f"agent spec {spec!r}: {key} takes a positive integer, as {key}=300")
