@@ -12,10 +12,11 @@ decisions whatever it would have chosen. At each of them an expert (one per seat
 is asked for its play and timed in CPU seconds of this process (one core):
 
 - at a fixed search size, `expert:iters=100000,worlds=10` (10 sampled worlds, every
-  candidate played in each; deterministic): per-rollout CPU (decision time / rollouts, in
-  a pass that only counts the rollouts) and the time inside the rollouts alone (a second
-  pass over the same decisions with a timer around each rollout, whose own cost shows as
-  the per-rollout figure of that pass), decision time median and p95;
+  candidate played in each; deterministic), played twice: first with a timer around each
+  rollout, for the time inside the rollouts alone (that pass's own per-rollout figure,
+  timer and a fresh process's memo filling included, is printed as "first pass"); then
+  only counting them, for per-rollout CPU (decision time / rollouts) and the decision
+  time median and p95, with the memos as warm as a long-lived process has them;
 - at the default budget (plain `expert`, wall-clock bound): rollouts per second and the
   decision times, on every `--stride`-th decision only (it takes 250 ms each).
 

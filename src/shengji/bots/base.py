@@ -100,22 +100,19 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, int]]:
             raise ValueError(f"agent spec {spec!r}: {kind} has no setting {key!r} (settings: "
                              f"{allowed})")
         try:
-            n = int(value)
+            n: int | None = int(value)
         except ValueError:
-            n = 0
+            n = None
         if key in _SWITCHES:
             if not eq or value.strip() not in ("0", "1"):
                 raise ValueError(f"agent spec {spec!r}: {key} is a switch: {key}=0 or {key}=1")
-            settings[key] = int(value)
-            continue
-        if key in _COUNTS_FROM_ZERO:
-            if not eq or n < 0 or not value.strip().isdigit():
+        elif key in _COUNTS_FROM_ZERO:
+            if not eq or n is None or n < 0:
                 raise ValueError(f"agent spec {spec!r}: {key} takes an integer from 0, as "
                                  f"{key}=2")
-            settings[key] = n
-            continue
-        if not eq or n <= 0:
+        elif not eq or n is None or n <= 0:
             raise ValueError(f"agent spec {spec!r}: {key} takes a positive integer, as {key}=300")
+        assert n is not None
         settings[key] = n
     if settings.get("workers", 1) > MAX_WORKERS:
         raise ValueError(f"agent spec {spec!r}: workers={settings['workers']}: at most "
